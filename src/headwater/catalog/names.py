@@ -1,0 +1,72 @@
+"""Identifier case rules per dialect, so that one table or column is always one name.
+
+Tables follow sqlglot's normalisation strategy for the dialect; columns too, except in the
+MySQL family (MySQL, MariaDB, Doris, StarRocks) where column names are case-insensitive while
+table names are not.
+
+>>> n = Names.for_dialect("postgres")
+>>> n.table("Orders", quoted=False), n.table("Orders", quoted=True)
+('orders', 'Orders')
+>>> Names.for_dialect("doris").column("Amount", quoted=True)
+'amount'
+>>> Names.for_dialect("doris").table("Orders", quoted=False)
+'Orders'
+>>> Names.for_dialect("snowflake").column("amount", quoted=False)
+'AMOUNT'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+
+from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect, NormalizationStrategy
+
+_MYSQL_FAMILY = {"mysql", "doris", "starrocks", "singlestore", "tidb"}
+
+
+def _folder(strategy: NormalizationStrategy) -> Callable[[str, bool], str]:
+    if strategy == NormalizationStrategy.LOWERCASE:
+        return lambda s, quoted: s if quoted else s.lower()
+    if strategy == NormalizationStrategy.UPPERCASE:
+        return lambda s, quoted: s if quoted else s.upper()
+    if strategy == NormalizationStrategy.CASE_INSENSITIVE:
+        return lambda s, quoted: s.lower()
+    if strategy == NormalizationStrategy.CASE_SENSITIVE:
+        return lambda s, quoted: s
+    return lambda s, quoted: s.upper()  # CASE_INSENSITIVE_UPPERCASE
+
+
+@dataclass(frozen=True)
+class Names:
+    """Normalisers for table-like names and for column-like names of one dialect."""
+
+    dialect: str
+    table: Callable[[str, bool], str]
+    column: Callable[[str, bool], str]
+
+    @staticmethod
+    @cache
+    def for_dialect(dialect: str) -> Names:
+        strategy = Dialect.get_or_raise(dialect).NORMALIZATION_STRATEGY
+        table = _folder(strategy)
+        column = _folder(NormalizationStrategy.CASE_INSENSITIVE) if dialect in _MYSQL_FAMILY else table
+        return Names(dialect, table, column)
+
+    def table_ident(self, ident: exp.Expression | str | None) -> str | None:
+        return _apply(self.table, ident)
+
+    def column_ident(self, ident: exp.Expression | str | None) -> str | None:
+        return _apply(self.column, ident)
+
+
+def _apply(fold: Callable[[str, bool], str], ident: exp.Expression | str | None) -> str | None:
+    if ident is None:
+        return None
+    if isinstance(ident, str):
+        return fold(ident, False)
+    if isinstance(ident, exp.Identifier):
+        return fold(ident.this, bool(ident.args.get("quoted")))
+    return fold(ident.name, False)

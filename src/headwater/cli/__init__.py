@@ -1,0 +1,1 @@
+"""The ``headwater`` command line: argument parsing and rendering only."""

@@ -1,0 +1,22 @@
+"""Entry point of the ``headwater`` command: each command group lives in its own module."""
+
+from __future__ import annotations
+
+import typer
+
+from headwater.cli import catalog_cmd, dispatch_cmd, extract_cmd, store_cmd
+
+app = typer.Typer(
+    name="headwater",
+    help="Column-level data lineage for SQL warehouses.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+for module in (extract_cmd, catalog_cmd, dispatch_cmd, store_cmd):
+    module.register(app)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()
