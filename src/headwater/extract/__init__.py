@@ -1,0 +1,13 @@
+"""Extraction: from SQL text to lineage events (pure: no I/O beyond asking the catalog).
+
+Public surface::
+
+    Extractor(catalog=None, options=ExtractOptions(), database=None, catalog_name="internal")
+        .run(sql, run=RunInfo(...)) -> ScriptResult     # stateful: DDL / USE affect later calls
+    extract_script(sql, *, dialect="doris", catalog=None, database=None, run=None,
+                   statements="doris") -> ScriptResult
+"""
+
+from headwater.extract.result import ExtractOptions, RunInfo, ScriptResult, StatementResult
+
+__all__ = ["ExtractOptions", "RunInfo", "ScriptResult", "StatementResult"]
