@@ -8,6 +8,7 @@ Public surface::
                    statements="doris") -> ScriptResult
 """
 
+from headwater.extract.engine import Extractor, extract_script
 from headwater.extract.result import ExtractOptions, RunInfo, ScriptResult, StatementResult
 
-__all__ = ["ExtractOptions", "RunInfo", "ScriptResult", "StatementResult"]
+__all__ = ["ExtractOptions", "Extractor", "RunInfo", "ScriptResult", "StatementResult", "extract_script"]

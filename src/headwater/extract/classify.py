@@ -1,0 +1,179 @@
+"""Pass 4: classify a resolved target expression.
+
+From one resolved expression: its direct type (the guide's order), its origin, the columns it
+reads, the DIRECT inputs with their transformation labels, and the output-level indirect
+expressions (WINDOW keys, CONDITIONAL conditions).
+
+>>> import sqlglot
+>>> from headwater.model import TableRef
+>>> from headwater.extract.scope import column_node
+>>> t = TableRef("internal", "db", "o")
+>>> e = sqlglot.parse_one("CASE WHEN x = 'EAST' THEN 'CORE' ELSE UPPER(y) END")
+>>> e = e.transform(lambda n: column_node(t, n.name) if isinstance(n, sqlglot.exp.Column) else n)
+>>> c = classify(e)
+>>> c.type.value, c.origin.value, [str(i.column) for i in c.inputs], c.inputs[0].labels
+('TRANSFORMATION', 'COLUMN', ['internal.db.o.y'], ('CASE', 'UPPER'))
+>>> [(k.value, x.sql()) for k, x in c.indirect]
+[('CONDITIONAL', "o.x = 'EAST'")]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from headwater.extract.scope import REF
+from headwater.model import ColumnRef, DirectInput, DirectType, IndirectType, Origin
+
+ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv, exp.Neg, exp.Pow)
+MASKING_FUNCTIONS = {
+    "MD5", "MD5_DIGEST", "SHA", "SHA1", "SHA2", "SHA256", "SHA512", "HASH", "MURMUR_HASH3_32",
+    "MURMUR_HASH3_64", "XXHASH_32", "XXHASH_64", "FARM_FINGERPRINT", "CRC32", "SM3", "HMAC",
+}
+_SYSTEM_FUNCS = (exp.Rand, exp.CurrentTimestamp, exp.CurrentDate, exp.CurrentTime, exp.CurrentUser)
+
+
+@dataclass(frozen=True, slots=True)
+class Classified:
+    type: DirectType
+    origin: Origin
+    sources: tuple[ColumnRef, ...]
+    inputs: tuple[DirectInput, ...]
+    indirect: tuple[tuple[IndirectType, exp.Expression], ...]
+
+
+def function_label(node: exp.Expression) -> str | None:
+    """The transformation label a node adds to the path of the inputs below it."""
+    if isinstance(node, exp.Cast):
+        return "CAST"
+    if isinstance(node, ARITHMETIC):
+        return "ARITHMETIC"
+    if isinstance(node, exp.Anonymous):
+        return "UDF"
+    if isinstance(node, exp.Case):
+        return "CASE"
+    if isinstance(node, exp.Func):
+        return node.sql_names()[0] if node.sql_names() else node.key.upper()
+    return None
+
+
+def is_masking(node: exp.Expression) -> bool:
+    if isinstance(node, exp.Anonymous):
+        name = str(node.this).upper()
+        return name in MASKING_FUNCTIONS or "MASK" in name
+    if isinstance(node, exp.Func):
+        return bool({n.upper() for n in node.sql_names()} & MASKING_FUNCTIONS) or "MASK" in node.key.upper()
+    return False
+
+
+class _Walker:
+    def __init__(self) -> None:
+        self.sources: dict[ColumnRef, None] = {}
+        self.inputs: dict[ColumnRef, tuple[list[str], bool]] = {}
+        self.indirect: list[tuple[IndirectType, exp.Expression]] = []
+        self.aggregate = False
+        self.system = False
+
+    def walk(self, node: exp.Expression, labels: tuple[str, ...], masked: bool, value: bool) -> None:
+        if isinstance(node, exp.Column):
+            ref = node.meta.get(REF) if node._meta else None
+            if ref is not None:
+                self.sources[ref] = None
+                if value:
+                    self._input(ref, labels, masked)
+            return
+        if isinstance(node, exp.AggFunc):
+            self.aggregate = True
+            if not any(isinstance(v, exp.Expression) for v in node.args.values()) or isinstance(
+                node.this, exp.Star
+            ):
+                self.system = True
+        elif isinstance(node, exp.Window):
+            self._window(node, labels, masked, value)
+            return
+        elif isinstance(node, exp.Case):
+            self._case(node, labels, masked, value)
+            return
+        elif isinstance(node, exp.If):
+            self._condition(node.this)
+            inner = (*labels, "IF")
+            for key in ("true", "false"):
+                if node.args.get(key) is not None:
+                    self.walk(node.args[key], inner, masked, value)
+            return
+        elif isinstance(node, exp.Coalesce):
+            args = [node.this, *node.expressions]
+            for arg in args:
+                if any(isinstance(n, exp.Column) for n in arg.walk()):
+                    self.indirect.append((IndirectType.CONDITIONAL, arg))
+            inner = (*labels, function_label(node) or "COALESCE")
+            for arg in args:
+                self.walk(arg, inner, masked, value)
+            return
+        elif isinstance(node, _SYSTEM_FUNCS) or (
+            isinstance(node, exp.Func) and not any(isinstance(v, exp.Expression | list) and v for v in node.args.values())
+        ):
+            self.system = True
+        label = function_label(node)
+        if label is not None:
+            labels = (*labels, label)
+            masked = masked or is_masking(node)
+        for child in node.iter_expressions():
+            self.walk(child, labels, masked, value)
+
+    def _input(self, ref: ColumnRef, labels: tuple[str, ...], masked: bool) -> None:
+        prev = self.inputs.get(ref)
+        if prev is None:
+            self.inputs[ref] = (list(dict.fromkeys(labels)), masked)
+        else:
+            merged = prev[0] + [x for x in labels if x not in prev[0]]
+            self.inputs[ref] = (merged, prev[1] or masked)
+
+    def _condition(self, cond: exp.Expression) -> None:
+        self.indirect.append((IndirectType.CONDITIONAL, cond))
+        self.walk(cond, (), False, False)
+
+    def _case(self, node: exp.Case, labels: tuple[str, ...], masked: bool, value: bool) -> None:
+        if node.this is not None:  # simple CASE x WHEN …: x decides the branch
+            self._condition(node.this)
+        inner = (*labels, "CASE")
+        for branch in node.args.get("ifs") or []:
+            self._condition(branch.this)
+            self.walk(branch.args["true"], inner, masked, value)
+        if node.args.get("default") is not None:
+            self.walk(node.args["default"], inner, masked, value)
+
+    def _window(self, node: exp.Window, labels: tuple[str, ...], masked: bool, value: bool) -> None:
+        for key in node.args.get("partition_by") or []:
+            self.indirect.append((IndirectType.WINDOW, key))
+            self.walk(key, (), False, False)
+        order = node.args.get("order")
+        if order is not None:
+            for ordered in order.expressions:
+                self.indirect.append((IndirectType.WINDOW, ordered.this))
+                self.walk(ordered.this, (), False, False)
+        func = node.this
+        if not any(isinstance(v, exp.Expression) for v in func.args.values()):
+            self.system = True
+        self.walk(func, labels, masked, value)
+
+
+def classify(expr: exp.Expression) -> Classified:
+    """Classify one resolved expression (see the module example)."""
+    w = _Walker()
+    w.walk(expr, (), False, True)
+    if w.aggregate:
+        dtype = DirectType.AGGREGATION
+    elif isinstance(expr, exp.Column):
+        dtype = DirectType.IDENTITY
+    else:
+        dtype = DirectType.TRANSFORMATION
+    if w.sources:
+        origin = Origin.COLUMN
+    elif w.system or w.aggregate:
+        origin = Origin.SYSTEM
+    else:
+        origin = Origin.CONSTANT
+    inputs = tuple(DirectInput(ref, tuple(labels), masked) for ref, (labels, masked) in w.inputs.items())
+    return Classified(dtype, origin, tuple(w.sources), inputs, tuple(w.indirect))

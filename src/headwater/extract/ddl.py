@@ -1,0 +1,123 @@
+"""DDL and USE: how a script changes the catalog and the session for the statements after it.
+
+>>> import sqlglot
+>>> from headwater.catalog import LayeredCatalog, Names
+>>> cat, names = LayeredCatalog(), Names.for_dialect("doris")
+>>> s = Session("internal", None)
+>>> apply_statement(sqlglot.parse_one("USE shop", read="doris"), cat, names, s)
+>>> apply_statement(sqlglot.parse_one("CREATE TABLE t (a INT, b VARCHAR(3))", read="doris"), cat, names, s)
+>>> cat.table(s.ref("t")).column_names
+('a', 'b')
+>>> apply_statement(sqlglot.parse_one("ALTER TABLE t RENAME COLUMN b c", read="doris"), cat, names, s)
+>>> cat.table(s.ref("t")).column_names
+('a', 'c')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from headwater.catalog import ColumnSchema, LayeredCatalog, Names, TableSchema
+from headwater.model import TableRef
+
+
+@dataclass
+class Session:
+    """The session state that statements change: current catalog and database."""
+
+    catalog: str
+    database: str | None
+
+    def ref(self, name: str, database: str | None = None, catalog: str | None = None) -> TableRef:
+        return TableRef(catalog or self.catalog, database or self.database, name)
+
+
+def table_ref(node: exp.Table, names: Names, session: Session) -> TableRef:
+    return session.ref(
+        names.table_ident(node.this) or "",
+        names.table_ident(node.args.get("db")),
+        names.table_ident(node.args.get("catalog")),
+    )
+
+
+def _column_defs(schema: exp.Schema, names: Names, dialect: str | None) -> tuple[ColumnSchema, ...]:
+    cols = []
+    for c in schema.expressions:
+        if isinstance(c, exp.ColumnDef):
+            kind = c.args.get("kind")
+            cols.append(ColumnSchema(names.column_ident(c.this) or "", kind.sql(dialect=dialect) if kind else None))
+    return tuple(cols)
+
+
+def apply_statement(tree: exp.Expression, catalog: LayeredCatalog, names: Names, session: Session) -> None:
+    """Apply USE / CREATE / DROP / ALTER to the catalog and session (other statements: no-op)."""
+    dialect = names.dialect or None
+    if isinstance(tree, exp.Use):
+        kind = str(tree.args.get("kind") or "").upper()
+        target = tree.this
+        if kind in ("CATALOG",) and target is not None:
+            session.catalog = names.table_ident(target.this if isinstance(target, exp.Table) else target) or session.catalog
+        elif isinstance(target, exp.Table):
+            db = names.table_ident(target.this)
+            if target.args.get("db") is not None:  # USE catalog.db
+                session.catalog = names.table_ident(target.args["db"]) or session.catalog
+            session.database = db
+        return
+    if isinstance(tree, exp.Create):
+        kind = str(tree.args.get("kind") or "").upper()
+        target = tree.this
+        if kind == "TABLE":
+            if isinstance(target, exp.Schema) and isinstance(target.this, exp.Table):
+                catalog.put(table_ref(target.this, names, session), TableSchema(_column_defs(target, names, dialect)))
+            elif isinstance(target, exp.Table):
+                like = next((p for p in tree.find_all(exp.LikeProperty)), None)
+                if like is not None and isinstance(like.this, exp.Table):
+                    src = catalog.table(table_ref(like.this, names, session))
+                    if src is not None:
+                        catalog.put(table_ref(target, names, session), TableSchema(src.columns))
+        elif kind == "VIEW":
+            table = target.this if isinstance(target, exp.Schema) else target
+            if isinstance(table, exp.Table) and tree.expression is not None:
+                cols: tuple[ColumnSchema, ...] = ()
+                if isinstance(target, exp.Schema):
+                    cols = tuple(
+                        ColumnSchema(names.column_ident(c.this if isinstance(c, exp.ColumnDef) else c) or "")
+                        for c in target.expressions
+                    )
+                ref = table_ref(table, names, session)
+                catalog.put(ref, TableSchema(cols, view_sql=tree.expression.sql(dialect=dialect), view_dialect=names.dialect))
+        return
+    if isinstance(tree, exp.Drop):
+        kind = str(tree.args.get("kind") or "").upper()
+        if kind in ("TABLE", "VIEW") and isinstance(tree.this, exp.Table):
+            catalog.drop(table_ref(tree.this, names, session))
+        return
+    if isinstance(tree, exp.Alter) and isinstance(tree.this, exp.Table):
+        ref = table_ref(tree.this, names, session)
+        current = catalog.table(ref)
+        if current is None:
+            return
+        cols = list(current.columns)
+        for action in tree.args.get("actions") or []:
+            cols = _alter_columns(action, cols, names, dialect)
+        catalog.put(ref, TableSchema(tuple(cols), current.view_sql, current.view_dialect))
+
+
+def _alter_columns(action: exp.Expression, cols: list[ColumnSchema], names: Names, dialect: str | None) -> list[ColumnSchema]:
+    if isinstance(action, exp.ColumnDef):  # ADD COLUMN
+        kind = action.args.get("kind")
+        return [*cols, ColumnSchema(names.column_ident(action.this) or "", kind.sql(dialect=dialect) if kind else None)]
+    if isinstance(action, exp.Schema):  # ADD COLUMN (a INT, b INT)
+        for c in action.expressions:
+            cols = _alter_columns(c, cols, names, dialect)
+        return cols
+    if isinstance(action, exp.Drop):
+        dropped = {names.column_ident(e.this if isinstance(e, exp.Column) else e) for e in action.find_all(exp.Identifier)}
+        return [c for c in cols if c.name not in dropped]
+    if isinstance(action, exp.RenameColumn):
+        old = names.column_ident(action.this.this if isinstance(action.this, exp.Column) else action.this)
+        new = names.column_ident(action.args["to"].this if isinstance(action.args["to"], exp.Column) else action.args["to"])
+        return [ColumnSchema(new or c.name, c.type) if c.name == old else c for c in cols]
+    return cols

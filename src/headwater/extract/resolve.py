@@ -1,0 +1,675 @@
+"""Passes 2 and 3: bind names scope by scope and resolve every output to base-table columns.
+
+One ``Resolver`` serves one statement. ``relation(query)`` returns the query's ``Relation``;
+along the way it records every base table scanned, every dataset-level indirect expression
+(JOIN, FILTER, GROUP_BY, SORT of every scope) and every diagnostic. Each query node is resolved
+once (a CTE used five times is resolved once); referencing a CTE column substitutes a copy of
+its resolved expression.
+
+>>> from headwater.catalog import LayeredCatalog, Names
+>>> import sqlglot
+>>> r = Resolver(LayeredCatalog(), Names.for_dialect("doris"), "internal", "db", statement_index=0)
+>>> q = sqlglot.parse_one("SELECT UPPER(o.region) AS r FROM orders o WHERE o.s = 'x'", read="doris")
+>>> r.relation(q).columns[0][0].sql()
+'UPPER(orders.region)'
+>>> [(t, e.sql()) for t, e in r.indirect]
+[(<IndirectType.FILTER: 'FILTER'>, "orders.s = 'x'")]
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+
+from sqlglot import exp
+
+from headwater.catalog import Catalog, LayeredCatalog, Names, TableSchema
+from headwater.extract.scope import REF, UNRESOLVED, Alts, Relation, Scope, Source, column_node
+from headwater.model import Diagnostic, IndirectType, Severity, TableRef
+
+MAX_ALTERNATIVES = 64
+
+_QUERY_TYPES = (exp.Select, exp.SetOperation, exp.Subquery, exp.Values)
+
+
+def conjuncts(node: exp.Expression | None) -> Iterator[exp.Expression]:
+    """The AND-ed parts of a predicate (parentheses unwrapped)."""
+    if node is None:
+        return
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.And):
+        yield from conjuncts(node.this)
+        yield from conjuncts(node.expression)
+    else:
+        yield node
+
+
+class Resolver:
+    def __init__(
+        self,
+        catalog: Catalog | LayeredCatalog,
+        names: Names,
+        catalog_name: str,
+        database: str | None,
+        statement_index: int,
+        report_unknown_tables: bool = False,
+    ) -> None:
+        self.catalog = catalog
+        self.names = names
+        self.catalog_name = catalog_name
+        self.database = database
+        self.statement_index = statement_index
+        self.report_unknown_tables = report_unknown_tables
+        self.tables: dict[TableRef, None] = {}
+        self.via: dict[TableRef, None] = {}
+        self.indirect: list[tuple[IndirectType, exp.Expression]] = []
+        self.diagnostics: list[Diagnostic] = []
+        self.incomplete = False
+        self._memo: dict[int, Relation] = {}
+
+    # ------------------------------------------------------------------ diagnostics
+
+    def diag(
+        self,
+        code: str,
+        message: str,
+        node: exp.Expression | None,
+        severity: Severity = Severity.WARNING,
+        construct: str | None = None,
+    ) -> None:
+        line = col = None
+        if node is not None:
+            ident = node if isinstance(node, exp.Identifier) else node.find(exp.Identifier)
+            meta = ident._meta if ident is not None else None
+            if meta:
+                line, col = meta.get("line"), meta.get("col")
+                if line is not None and col is not None:
+                    col = max(1, col - len(ident.this) + 1)  # sqlglot records the token's end
+        d = Diagnostic(code, severity, message, self.statement_index, line, col, construct)
+        if d not in self.diagnostics:
+            self.diagnostics.append(d)
+        if severity != Severity.INFO:
+            self.incomplete = True
+
+    # ------------------------------------------------------------------ queries
+
+    def relation(self, query: exp.Expression, parent: Scope | None = None, ctes: dict[str, Source] | None = None) -> Relation:
+        """The resolved outputs of ``query`` (memoised per node)."""
+        key = id(query)
+        rel = self._memo.get(key)
+        if rel is None:
+            rel = self._relation(query, parent, dict(ctes or {}))
+            self._memo[key] = rel
+        return rel
+
+    def _relation(self, query: exp.Expression, parent: Scope | None, ctes: dict[str, Source]) -> Relation:
+        if isinstance(query, exp.Subquery):
+            return self.relation(query.this, parent, self._with(query, ctes, parent))
+        if isinstance(query, exp.Select):
+            return self._select(query, parent, ctes)
+        if isinstance(query, exp.SetOperation):
+            return self._set_operation(query, parent, ctes)
+        if isinstance(query, exp.Values):
+            return self._values(query)
+        self.diag("unsupported_construct", f"cannot resolve a {query.key.upper()} as a query", query, construct=query.key)
+        return Relation([], [], [], complete=False)
+
+    def _with(self, node: exp.Expression, ctes: dict[str, Source], parent: Scope | None) -> dict[str, Source]:
+        with_ = node.args.get("with_")
+        if not with_:
+            return ctes
+        ctes = dict(ctes)
+        if with_.args.get("recursive"):
+            self.diag(
+                "recursive_cte",
+                "recursive CTE: a reference to itself inside its body is not resolved",
+                with_,
+                Severity.INFO,
+                construct="WITH RECURSIVE",
+            )
+        for cte in with_.expressions:
+            name = self.names.table_ident(cte.args["alias"].this)
+            body = cte.this
+            visible = dict(ctes)
+
+            def load(body: exp.Expression = body, visible: dict[str, Source] = visible, cte: exp.CTE = cte) -> Relation:
+                return self._aliased(self.relation(body, None, visible), cte.args.get("alias"))
+
+            src = Source(alias=name, load=load)
+            ctes[name] = src
+            if with_.args.get("recursive"):
+                visible[name] = Source(alias=name, opaque="recursive CTE")
+        return ctes
+
+    def _aliased(self, rel: Relation, alias: exp.TableAlias | None) -> Relation:
+        """Apply a column alias list ``t(a, b)`` to a relation."""
+        cols = alias.args.get("columns") if alias is not None else None
+        if not cols:
+            return rel
+        names = [self.names.column_ident(c) or "" for c in cols]
+        labels = [c.name for c in cols]
+        n = len(names)
+        return Relation(
+            names + rel.names[n:], labels + rel.labels[n:], rel.columns, rel.complete, rel.tables, rel.correlated
+        )
+
+    def _values(self, values: exp.Values) -> Relation:
+        rows = values.expressions
+        width = len(rows[0].expressions) if rows and isinstance(rows[0], exp.Tuple) else 1
+        columns: list[Alts] = [[] for _ in range(width)]
+        for row in rows:
+            items = row.expressions if isinstance(row, exp.Tuple) else [row]
+            for i, item in enumerate(items[:width]):
+                columns[i].append(item.copy())
+        names = [f"col{i + 1}" for i in range(width)]
+        return self._aliased(Relation(names, list(names), columns), values.args.get("alias"))
+
+    def _set_operation(self, node: exp.SetOperation, parent: Scope | None, ctes: dict[str, Source]) -> Relation:
+        ctes = self._with(node, ctes, parent)
+        left = self.relation(node.this, parent, ctes)
+        right = self.relation(node.expression, parent, ctes)
+        if left.complete and right.complete and len(left.columns) != len(right.columns):
+            self.diag(
+                "set_operation_width",
+                f"{node.key.upper()} branches have {len(left.columns)} and {len(right.columns)} columns",
+                node,
+                Severity.ERROR,
+            )
+        width = min(len(left.columns), len(right.columns)) if right.complete else len(left.columns)
+        columns = [left.columns[i] + (right.columns[i] if i < len(right.columns) else []) for i in range(width)]
+        rel = Relation(
+            left.names[:width],
+            left.labels[:width],
+            columns,
+            left.complete and right.complete,
+            left.tables + right.tables,
+        )
+        order = node.args.get("order")
+        if order is not None:
+            for ordered in order.expressions:
+                key = ordered.this
+                idx = self._output_ref(key, rel.names)
+                if idx is not None:
+                    self._record(IndirectType.SORT, rel.columns[idx])
+                else:
+                    self.diag("unknown_column", f"ORDER BY {key.sql()} names no output column", key, Severity.ERROR)
+        return rel
+
+    def _output_ref(self, key: exp.Expression, names: list[str]) -> int | None:
+        if isinstance(key, exp.Literal) and not key.is_string and key.this.isdigit():
+            idx = int(key.this) - 1
+            return idx if 0 <= idx < len(names) else None
+        if isinstance(key, exp.Column) and not key.table:
+            name = self.names.column_ident(key.this)
+            return names.index(name) if name in names else None
+        return None
+
+    # ------------------------------------------------------------------ SELECT
+
+    def _select(self, sel: exp.Select, parent: Scope | None, ctes: dict[str, Source]) -> Relation:
+        ctes = self._with(sel, ctes, parent)
+        scope = Scope(parent, ctes)
+        from_ = sel.args.get("from_")
+        if from_ is not None:
+            self._add_source(from_.this, scope)
+        joins = sel.args.get("joins") or []
+        for join in joins:
+            self._add_join(join, scope)
+        for lateral in sel.args.get("laterals") or []:
+            self._opaque(lateral, scope, "LATERAL VIEW")
+        if sel.args.get("pivots"):
+            self.diag("unsupported_construct", "PIVOT / UNPIVOT: lineage through it is not resolved", sel, construct="PIVOT")
+
+        names, labels, items, complete = self._expand(sel, scope)
+        columns = [self.resolve(item, scope) for item in items]
+        rel = Relation(names, labels, columns, complete, [s.table for s in scope.sources.values() if s.table])
+        for name, alts in zip(names, columns, strict=True):
+            scope.aliases.setdefault(name, alts)
+
+        for join in joins:
+            on = join.args.get("on")
+            for part in conjuncts(on):
+                self._record(IndirectType.JOIN, self.resolve(part, scope))
+        for part in conjuncts(sel.args["where"].this if sel.args.get("where") else None):
+            scope.outer_hit = False
+            alts = self.resolve(part, scope)
+            self._record(IndirectType.FILTER, alts)
+            if scope.outer_hit:
+                rel.correlated.extend(alts)
+        group = sel.args.get("group")
+        if group is not None:
+            self._group(group, scope, items)
+        for key in ("having", "qualify"):
+            clause = sel.args.get(key)
+            if clause is not None:
+                for part in conjuncts(clause.this):
+                    self._record(IndirectType.FILTER, self.resolve(part, scope, alias_first=True))
+        order = sel.args.get("order")
+        if order is not None:
+            for ordered in order.expressions:
+                self._record(IndirectType.SORT, self._key(ordered.this, scope, items, alias_first=True))
+        return rel
+
+    def _group(self, group: exp.Group, scope: Scope, items: list[exp.Expression]) -> None:
+        keys: list[exp.Expression] = list(group.expressions)
+        for key in ("grouping_sets", "cube", "rollup"):
+            for node in group.args.get(key) or []:
+                self.diag(
+                    "grouping_sets",
+                    f"{key.upper().replace('_', ' ')}: every grouping column is recorded as GROUP_BY",
+                    node,
+                    Severity.INFO,
+                    construct=key.upper(),
+                )
+                keys.extend(_grouping_keys(node))
+        for key in keys:
+            self._record(IndirectType.GROUP_BY, self._key(key, scope, items, alias_first=False))
+
+    def _key(self, key: exp.Expression, scope: Scope, items: list[exp.Expression], alias_first: bool) -> Alts:
+        """A GROUP BY / ORDER BY key: an ordinal, an output alias or an expression."""
+        if isinstance(key, exp.Literal) and not key.is_string and key.this.isdigit():
+            idx = int(key.this) - 1
+            if 0 <= idx < len(items):
+                return self.resolve(items[idx], scope)
+            self.diag("unknown_column", f"position {key.this} is not in the select list", key, Severity.ERROR)
+            return []
+        return self.resolve(key, scope, alias_first=alias_first, alias_fallback=True)
+
+    def _record(self, kind: IndirectType, alts: Alts) -> None:
+        for alt in alts:
+            self.indirect.append((kind, alt))
+
+    # ------------------------------------------------------------------ FROM
+
+    def _add_source(self, node: exp.Expression, scope: Scope) -> Source | None:
+        alias_node = node.args.get("alias")
+        alias = self.names.table_ident(alias_node.this) if alias_node is not None and alias_node.this else None
+        if isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier):
+            src = self._table_source(node, scope, alias)
+        elif isinstance(node, exp.Subquery | exp.Values) or isinstance(node, exp.Query):
+            body = node
+            parent = scope.parent
+            ctes = scope.ctes
+
+            def load(body: exp.Expression = body, parent: Scope | None = parent, ctes: dict[str, Source] = ctes) -> Relation:
+                return self._aliased(self.relation(body, parent, ctes), body.args.get("alias"))
+
+            src = Source(alias=alias or f"__derived{len(scope.sources)}", load=load)
+        else:
+            return self._opaque(node, scope, node.key.upper())
+        scope.add(src)
+        for pivot in node.args.get("pivots") or []:
+            self.diag("unsupported_construct", "PIVOT / UNPIVOT: lineage through it is not resolved", pivot, construct="PIVOT")
+            src.opaque = "PIVOT"
+        return src
+
+    def _opaque(self, node: exp.Expression, scope: Scope, construct: str) -> Source:
+        alias_node = node.args.get("alias")
+        alias = None
+        if alias_node is not None:
+            alias = self.names.table_ident(alias_node.this) if alias_node.this else None
+        self.diag(
+            "unsupported_construct",
+            f"{construct}: its output columns are not resolved to sources",
+            node,
+            construct=construct,
+        )
+        src = Source(alias=alias or f"__opaque{len(scope.sources)}", opaque=construct)
+        scope.add(src)
+        return src
+
+    def table_ref(self, node: exp.Table) -> TableRef:
+        """The normalised reference of a table name, with session defaults applied."""
+        catalog = self.names.table_ident(node.args.get("catalog")) or self.catalog_name
+        db = self.names.table_ident(node.args.get("db")) or self.database
+        return TableRef(catalog, db, self.names.table_ident(node.this) or "")
+
+    def _table_source(self, node: exp.Table, scope: Scope, alias: str | None) -> Source:
+        name = self.names.table_ident(node.this) or ""
+        if not node.args.get("db") and name in scope.ctes:
+            cte = scope.ctes[name]
+            if cte.opaque:
+                return Source(alias=alias or name, opaque=cte.opaque)
+            return Source(alias=alias or name, load=lambda: cte.relation or Relation([], [], [], False))
+        ref = self.table_ref(node)
+        schema = self.catalog.table(ref)
+        if schema is not None and schema.view_sql:
+            return self._view_source(ref, schema, alias or name)
+        self.tables[ref] = None
+        if schema is None:
+            if self.report_unknown_tables:
+                self.diag(
+                    "unknown_table", f"table {ref.qualified} is not in the catalog; its columns are unknown", node, Severity.INFO
+                )
+            return Source(alias=alias or name, table=ref, columns=None)
+        return Source(alias=alias or name, table=ref, columns=list(schema.column_names))
+
+    def _view_source(self, ref: TableRef, schema: TableSchema, alias: str) -> Source:
+        import sqlglot
+
+        self.via[ref] = None
+
+        def load() -> Relation:
+            try:
+                tree = sqlglot.parse_one(schema.view_sql or "", read=schema.view_dialect or self.names.dialect)
+            except Exception as err:  # a stored view definition we cannot read
+                self.diag("view_unreadable", f"view {ref.qualified}: cannot parse its definition: {err}", None)
+                return Relation([], [], [], complete=False)
+            if isinstance(tree, exp.Create):
+                tree = tree.expression
+            saved = self.database
+            self.database = ref.database or saved
+            try:
+                rel = self.relation(tree, None, {})
+            finally:
+                self.database = saved
+            names = list(schema.column_names) or rel.names
+            if len(names) == len(rel.names):
+                return Relation(names, names, rel.columns, rel.complete, rel.tables)
+            return rel
+
+        return Source(alias=alias, load=load)
+
+    def _add_join(self, join: exp.Join, scope: Scope) -> None:
+        before = list(scope.sources.values())
+        src = self._add_source(join.this, scope)
+        if src is None:
+            return
+        using = join.args.get("using") or []
+        names = [self.names.column_ident(u.this if isinstance(u, exp.Column) else u) or "" for u in using]
+        if str(join.args.get("method") or "").upper() == "NATURAL":
+            names = self._natural_columns(before, src, join)
+        for name in names:
+            left = self._lookup_in(before, name, join)
+            right_alts = self._from_source(src, name, join)
+            for lalt, ralt in itertools.product(left, right_alts):
+                self.indirect.append((IndirectType.JOIN, exp.EQ(this=lalt, expression=ralt)))
+            if left:
+                scope.using.setdefault(name, next(s for s in before if s.has(name) is not False))
+
+    def _natural_columns(self, before: list[Source], src: Source, join: exp.Join) -> list[str]:
+        right = src.known_columns()
+        lefts = [s.known_columns() for s in before]
+        if right is None or any(c is None for c in lefts):
+            self.diag("natural_join_unknown", "NATURAL JOIN over tables whose columns are unknown", join)
+            return []
+        left_names = {n for cols in lefts for n in cols or ()}
+        return [n for n in right if n in left_names]
+
+    def _lookup_in(self, sources: list[Source], name: str, node: exp.Expression) -> Alts:
+        known = [s for s in sources if s.has(name)]
+        if len(known) >= 1:
+            return self._from_source(known[0], name, node)
+        unknown = [s for s in sources if s.has(name) is None]
+        if len(unknown) == 1:
+            return self._from_source(unknown[0], name, node)
+        return []
+
+    # ------------------------------------------------------------------ select list
+
+    def _expand(self, sel: exp.Select, scope: Scope) -> tuple[list[str], list[str], list[exp.Expression], bool]:
+        names: list[str] = []
+        labels: list[str] = []
+        items: list[exp.Expression] = []
+        complete = True
+        for item in sel.expressions:
+            if isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(item.this, exp.Star)):
+                qualifier = self.names.table_ident(item.args.get("table")) if isinstance(item, exp.Column) else None
+                star = item if isinstance(item, exp.Star) else item.this
+                excluded = {self.names.column_ident(c.this if isinstance(c, exp.Column) else c) for c in star.args.get("except_") or []}
+                ok = self._expand_star(scope, qualifier, excluded, item, names, labels, items)
+                complete = complete and ok
+                continue
+            inner = item.this if isinstance(item, exp.Alias) else item
+            if isinstance(item, exp.Alias):
+                label = item.alias
+                name = self.names.column_ident(item.args["alias"])
+            elif isinstance(item, exp.Column):
+                label = item.name
+                name = self.names.column_ident(item.this)
+            else:
+                label = item.sql(dialect=self.names.dialect or None)
+                name = self.names.column_ident(label)
+            names.append(name or "")
+            labels.append(label)
+            items.append(inner)
+        return names, labels, items, complete
+
+    def _expand_star(
+        self,
+        scope: Scope,
+        qualifier: str | None,
+        excluded: set[str | None],
+        node: exp.Expression,
+        names: list[str],
+        labels: list[str],
+        items: list[exp.Expression],
+    ) -> bool:
+        if qualifier is not None:
+            src = self._find_source(scope, qualifier)
+            sources = [src] if src is not None else []
+            if src is None:
+                self.diag("unknown_qualifier", f"{qualifier}.* names no table in scope", node, Severity.ERROR)
+                return False
+        else:
+            sources = list(scope.sources.values())
+        ok = True
+        seen_using: set[str] = set()
+        for src in sources:
+            cols = src.known_columns()
+            if cols is None:
+                what = src.table.qualified if src.table else (src.opaque or src.alias)
+                self.diag(
+                    "star_unknown_columns",
+                    f"* over {what}, whose columns are unknown: give its schema (--schema or --catalog-url)",
+                    node,
+                )
+                ok = False
+                continue
+            for col in cols:
+                if col in excluded:
+                    continue
+                if qualifier is None and col in scope.using:
+                    if col in seen_using:
+                        continue
+                    seen_using.add(col)
+                names.append(col)
+                labels.append(col)
+                items.append(exp.Column(this=exp.to_identifier(col), table=exp.to_identifier(src.alias)))
+        return ok
+
+    # ------------------------------------------------------------------ expressions
+
+    def resolve(
+        self, expr: exp.Expression, scope: Scope, alias_first: bool = False, alias_fallback: bool = False
+    ) -> Alts:
+        """Copies of ``expr`` with every column replaced by its resolved expression.
+
+        Several copies when a column comes from a set operation with several branches.
+        """
+        if isinstance(expr, exp.Column) and not isinstance(expr.this, exp.Star):
+            return [a.copy() for a in self._column(expr, scope, alias_first, alias_fallback)]
+        subs: list[tuple[int, Alts]] = []
+        for node in _scope_nodes(expr):
+            if isinstance(node, exp.Column):
+                if isinstance(node.this, exp.Star):
+                    continue
+                subs.append((id(node), self._column(node, scope, alias_first, alias_fallback)))
+            elif isinstance(node, _QUERY_TYPES) or isinstance(node, exp.Query):
+                subs.append((id(node), self._subquery(node, scope)))
+        if not subs:
+            return [_substitute(expr, {})]
+        choices = [alts if alts else [None] for _, alts in subs]  # type: ignore[list-item]
+        out: Alts = []
+        for combo in itertools.islice(itertools.product(*choices), MAX_ALTERNATIVES):
+            mapping = {key: alt for (key, _), alt in zip(subs, combo, strict=True) if alt is not None}
+            out.append(_substitute(expr, mapping))
+        return out
+
+    def _subquery(self, node: exp.Expression, scope: Scope) -> Alts:
+        query = node.this if isinstance(node, exp.Subquery) else node
+        rel = self.relation(query, scope, scope.ctes)
+        parent = node.parent
+        scalar = not isinstance(parent, exp.In | exp.Exists | exp.Any | exp.All)
+        if scalar and len(rel.columns) == 1:
+            return rel.columns[0]
+        # a predicate subquery: render what it compares, over its base tables
+        select = exp.Select(expressions=[alts[0].copy() for alts in rel.columns if alts] or [exp.Star()])
+        if rel.tables:
+            select.set("from_", exp.From(this=exp.to_table(rel.tables[0].name)))
+            for t in rel.tables[1:]:
+                select.append("joins", exp.Join(this=exp.to_table(t.name)))
+        if rel.correlated:
+            cond = rel.correlated[0].copy()
+            for c in rel.correlated[1:]:
+                cond = exp.And(this=cond, expression=c.copy())
+            select.set("where", exp.Where(this=cond))
+        return [select if isinstance(node, exp.Select) else exp.Subquery(this=select)]
+
+    def _find_source(self, scope: Scope, qualifier: str) -> Source | None:
+        src = scope.sources.get(qualifier)
+        if src is not None:
+            return src
+        # a qualifier may name the table while an alias is in use (Doris/MySQL allow db.t.col)
+        for s in scope.sources.values():
+            if s.table is not None and s.table.name == qualifier and s.alias == qualifier:
+                return s
+        return None
+
+    def _column(self, col: exp.Column, scope: Scope, alias_first: bool, alias_fallback: bool) -> Alts:
+        name = self.names.column_ident(col.this) or ""
+        qualifier = self.names.table_ident(col.args.get("table"))
+        if qualifier is not None:
+            s: Scope | None = scope
+            while s is not None:
+                src = self._find_source(s, qualifier)
+                if src is not None:
+                    if s is not scope:
+                        scope.outer_hit = True
+                    return self._from_source(src, name, col)
+                s = s.parent
+            if isinstance(col.this, exp.Identifier) and col.this.this and not col.args.get("db"):
+                # a struct field access like s.a where s is a column (issue: struct/array/map fields)
+                pass
+            return self._unresolved(col, "unknown_qualifier", f"{qualifier}.{name}: {qualifier} names no table in scope", Severity.ERROR)
+
+        if alias_first and name in scope.aliases:
+            return scope.aliases[name]
+        s = scope
+        while s is not None:
+            found = self._unqualified(s, name, col)
+            if found is not None:
+                if s is not scope:
+                    scope.outer_hit = True
+                return found
+            s = s.parent
+        if alias_fallback and name in scope.aliases:
+            return scope.aliases[name]
+        if not scope.sources and scope.parent is None:
+            return self._unresolved(col, "unknown_column", f"column {name} with no table to read it from", Severity.ERROR)
+        return self._unresolved(col, "unknown_column", f"column {name} is in no table of its scope", Severity.ERROR)
+
+    def _unqualified(self, scope: Scope, name: str, col: exp.Column) -> Alts | None:
+        """Bind an unqualified column in one scope; None when this scope certainly lacks it."""
+        if name in scope.using:
+            return self._from_source(scope.using[name], name, col)
+        known: list[Source] = []
+        unknown: list[Source] = []
+        for src in scope.sources.values():
+            has = src.has(name)
+            if has:
+                known.append(src)
+            elif has is None:
+                unknown.append(src)
+        if len(known) == 1:
+            return self._from_source(known[0], name, col)
+        if len(known) > 1:
+            tables = ", ".join(_describe(s) for s in known)
+            return self._unresolved(col, "ambiguous_column", f"column {name} is in more than one table: {tables}", Severity.ERROR)
+        if len(unknown) == 1:
+            return self._from_source(unknown[0], name, col)
+        if len(unknown) > 1:
+            tables = ", ".join(_describe(s) for s in unknown)
+            return self._unresolved(
+                col,
+                "ambiguous_column",
+                f"column {name} may come from {tables}: their columns are unknown; "
+                "a schema for them (--schema or --catalog-url) would resolve it",
+            )
+        return None
+
+    def _from_source(self, src: Source, name: str, node: exp.Expression) -> Alts:
+        if src.opaque:
+            return self._unresolved(
+                node, "unsupported_construct", f"column {name} comes from a {src.opaque}, which is not resolved", Severity.WARNING
+            )
+        if src.table is not None:
+            if src.columns is not None and src.has(name) is False:
+                return self._unresolved(
+                    node, "unknown_column", f"column {name} is not in table {src.table.qualified}", Severity.ERROR
+                )
+            return [column_node(src.table, name)]
+        rel = src.relation
+        if rel is None:
+            return self._unresolved(node, "unknown_column", f"column {name}: its relation is unknown", Severity.ERROR)
+        idx = rel.index(name)
+        if idx is None:
+            if not rel.complete:
+                return self._unresolved(
+                    node, "unknown_column", f"column {name} of {src.alias}: that relation's columns are not all known"
+                )
+            return self._unresolved(node, "unknown_column", f"column {name} is not an output of {src.alias}", Severity.ERROR)
+        return rel.columns[idx]
+
+    def _unresolved(self, node: exp.Expression, code: str, message: str, severity: Severity = Severity.WARNING) -> Alts:
+        self.diag(code, message, node, severity)
+        marker = node.copy() if isinstance(node, exp.Column) else exp.column(message)
+        marker.meta[UNRESOLVED] = True
+        return [marker]
+
+
+def _describe(src: Source) -> str:
+    return src.table.qualified if src.table is not None else src.alias
+
+
+def _grouping_keys(node: exp.Expression) -> list[exp.Expression]:
+    if isinstance(node, exp.Tuple | exp.GroupingSets | exp.Cube | exp.Rollup):
+        keys: list[exp.Expression] = []
+        for e in node.expressions:
+            keys.extend(_grouping_keys(e))
+        return keys
+    return [node]
+
+
+def _scope_nodes(expr: exp.Expression) -> Iterator[exp.Expression]:
+    """Nodes of ``expr`` that belong to its own scope: subqueries are yielded, not entered."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        if node is not expr and (isinstance(node, _QUERY_TYPES) or isinstance(node, exp.Query)):
+            continue
+        for value in node.args.values():
+            if isinstance(value, exp.Expression):
+                stack.append(value)
+            elif type(value) is list:
+                stack.extend(v for v in value if isinstance(v, exp.Expression))
+
+
+def _substitute(node: exp.Expression, mapping: dict[int, exp.Expression]) -> exp.Expression:
+    """A copy of ``node`` with the nodes whose id is in ``mapping`` replaced (by copies)."""
+    replacement = mapping.get(id(node))
+    if replacement is not None:
+        return replacement.copy()
+    new = node.__class__()
+    for key, value in node.args.items():
+        if isinstance(value, exp.Expression):
+            new.set(key, _substitute(value, mapping))
+        elif type(value) is list:
+            new.set(key, [_substitute(v, mapping) if isinstance(v, exp.Expression) else v for v in value])
+        else:
+            new.args[key] = value
+    if node._meta and REF in node.meta:
+        new.meta[REF] = node.meta[REF]
+    return new

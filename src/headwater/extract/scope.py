@@ -1,0 +1,125 @@
+"""What a query scope can see: its sources (tables, CTEs, derived tables) and its outputs.
+
+A ``Relation`` is the resolved output of a query: for each output column, one resolved
+expression per set-operation branch (its *alternatives*). A resolved expression is a sqlglot
+tree whose base-table columns carry their ``ColumnRef`` in ``node.meta["hw"]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+
+from headwater.model import ColumnRef, TableRef
+
+REF = "hw"  # meta key: the ColumnRef of a resolved base-table column
+UNRESOLVED = "hw_unresolved"  # meta key: a column that could not be bound
+
+Alts = list[exp.Expression]
+
+
+@dataclass
+class Relation:
+    """Output columns of a query. ``complete`` is False when some outputs are unknown."""
+
+    names: list[str]
+    labels: list[str]
+    columns: list[Alts]
+    complete: bool = True
+    tables: list[TableRef] = field(default_factory=list)
+    correlated: list[exp.Expression] = field(default_factory=list)
+    _index: dict[str, int] | None = None
+
+    def index(self, name: str) -> int | None:
+        if self._index is None:
+            self._index = {}
+            for i, n in enumerate(self.names):
+                self._index.setdefault(n, i)
+        return self._index.get(name)
+
+
+@dataclass
+class Source:
+    """A relation visible in a scope under ``alias``.
+
+    Base tables have ``table`` (and ``columns`` when the schema is known); derived tables,
+    CTEs and views produce a ``Relation`` lazily through ``load``.
+    """
+
+    alias: str
+    table: TableRef | None = None
+    columns: list[str] | None = None
+    load: Callable[[], Relation] | None = None
+    opaque: str | None = None  # a construct whose columns cannot be known (UNNEST, table function…)
+    _relation: Relation | None = None
+
+    @property
+    def relation(self) -> Relation | None:
+        if self.load is not None and self._relation is None:
+            self._relation = self.load()
+        return self._relation
+
+    def known_columns(self) -> list[str] | None:
+        """Normalised column names, or None when they are unknown."""
+        if self.table is not None:
+            return self.columns
+        rel = self.relation
+        if rel is None or not rel.complete:
+            return None
+        return rel.names
+
+    def has(self, name: str) -> bool | None:
+        """True/False when known; None when this source's columns are unknown."""
+        cols = self.known_columns()
+        if cols is None:
+            return None
+        if self.table is not None:
+            return name in self._colset()
+        rel = self.relation
+        return rel is not None and rel.index(name) is not None
+
+    def _colset(self) -> frozenset[str]:
+        cached = getattr(self, "_cols", None)
+        if cached is None:
+            cached = frozenset(self.columns or ())
+            self._cols = cached
+        return cached
+
+
+@dataclass
+class Scope:
+    """One SELECT: its sources in FROM order, visible CTEs, and its parent for correlation."""
+
+    parent: Scope | None
+    ctes: dict[str, Source]
+    sources: dict[str, Source] = field(default_factory=dict)
+    using: dict[str, Source] = field(default_factory=dict)
+    aliases: dict[str, Alts] = field(default_factory=dict)
+    outer_hit: bool = False
+
+    def add(self, src: Source) -> None:
+        self.sources[src.alias] = src
+
+
+def column_node(table: TableRef, name: str) -> exp.Column:
+    """A resolved base-table column, rendered ``table.column``."""
+    node = exp.Column(this=exp.to_identifier(name), table=exp.to_identifier(table.name))
+    node.meta[REF] = ColumnRef(table, name)
+    return node
+
+
+def refs_of(node: exp.Expression) -> list[ColumnRef]:
+    """Distinct base-table columns read by a resolved expression, in reading order."""
+    seen: dict[ColumnRef, None] = {}
+    for n in node.walk():
+        if isinstance(n, exp.Column):
+            ref = n.meta.get(REF) if n._meta else None
+            if ref is not None:
+                seen[ref] = None
+    return list(seen)
+
+
+def has_unresolved(node: exp.Expression) -> bool:
+    return any(isinstance(n, exp.Column) and n._meta and n.meta.get(UNRESOLVED) for n in node.walk())

@@ -1,0 +1,136 @@
+"""Pass 1: split a script into statements and parse each one on its own.
+
+A statement that fails to parse becomes a ``Piece`` with an error; the others are unaffected.
+The script is tokenized once; each statement is parsed from its own tokens.
+
+>>> pieces = split_script("SELECT 1;\\nSELECT FROM WHERE;\\nSELECT 2", "generic")
+>>> [(p.index, p.line, p.tree is not None) for p in pieces]
+[(0, 1, True), (1, 2, False), (2, 3, True)]
+>>> pieces[1].error.code
+'parse_error'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.errors import ParseError, TokenError
+from sqlglot.tokens import Token, TokenType
+
+from headwater.model import Diagnostic, Severity
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """One statement of a script: its text, where it starts, and its tree or its error."""
+
+    index: int
+    line: int
+    column: int
+    sql: str
+    tree: exp.Expression | None
+    error: Diagnostic | None = None
+
+
+def sqlglot_dialect(name: str) -> str:
+    """The sqlglot dialect behind a headwater dialect name (``generic`` is sqlglot's default)."""
+    if name in ("generic", "default", ""):
+        return ""
+    if name == "flink":
+        return "hive"
+    return name
+
+
+def split_script(sql: str, dialect: str) -> list[Piece]:
+    """Split and parse ``sql``; never raises for bad SQL (errors are on the pieces)."""
+    d = Dialect.get_or_raise(sqlglot_dialect(dialect))
+    try:
+        tokens = d.tokenize(sql)
+    except TokenError:
+        return _split_by_text(sql, d)
+    pieces: list[Piece] = []
+    chunk: list[Token] = []
+    for tok in tokens:
+        if tok.token_type == TokenType.SEMICOLON:
+            if chunk:
+                pieces.append(_parse_chunk(len(pieces), chunk, sql, d))
+            chunk = []
+        else:
+            chunk.append(tok)
+    if chunk:
+        pieces.append(_parse_chunk(len(pieces), chunk, sql, d))
+    return pieces
+
+
+def _start_of(tok: Token, sql: str) -> tuple[int, int, int]:
+    """(offset, line, column) of a token's first character, comments before it included."""
+    start = tok.start
+    line = sql.count("\n", 0, start) + 1
+    col = start - (sql.rfind("\n", 0, start) + 1) + 1
+    return start, line, col
+
+
+def _parse_chunk(index: int, chunk: list[Token], sql: str, d: Dialect) -> Piece:
+    start, line, col = _start_of(chunk[0], sql)
+    text = sql[start : chunk[-1].end + 1]
+    try:
+        trees = d.parser().parse(chunk, sql)
+    except ParseError as err:
+        return Piece(index, line, col, text, None, _parse_diag(err, index, line, col))
+    except Exception as err:  # sqlglot may raise other errors on odd input
+        return Piece(index, line, col, text, None, _diag(f"cannot parse: {err}", index, line, col))
+    tree = next((t for t in trees if t is not None), None)
+    if tree is None:
+        return Piece(index, line, col, text, None, _diag("empty statement", index, line, col))
+    return Piece(index, line, col, text, tree)
+
+
+def _diag(message: str, index: int, line: int, col: int) -> Diagnostic:
+    return Diagnostic("parse_error", Severity.ERROR, message, index, line, col)
+
+
+def _parse_diag(err: ParseError, index: int, line: int, col: int) -> Diagnostic:
+    first = err.errors[0] if err.errors else {}
+    msg = str(first.get("description") or err).splitlines()[0]
+    return _diag(
+        f"cannot parse statement {index + 1}: {msg}",
+        index,
+        first.get("line") or line,
+        first.get("col") or col,
+    )
+
+
+_TEXT_SPLIT = re.compile(r";[ \t]*(?:\r?\n|$)")
+
+
+def _split_by_text(sql: str, d: Dialect) -> list[Piece]:
+    """Fallback when the whole script does not tokenize: split at line-ending semicolons."""
+    pieces: list[Piece] = []
+    pos = 0
+    for m in [*_TEXT_SPLIT.finditer(sql), None]:
+        end = m.start() if m else len(sql)
+        text = sql[pos:end]
+        stripped = text.strip()
+        if stripped:
+            offset = pos + text.index(stripped[0])
+            line = sql.count("\n", 0, offset) + 1
+            col = offset - (sql.rfind("\n", 0, offset) + 1) + 1
+            try:
+                tokens = d.tokenize(stripped)
+            except TokenError as err:
+                pieces.append(Piece(len(pieces), line, col, stripped, None, _diag(f"cannot tokenize: {err}", len(pieces), line, col)))
+            else:
+                piece = _parse_chunk(len(pieces), tokens, stripped, d) if tokens else None
+                if piece is not None:
+                    err = piece.error
+                    if err is not None:  # positions are relative to the piece: shift them
+                        err = Diagnostic(
+                            err.code, err.severity, err.message, err.statement_index,
+                            line + (err.line or 1) - 1, err.column if (err.line or 1) > 1 else col + (err.column or 1) - 1,
+                        )
+                    pieces.append(Piece(piece.index, line, col, piece.sql, piece.tree, err))
+        pos = m.end() if m else len(sql)
+    return pieces

@@ -1,0 +1,69 @@
+"""Pass 1b: what each statement is, and whether the guide's rules let it make an event.
+
+>>> import sqlglot
+>>> kind_of(sqlglot.parse_one("INSERT INTO t VALUES (1)")).skip
+'values-insert: an INSERT … VALUES reads no table (Doris makes no event)'
+>>> kind_of(sqlglot.parse_one("INSERT OVERWRITE TABLE t SELECT a FROM s", read="hive")).command.value
+'InsertOverwriteTableCommand'
+>>> kind_of(sqlglot.parse_one("CREATE TABLE t AS SELECT a FROM s")).name
+'ctas'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from headwater.model import SourceCommand
+
+SKIP_SELECT = "select: a query writes no table (Doris makes no event; --statements all records it)"
+SKIP_VALUES = "values-insert: an INSERT … VALUES reads no table (Doris makes no event)"
+SKIP_NO_TABLE = "no-source-table: the INSERT's query reads no table (Doris makes no event)"
+SKIP_INTERNAL = "internal-schema: writes to __internal_schema make no event"
+SKIP_DDL = "ddl: updates the catalog for later statements; makes no event"
+SKIP_USE = "use: sets the session database for later statements; makes no event"
+
+
+def skip_unsupported(name: str) -> str:
+    return f"{name}: not an INSERT … SELECT, INSERT OVERWRITE … SELECT or CREATE TABLE AS SELECT (Doris makes no event)"
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """``name``: insert, ctas, ddl, use, view, select, other. ``skip`` is set when no event can come."""
+
+    name: str
+    command: SourceCommand | None = None
+    skip: str | None = None
+
+
+def kind_of(tree: exp.Expression) -> Kind:
+    if isinstance(tree, exp.Insert):
+        query = tree.expression
+        command = SourceCommand.INSERT_OVERWRITE if tree.args.get("overwrite") else SourceCommand.INSERT_INTO
+        if isinstance(query, exp.Values) or (
+            isinstance(query, exp.Subquery) and isinstance(query.this, exp.Values)
+        ):
+            return Kind("insert", command, SKIP_VALUES)
+        if isinstance(query, exp.Query):
+            return Kind("insert", command)
+        return Kind("insert", command, skip_unsupported("INSERT without a query"))
+    if isinstance(tree, exp.Create):
+        kind = str(tree.args.get("kind") or "").upper()
+        if kind == "TABLE" and isinstance(tree.expression, exp.Query):
+            return Kind("ctas", SourceCommand.CREATE_TABLE)
+        if kind == "VIEW":
+            return Kind("view", None, SKIP_DDL)
+        return Kind("ddl", None, SKIP_DDL)
+    if isinstance(tree, exp.Drop | exp.Alter):
+        return Kind("ddl", None, SKIP_DDL)
+    if isinstance(tree, exp.Use):
+        return Kind("use", None, SKIP_USE)
+    if isinstance(tree, exp.Query):
+        return Kind("select", None, SKIP_SELECT)
+    if isinstance(tree, exp.Update | exp.Delete | exp.Merge):
+        return Kind(tree.key, None, skip_unsupported(tree.key.upper()))
+    if isinstance(tree, exp.Command):
+        return Kind("other", None, skip_unsupported(str(tree.this).upper()))
+    return Kind("other", None, skip_unsupported(tree.key.upper()))
