@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 
 from headwater.catalog import Catalog, ColumnSchema, LayeredCatalog, Names, TableSchema
 from headwater.extract.classify import classify
@@ -60,6 +61,7 @@ class Extractor:
         self.catalog = LayeredCatalog(catalog)
         self.session = Session(catalog_name, self.names.table_ident(database) if database else None)
         self._has_base = catalog is not None
+        self._generator = Dialect.get_or_raise(self.dialect).generator()
         self._index = 0
 
     def run(self, sql: str, run: RunInfo | None = None) -> ScriptResult:
@@ -196,14 +198,16 @@ class Extractor:
                     DirectLineage(field.name, render(alt), c.type, c.origin, c.sources, c.inputs, branch)
                 )
                 for itype, node in c.indirect:
-                    entry = IndirectLineage(itype, render(node), tuple(refs_of(node)), field.name)
+                    refs = tuple(refs_of(node))
+                    entry = IndirectLineage(itype, render(node), refs, field.name)
                     output_indirect.setdefault((field.name, itype, entry.expression), entry)
 
         dataset_indirect: dict[tuple, IndirectLineage] = {}
         for itype in DATASET_INDIRECT_TYPES:  # the guide's order: JOIN, FILTER, GROUP_BY, SORT
             for t, node in resolver.indirect:
                 if t is itype:
-                    entry = IndirectLineage(itype, render(node), tuple(refs_of(node)))
+                    refs = tuple(refs_of(node))
+                    entry = IndirectLineage(itype, render(node), refs)
                     dataset_indirect.setdefault((itype, entry.expression), entry)
 
         if not rel.complete and len(rel.columns) < len(fields):
@@ -252,7 +256,8 @@ class Extractor:
         )
 
     def _render(self, node: exp.Expression) -> str:
-        return node.sql(dialect=self.dialect or None)
+        """SQL text of a resolved expression (it is ours and analysed already: no copy needed)."""
+        return self._generator.generate(node, copy=False)
 
 
 def extract_script(

@@ -221,6 +221,8 @@ class Resolver:
         if sel.args.get("pivots"):
             self.diag("unsupported_construct", "PIVOT / UNPIVOT: lineage through it is not resolved", sel, construct="PIVOT")
 
+        for src in scope.sources.values():
+            _ = src.relation  # every relation in FROM is scanned, even when no column of it is read
         names, labels, items, complete = self._expand(sel, scope)
         columns = [self.resolve(item, scope) for item in items]
         rel = Relation(names, labels, columns, complete, [s.table for s in scope.sources.values() if s.table])
@@ -271,7 +273,7 @@ class Resolver:
         if isinstance(key, exp.Literal) and not key.is_string and key.this.isdigit():
             idx = int(key.this) - 1
             if 0 <= idx < len(items):
-                return self.resolve(items[idx], scope)
+                return self.resolve(items[idx], scope)  # fresh copies
             self.diag("unknown_column", f"position {key.this} is not in the select list", key, Severity.ERROR)
             return []
         return self.resolve(key, scope, alias_first=alias_first, alias_fallback=True)
@@ -489,7 +491,7 @@ class Resolver:
         Several copies when a column comes from a set operation with several branches.
         """
         if isinstance(expr, exp.Column) and not isinstance(expr.this, exp.Star):
-            return [a.copy() for a in self._column(expr, scope, alias_first, alias_fallback)]
+            return self._column(expr, scope, alias_first, alias_fallback)
         subs: list[tuple[int, Alts]] = []
         for node in _scope_nodes(expr):
             if isinstance(node, exp.Column):
@@ -503,7 +505,10 @@ class Resolver:
         choices = [alts if alts else [None] for _, alts in subs]  # type: ignore[list-item]
         out: Alts = []
         for combo in itertools.islice(itertools.product(*choices), MAX_ALTERNATIVES):
-            mapping = {key: alt for (key, _), alt in zip(subs, combo, strict=True) if alt is not None}
+            fresh = not out  # later combinations share replacements with the first: copy them
+            mapping = {
+                key: alt if fresh else clone(alt) for (key, _), alt in zip(subs, combo, strict=True) if alt is not None
+            }
             out.append(_substitute(expr, mapping))
         return out
 
@@ -513,17 +518,17 @@ class Resolver:
         parent = node.parent
         scalar = not isinstance(parent, exp.In | exp.Exists | exp.Any | exp.All)
         if scalar and len(rel.columns) == 1:
-            return rel.columns[0]
+            return [clone(alt) for alt in rel.columns[0]]
         # a predicate subquery: render what it compares, over its base tables
-        select = exp.Select(expressions=[alts[0].copy() for alts in rel.columns if alts] or [exp.Star()])
+        select = exp.Select(expressions=[clone(alts[0]) for alts in rel.columns if alts] or [exp.Star()])
         if rel.tables:
             select.set("from_", exp.From(this=exp.to_table(rel.tables[0].name)))
             for t in rel.tables[1:]:
                 select.append("joins", exp.Join(this=exp.to_table(t.name)))
         if rel.correlated:
-            cond = rel.correlated[0].copy()
+            cond = clone(rel.correlated[0])
             for c in rel.correlated[1:]:
-                cond = exp.And(this=cond, expression=c.copy())
+                cond = exp.And(this=cond, expression=clone(c))
             select.set("where", exp.Where(this=cond))
         return [select if isinstance(node, exp.Select) else exp.Subquery(this=select)]
 
@@ -555,7 +560,7 @@ class Resolver:
             return self._unresolved(col, "unknown_qualifier", f"{qualifier}.{name}: {qualifier} names no table in scope", Severity.ERROR)
 
         if alias_first and name in scope.aliases:
-            return scope.aliases[name]
+            return [clone(alt) for alt in scope.aliases[name]]
         s = scope
         while s is not None:
             found = self._unqualified(s, name, col)
@@ -565,7 +570,7 @@ class Resolver:
                 return found
             s = s.parent
         if alias_fallback and name in scope.aliases:
-            return scope.aliases[name]
+            return [clone(alt) for alt in scope.aliases[name]]
         if not scope.sources and scope.parent is None:
             return self._unresolved(col, "unknown_column", f"column {name} with no table to read it from", Severity.ERROR)
         return self._unresolved(col, "unknown_column", f"column {name} is in no table of its scope", Severity.ERROR)
@@ -620,7 +625,7 @@ class Resolver:
                     node, "unknown_column", f"column {name} of {src.alias}: that relation's columns are not all known"
                 )
             return self._unresolved(node, "unknown_column", f"column {name} is not an output of {src.alias}", Severity.ERROR)
-        return rel.columns[idx]
+        return [clone(alt) for alt in rel.columns[idx]]
 
     def _unresolved(self, node: exp.Expression, code: str, message: str, severity: Severity = Severity.WARNING) -> Alts:
         self.diag(code, message, node, severity)
@@ -658,18 +663,43 @@ def _scope_nodes(expr: exp.Expression) -> Iterator[exp.Expression]:
 
 
 def _substitute(node: exp.Expression, mapping: dict[int, exp.Expression]) -> exp.Expression:
-    """A copy of ``node`` with the nodes whose id is in ``mapping`` replaced (by copies)."""
+    """A copy of ``node`` with the nodes whose id is in ``mapping`` replaced (by copies).
+
+    Unlike ``Expression.copy`` it keeps no comments, token positions or other metadata but the
+    resolved column reference, which makes it several times cheaper.
+    """
     replacement = mapping.get(id(node))
     if replacement is not None:
-        return replacement.copy()
-    new = node.__class__()
+        return replacement
+    kwargs: dict[str, object] = {}
     for key, value in node.args.items():
         if isinstance(value, exp.Expression):
-            new.set(key, _substitute(value, mapping))
+            kwargs[key] = _substitute(value, mapping)
         elif type(value) is list:
-            new.set(key, [_substitute(v, mapping) if isinstance(v, exp.Expression) else v for v in value])
+            kwargs[key] = [_substitute(v, mapping) if isinstance(v, exp.Expression) else v for v in value]
         else:
-            new.args[key] = value
-    if node._meta and REF in node.meta:
-        new.meta[REF] = node.meta[REF]
+            kwargs[key] = value
+    new = node.__class__(**kwargs)
+    if node._meta and REF in node._meta:
+        new.meta[REF] = node._meta[REF]
+    return new
+
+
+def clone(node: exp.Expression) -> exp.Expression:
+    """A cheap copy of a resolved expression (see ``_substitute``)."""
+    kwargs: dict[str, object] = {}
+    for key, value in node.args.items():
+        if isinstance(value, exp.Expression):
+            kwargs[key] = clone(value)
+        elif type(value) is list:
+            kwargs[key] = [clone(v) if isinstance(v, exp.Expression) else v for v in value]
+        else:
+            kwargs[key] = value
+    new = node.__class__(**kwargs)
+    meta = node._meta
+    if meta:
+        if REF in meta:
+            new.meta[REF] = meta[REF]
+        elif UNRESOLVED in meta:
+            new.meta[UNRESOLVED] = True
     return new
