@@ -1,0 +1,78 @@
+"""The plugin SPI, shaped like Doris's ``LineagePlugin`` / ``LineagePluginFactory``.
+
+Life cycle: discover factory → ``create(context)`` → ``initialize(context)`` →
+``event_filter()`` / ``exec(event)`` … → ``close()``.
+
+>>> class Hello(LineagePlugin):
+...     def name(self) -> str: return "hello"
+...     def event_filter(self) -> bool: return True
+...     def exec(self, event: LineageInfo) -> None: pass
+>>> Hello().event_filter()
+True
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from headwater.model import LineageInfo
+
+
+@dataclass(frozen=True, slots=True)
+class PluginContext:
+    """What a factory and its plugin are given: the factory name, the plugin's directory and its settings.
+
+    ``plugin_dir`` is the plugin's own directory (``<plugin_dir>/lineage/<dir>``) for a directory
+    plugin, the directory of the factory's module for an installed one.
+    """
+
+    name: str
+    plugin_dir: Path | None
+    settings: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    def setting(self, key: str, default: Any = None) -> Any:
+        """One setting of this plugin, or ``default``."""
+        return self.settings.get(key, default)
+
+
+class LineagePlugin(ABC):
+    """A lineage sink. ``exec`` runs on the single dispatch worker; ``event_filter`` on any thread."""
+
+    @abstractmethod
+    def name(self) -> str:
+        """The plugin's name; should equal its factory's name."""
+
+    def initialize(self, context: PluginContext) -> None:  # noqa: B027 - optional hook
+        """Prepare the plugin (open files, clients). An exception here means the plugin is not loaded."""
+
+    @abstractmethod
+    def event_filter(self) -> bool:
+        """Whether the plugin wants events now: cheap, no arguments, thread-safe.
+
+        Called on the producer's thread before extraction and on the worker before dispatch.
+        An exception counts as false and is logged.
+        """
+
+    @abstractmethod
+    def exec(self, event: LineageInfo) -> None:
+        """Deliver one event. The return value is ignored; an exception is logged and counted."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release resources; called once, after the worker stopped dispatching."""
+
+
+class LineagePluginFactory(ABC):
+    """Creates a plugin. ``name()`` is what ``activate_lineage_plugin`` matches, case-sensitively."""
+
+    @abstractmethod
+    def name(self) -> str:
+        """The globally unique factory name."""
+
+    @abstractmethod
+    def create(self, context: PluginContext) -> LineagePlugin:
+        """A new, not yet initialised plugin."""

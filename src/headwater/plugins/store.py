@@ -1,0 +1,49 @@
+"""``store``: record each event in the headwater store (``headwater.store.open_store(url).record(event)``).
+
+Settings: ``url`` (required), an SQLAlchemy URL of the store database. Recording is idempotent in the
+store, so a re-sent event (same event id) does not duplicate anything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from headwater.dispatch.spi import LineagePlugin, LineagePluginFactory, PluginContext
+from headwater.model import LineageInfo
+from headwater.plugins import _settings as s
+
+NAME = "store"
+
+
+class StorePlugin(LineagePlugin):
+    def __init__(self) -> None:
+        self.store: Any = None
+
+    def name(self) -> str:
+        return NAME
+
+    def initialize(self, context: PluginContext) -> None:
+        from headwater.store import open_store  # type: ignore[attr-defined]
+
+        self.store = open_store(s.string(context, "url"))
+
+    def event_filter(self) -> bool:
+        return self.store is not None
+
+    def exec(self, event: LineageInfo) -> None:
+        if self.store is None:
+            raise RuntimeError("store plugin is closed")
+        self.store.record(event)
+
+    def close(self) -> None:
+        store, self.store = self.store, None
+        if store is not None and callable(getattr(store, "close", None)):
+            store.close()
+
+
+class StorePluginFactory(LineagePluginFactory):
+    def name(self) -> str:
+        return NAME
+
+    def create(self, context: PluginContext) -> LineagePlugin:
+        return StorePlugin()
