@@ -92,3 +92,25 @@ class LayeredCatalog:
     def drop(self, ref: TableRef) -> None:
         self.overlay.drop(ref)
         self._dropped.add(ref)
+
+
+class ChainCatalog:
+    """Several catalogs asked in order; the first that knows the table answers.
+
+    >>> from headwater.model import TableRef
+    >>> a, b = MemoryCatalog(), MemoryCatalog()
+    >>> ref = TableRef("internal", "db", "t")
+    >>> b.put(ref, TableSchema((ColumnSchema("x"),)))
+    >>> ChainCatalog(a, b).table(ref).column_names
+    ('x',)
+    """
+
+    def __init__(self, *catalogs: Catalog) -> None:
+        self.catalogs: tuple[Catalog, ...] = catalogs
+
+    def table(self, ref: TableRef) -> TableSchema | None:
+        for catalog in self.catalogs:
+            found = catalog.table(ref)
+            if found is not None:
+                return found
+        return None

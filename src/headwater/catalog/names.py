@@ -13,6 +13,11 @@ table names are not.
 'Orders'
 >>> Names.for_dialect("snowflake").column("amount", quoted=False)
 'AMOUNT'
+
+``generic`` names sqlglot's default dialect:
+
+>>> Names.for_dialect("generic").table("Orders", quoted=False)
+'orders'
 """
 
 from __future__ import annotations
@@ -25,6 +30,20 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect, NormalizationStrategy
 
 _MYSQL_FAMILY = {"mysql", "doris", "starrocks", "singlestore", "tidb"}
+MYSQL_FAMILY = frozenset(_MYSQL_FAMILY)
+"""Dialects whose column names are case-insensitive while table names are not."""
+
+
+def sqlglot_dialect(dialect: str) -> str:
+    """The sqlglot name of a headwater dialect name: ``generic`` is sqlglot's default (""),
+    ``flink`` reads as ``hive``.
+
+    >>> sqlglot_dialect("generic"), sqlglot_dialect("flink"), sqlglot_dialect("doris")
+    ('', 'hive', 'doris')
+    """
+    if dialect in ("generic", "default"):
+        return ""
+    return "hive" if dialect == "flink" else dialect
 
 
 def _folder(strategy: NormalizationStrategy) -> Callable[[str, bool], str]:
@@ -50,7 +69,7 @@ class Names:
     @staticmethod
     @cache
     def for_dialect(dialect: str) -> Names:
-        strategy = Dialect.get_or_raise(dialect).NORMALIZATION_STRATEGY
+        strategy = Dialect.get_or_raise(sqlglot_dialect(dialect)).NORMALIZATION_STRATEGY
         table = _folder(strategy)
         column = _folder(NormalizationStrategy.CASE_INSENSITIVE) if dialect in _MYSQL_FAMILY else table
         return Names(dialect, table, column)

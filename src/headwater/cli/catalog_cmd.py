@@ -1,9 +1,73 @@
-"""Command group (to be filled in)."""
+"""``headwater catalog …``: schema snapshots of live databases."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+from typing import Annotated
+
 import typer
+
+catalog_app = typer.Typer(
+    name="catalog",
+    help="Schemas for binding: snapshot a live database into a schema file.",
+    no_args_is_help=True,
+)
+
+
+@catalog_app.command("dump")
+def dump(
+    catalog_url: Annotated[
+        str,
+        typer.Option(
+            "--catalog-url",
+            help="SQLAlchemy URL: mysql+pymysql://… (Doris, StarRocks, MySQL, MariaDB), "
+            "postgresql+psycopg://…, sqlite:///…",
+        ),
+    ],
+    database: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--database",
+            "-d",
+            help="Database (PostgreSQL: schema) to dump; repeat for several. Default: the URL's database "
+            "(every user database when it names none); every user schema for PostgreSQL.",
+        ),
+    ] = None,
+    dialect: Annotated[
+        str, typer.Option("--dialect", help="Dialect of the SQL to bind (over MySQL: of view SQL too).")
+    ] = "doris",
+    catalog_name: Annotated[
+        str, typer.Option("--catalog-name", help="Catalog the tables belong to in lineage events.")
+    ] = "internal",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write to this file instead of standard output.")
+    ] = None,
+) -> None:
+    """Write every table and view (columns, types, view SQL) as a schema file for --schema."""
+    from sqlglot.dialects.dialect import Dialect
+
+    from headwater.catalog import CatalogError, dump_catalog, write_schema_document
+    from headwater.catalog.names import sqlglot_dialect
+
+    try:
+        Dialect.get_or_raise(sqlglot_dialect(dialect))
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--dialect") from None
+    try:
+        doc = dump_catalog(catalog_url, database or None, dialect=dialect, catalog=catalog_name)
+    except CatalogError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    if output is None:
+        write_schema_document(doc, sys.stdout)
+    else:
+        with output.open("w", encoding="utf-8") as out:
+            write_schema_document(doc, out)
+    views = sum(1 for t in doc["tables"] if t["kind"] == "view")
+    typer.echo(f"{len(doc['tables']) - views} tables and {views} views from {doc['source']}", err=True)
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to ``app``."""
+    app.add_typer(catalog_app)
