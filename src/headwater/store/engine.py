@@ -1,0 +1,77 @@
+"""Engines for store URLs: SQLite (WAL, immediate write transactions) and PostgreSQL.
+
+>>> default_url().startswith("sqlite:///") or "HEADWATER_STORE" in __import__("os").environ
+True
+>>> normalise_url("lineage.db")
+'sqlite:///lineage.db'
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.pool import StaticPool
+
+DEFAULT_PATH = Path.home() / ".headwater" / "lineage.db"
+ENV_VAR = "HEADWATER_STORE"
+
+_write_locks: dict[str, threading.Lock] = {}
+_locks_guard = threading.Lock()
+
+
+def default_url() -> str:
+    """``$HEADWATER_STORE``, else the SQLite file ``~/.headwater/lineage.db``."""
+    return os.environ.get(ENV_VAR) or f"sqlite:///{DEFAULT_PATH}"
+
+
+def normalise_url(url: str) -> str:
+    """A bare path means a SQLite file."""
+    return url if "://" in url else f"sqlite:///{url}"
+
+
+def write_lock(url: str) -> threading.Lock:
+    """One lock per database within this process: SQLite has a single writer anyway."""
+    with _locks_guard:
+        return _write_locks.setdefault(url, threading.Lock())
+
+
+def _sqlite_engine(url: str) -> Engine:
+    u = make_url(url)
+    memory = u.database in (None, "", ":memory:")
+    if not memory:
+        Path(u.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False, "timeout": 30}}
+    if memory:
+        kwargs["poolclass"] = StaticPool
+    engine = create_engine(url, **kwargs)
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # SQLAlchemy's "begin" event below issues BEGIN
+        cur = dbapi_conn.cursor()
+        if not memory:
+            cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.execute("PRAGMA busy_timeout=30000")
+        cur.execute("PRAGMA cache_size=-65536")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        write = conn.get_execution_options().get("headwater_write", False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+    return engine
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for ``url`` (``sqlite:///…``, ``postgresql+psycopg://…`` or a bare file path)."""
+    url = normalise_url(url)
+    if url.startswith("sqlite"):
+        return _sqlite_engine(url)
+    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)

@@ -1,0 +1,165 @@
+"""An OpenLineage ``RunEvent`` (as parsed JSON) as ``Facts``.
+
+- the job is ``namespace/name`` of the event's job; the run id is the run key, so several events
+  of one run (START, RUNNING, COMPLETE) add to each other instead of replacing;
+- a dataset in one of the store's *headwater namespaces* (default ``headwater``) is named as
+  headwater names it (``db.table`` → catalog ``internal``; ``catalog.db.table``), so lineage sent
+  through OpenLineage meets lineage recorded directly; any other namespace is its own source system;
+- the ``schema`` facet's fields become FIELD nodes; ``columnLineage`` inputs become MAPS_TO edges
+  (transformation type/subtype → dependency/subtype; legacy ``transformationType`` IDENTITY →
+  IDENTITY, anything else TRANSFORMATION); the facet's ``dataset`` entries apply to every output field;
+- FAIL and ABORT events are counted but assert no edges.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from headwater.store.errors import InvalidInput
+from headwater.store.facts import Facts, FactsBuilder, NodeKey
+from headwater.store.names import to_us
+from headwater.store.types import EdgeType, NodeType
+
+_NS = uuid.UUID("3a1f0c52-7d7e-4b7e-8f4e-2b8a4c1d9e60")
+_DIRECT_SUBTYPES = {"IDENTITY", "TRANSFORMATION", "AGGREGATION"}
+
+
+def _get(d: Any, key: str, path: str, kind: type | tuple[type, ...] = str) -> Any:
+    if not isinstance(d, Mapping):
+        raise InvalidInput(path, "expected an object")
+    if key not in d or d[key] is None:
+        raise InvalidInput(f"{path}.{key}", "missing")
+    value = d[key]
+    if not isinstance(value, kind):
+        raise InvalidInput(f"{path}.{key}", f"expected {getattr(kind, '__name__', 'a value')}")
+    return value
+
+
+class _Datasets:
+    def __init__(self, b: FactsBuilder, namespaces: Collection[str]) -> None:
+        self.b = b
+        self.namespaces = namespaces
+
+    def key(self, namespace: str, name: str) -> NodeKey:
+        if namespace in self.namespaces:
+            parts = name.split(".")
+            if len(parts) <= 2:
+                return self.b.dataset("internal", *parts)
+            return self.b.dataset(parts[0], *parts[1:])
+        return self.b.dataset(namespace, *name.split("."))
+
+
+def _transformations(inp: Mapping[str, Any], legacy: str | None) -> list[tuple[str, str, str | None, bool]]:
+    out = []
+    for t in inp.get("transformations") or ():
+        dep = str(t.get("type") or "DIRECT").upper()
+        sub = str(t.get("subtype") or ("TRANSFORMATION" if dep == "DIRECT" else "FILTER")).upper()[:16]
+        out.append(
+            (
+                dep if dep in ("DIRECT", "INDIRECT") else "DIRECT",
+                sub,
+                t.get("description"),
+                bool(t.get("masking")),
+            )
+        )
+    if not out:
+        sub = "IDENTITY" if (legacy or "").upper() == "IDENTITY" else "TRANSFORMATION"
+        out.append(("DIRECT", sub, None, (legacy or "").upper() == "MASKED"))
+    return out
+
+
+def run_event_facts(event: Mapping[str, Any], namespaces: Collection[str] = ("headwater",)) -> Facts:
+    """Translate one RunEvent; raises ``InvalidInput`` naming the first bad field."""
+    event_time = _get(event, "eventTime", "event")
+    try:
+        t = to_us(event_time)
+    except ValueError:
+        raise InvalidInput("event.eventTime", f"not an ISO 8601 time: {event_time!r}") from None
+    assert t is not None
+    run_id = _get(_get(event, "run", "event", Mapping), "runId", "event.run")
+    job_d = _get(event, "job", "event", Mapping)
+    job_ns, job_nm = _get(job_d, "namespace", "event.job"), _get(job_d, "name", "event.job")
+    event_type = str(event.get("eventType") or "OTHER").upper()
+    inputs = event.get("inputs") or []
+    outputs = event.get("outputs") or []
+    for label, items in (("inputs", inputs), ("outputs", outputs)):
+        if not isinstance(items, list):
+            raise InvalidInput(f"event.{label}", "expected a list")
+        for k, d in enumerate(items):
+            _get(d, "namespace", f"event.{label}[{k}]")
+            _get(d, "name", f"event.{label}[{k}]")
+    facts = Facts(
+        event_id="ol:"
+        + str(uuid.uuid5(_NS, f"{run_id}\x1f{event_type}\x1f{event_time}\x1f{job_ns}/{job_nm}")),
+        kind="openlineage",
+        run_key=f"ol:{run_id}",
+        event_us=t,
+        status=event_type,
+        payload=json.dumps(event, sort_keys=True, default=str),
+    )
+    b = FactsBuilder(facts)
+    job = b.node(NodeType.JOB, f"ol:{job_ns}/{job_nm}", job_nm.lower(), properties={"namespace": job_ns})
+    facts.job = job
+    if event_type in ("FAIL", "ABORT"):
+        return facts
+    ds = _Datasets(b, namespaces)
+    for d in inputs:
+        key = ds.key(d["namespace"], d["name"])
+        _schema_fields(b, key, d)
+        b.edge(EdgeType.READ, key, job)
+    for k, d in enumerate(outputs):
+        key = ds.key(d["namespace"], d["name"])
+        out_fields = _schema_fields(b, key, d)
+        b.edge(EdgeType.WRITE, job, key)
+        cl = (d.get("facets") or {}).get("columnLineage") or {}
+        per_field = cl.get("fields") or {}
+        if not isinstance(per_field, Mapping):
+            raise InvalidInput(f"event.outputs[{k}].facets.columnLineage.fields", "expected an object")
+        for column, spec in per_field.items():
+            dst = b.field(key, column)
+            out_fields.append(dst)
+            legacy = spec.get("transformationType")
+            for j, inp in enumerate(spec.get("inputFields") or ()):
+                path = f"event.outputs[{k}].facets.columnLineage.fields.{column}.inputFields[{j}]"
+                src = b.field(
+                    ds.key(_get(inp, "namespace", path), _get(inp, "name", path)), _get(inp, "field", path)
+                )
+                for dep, sub, desc, masking in _transformations(inp, legacy):
+                    b.edge(
+                        EdgeType.MAPS_TO,
+                        src,
+                        dst,
+                        subtype=sub,
+                        dependency=dep,
+                        expression=desc or spec.get("transformationDescription"),
+                        masking=masking,
+                    )
+        for j, inp in enumerate(cl.get("dataset") or ()):
+            path = f"event.outputs[{k}].facets.columnLineage.dataset[{j}]"
+            src = b.field(
+                ds.key(_get(inp, "namespace", path), _get(inp, "name", path)), _get(inp, "field", path)
+            )
+            for dep, sub, desc, masking in _transformations(inp, None):
+                for dst in dict.fromkeys(out_fields):
+                    b.edge(
+                        EdgeType.MAPS_TO,
+                        src,
+                        dst,
+                        subtype=sub,
+                        dependency=dep,
+                        expression=desc,
+                        masking=masking,
+                    )
+    return facts
+
+
+def _schema_fields(b: FactsBuilder, key: NodeKey, d: Mapping[str, Any]) -> list[NodeKey]:
+    schema = (d.get("facets") or {}).get("schema") or {}
+    return [
+        b.field(key, f["name"])
+        for f in schema.get("fields") or ()
+        if isinstance(f, Mapping) and f.get("name")
+    ]

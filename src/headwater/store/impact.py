@@ -1,0 +1,161 @@
+"""``analyze_impact``: what a change to a dataset or field affects downstream, and how badly.
+
+Severity rules (``docs/store.md``). Each affected field gets the strongest dependency class over
+the paths that reach it from a changed field: **IDENTITY** (every hop a DIRECT IDENTITY mapping:
+the value is copied), **VALUE** (every hop DIRECT: the value is computed from it, through
+TRANSFORMATION or AGGREGATION), **INDIRECT** (some hop is JOIN / FILTER / GROUP_BY / SORT / WINDOW /
+CONDITIONAL). Nodes reached only through table-level lineage (READ / WRITE / entity edges) have
+class **UNKNOWN**.
+
+=================================  ========  ========  ========  =======
+change                             IDENTITY  VALUE     INDIRECT  UNKNOWN
+=================================  ========  ========  ========  =======
+DELETE, SCHEMA_CHANGE (drop,       CRITICAL  HIGH      MEDIUM    HIGH
+rename, type change: the default)
+DATA_UPDATE                        MEDIUM    MEDIUM    LOW       MEDIUM
+metadata only (SCHEMA_CHANGE with  LOW       LOW       LOW       LOW
+operation ADD_COLUMN, COMMENT,
+METADATA, PROPERTIES)
+=================================  ========  ========  ========  =======
+
+A dataset takes the highest severity of its affected fields (UNKNOWN when none); a job the
+highest of the fields it writes; group and overall severity are the maximum of their members
+(LOW when nothing is affected). ``risk_level`` is the overall severity in words, raised one step
+when ten or more datasets are affected.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import Connection, select
+
+from headwater.store.fields import MAPS_TO, direct_reach
+from headwater.store.resolve import children, fetch_nodes, normalise_ref, resolve
+from headwater.store.results import ImpactAnalysis, ImpactGroup, NodeInfo
+from headwater.store.schema import nodes
+from headwater.store.traverse import DEFAULT_MAX_NODES, walk
+from headwater.store.types import ENTITY_TYPES, FLOW_EDGE_TYPES, ChangeType, ImpactSeverity, NodeType
+
+IDENTITY, VALUE, INDIRECT, UNKNOWN = "IDENTITY", "VALUE", "INDIRECT", "UNKNOWN"
+METADATA_OPERATIONS = frozenset({"ADD_COLUMN", "COMMENT", "METADATA", "PROPERTIES"})
+_S = ImpactSeverity
+RULES: Mapping[str, Mapping[str, ImpactSeverity]] = {
+    "DESTRUCTIVE": {IDENTITY: _S.CRITICAL, VALUE: _S.HIGH, INDIRECT: _S.MEDIUM, UNKNOWN: _S.HIGH},
+    ChangeType.DATA_UPDATE: {IDENTITY: _S.MEDIUM, VALUE: _S.MEDIUM, INDIRECT: _S.LOW, UNKNOWN: _S.MEDIUM},
+    "METADATA": {IDENTITY: _S.LOW, VALUE: _S.LOW, INDIRECT: _S.LOW, UNKNOWN: _S.LOW},
+}
+RISK_WORDS = ("low", "moderate", "high", "critical")
+BROAD = 10
+_GROUP_ORDER = [t.value for t in NodeType]
+
+
+def rule_set(change_type: ChangeType, details: Mapping[str, Any]) -> str:
+    """Which row of the severity table applies."""
+    operation = str(details.get("operation", "")).upper()
+    if change_type == ChangeType.SCHEMA_CHANGE and operation in METADATA_OPERATIONS:
+        return "METADATA"
+    if change_type == ChangeType.DATA_UPDATE:
+        return ChangeType.DATA_UPDATE.value
+    return "DESTRUCTIVE"
+
+
+def _changed_fields(conn: Connection, root: NodeInfo, details: Mapping[str, Any]) -> list[int]:
+    if root.type == NodeType.FIELD:
+        return [root.id]
+    fields = children(conn, root.id, NodeType.FIELD)
+    wanted = {normalise_ref(str(c)) for c in details.get("columns") or ()}
+    if wanted:
+        fields = [f for f in fields if f.name.rsplit(".", 1)[-1] in wanted]
+    return [f.id for f in fields]
+
+
+def _has_entities(conn: Connection) -> bool:
+    q = select(nodes.c.id).where(nodes.c.type.in_(sorted(ENTITY_TYPES | {NodeType.EXTERNAL}))).limit(1)
+    return conn.execute(q).first() is not None
+
+
+def analyze_impact(
+    conn: Connection,
+    target: str | int,
+    change_type: ChangeType | str = ChangeType.SCHEMA_CHANGE,
+    details: Mapping[str, Any] | None = None,
+    as_of: int | None = None,
+    sample_size: int = 5,
+    max_nodes: int = DEFAULT_MAX_NODES,
+) -> ImpactAnalysis:
+    """Affected nodes grouped by type with counts, samples and severities (see module doc).
+
+    ``details`` may name ``columns`` (of a dataset target) and an ``operation``.
+    """
+    change_type = ChangeType(change_type)
+    details = dict(details or {})
+    root = resolve(conn, target)
+    rules = RULES[rule_set(change_type, details)]
+    roots = _changed_fields(conn, root, details)
+    fw = walk(conn, roots, False, MAPS_TO, as_of, None, max_nodes)
+    ident = direct_reach(fw, roots, lambda r: r.dependency == "DIRECT" and r.subtype == "IDENTITY")
+    value = direct_reach(fw, roots)
+    severity: dict[int, ImpactSeverity] = {}
+    for n in fw.depth:
+        if n not in roots:
+            severity[n] = rules[IDENTITY if n in ident else VALUE if n in value else INDIRECT]
+    infos = fetch_nodes(conn, fw.depth)
+    for n in list(severity):
+        parent = infos[n].parent_id
+        if parent is not None and parent != root.id:
+            severity[parent] = max(severity.get(parent, _S.LOW), severity[n], key=lambda s: s.rank)
+    for row in fw.edges.values():
+        if row.job_id is not None and row.dst_id in severity:
+            prev = severity.get(row.job_id, _S.LOW)
+            severity[row.job_id] = max(prev, severity[row.dst_id], key=lambda s: s.rank)
+    truncated = fw.truncated
+    field_datasets = {infos[n].parent_id for n in fw.depth if n not in roots and infos[n].parent_id}
+    table_only: set[int] = set()
+    if root.type != NodeType.FIELD:
+        tw = walk(conn, [root.id], False, FLOW_EDGE_TYPES, as_of, None, max_nodes)
+        table_only = set(tw.depth) - {root.id}
+        truncated = truncated or tw.truncated
+    elif field_datasets and _has_entities(conn):
+        tw = walk(conn, sorted(field_datasets), False, FLOW_EDGE_TYPES, as_of, None, max_nodes)
+        table_only = set(tw.depth)
+        truncated = truncated or tw.truncated
+    all_infos = {**infos, **fetch_nodes(conn, (set(severity) | table_only) - set(infos))}
+    for n in table_only:
+        info = all_infos.get(n)
+        if info is None or n in severity:
+            continue
+        if root.type == NodeType.FIELD and info.type not in ENTITY_TYPES | {NodeType.EXTERNAL}:
+            continue
+        severity[n] = rules[UNKNOWN]
+    severity.pop(root.id, None)
+    for r in roots:
+        severity.pop(r, None)
+    by_type: dict[str, list[int]] = {}
+    for n in severity:
+        if n in all_infos:
+            by_type.setdefault(all_infos[n].type, []).append(n)
+    groups = []
+    for typ in sorted(by_type, key=lambda t: _GROUP_ORDER.index(t) if t in _GROUP_ORDER else 99):
+        members = sorted(by_type[typ], key=lambda n: (-severity[n].rank, all_infos[n].name))
+        top = max((severity[n] for n in members), key=lambda s: s.rank)
+        groups.append(
+            ImpactGroup(typ, len(members), [all_infos[n].name for n in members[:sample_size]], top.value)
+        )
+    overall = max((ImpactSeverity(g.severity) for g in groups), key=lambda s: s.rank, default=_S.LOW)
+    step = overall.rank - 1 + (1 if len(by_type.get(NodeType.DATASET, ())) >= BROAD else 0)
+    details.setdefault("rules", rule_set(change_type, details))
+    details["changed_fields"] = sorted(all_infos[r].name for r in roots if r in all_infos)
+    return ImpactAnalysis(
+        analysis_id=str(uuid.uuid4()),
+        target=root,
+        change_type=change_type.value,
+        total_affected_count=sum(len(v) for v in by_type.values()),
+        groups=groups,
+        overall_severity=overall.value,
+        risk_level=RISK_WORDS[min(step, len(RISK_WORDS) - 1)],
+        truncated=truncated,
+        details=details,
+    )

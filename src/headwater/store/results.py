@@ -1,0 +1,150 @@
+"""What the queries return: plain, immutable dataclasses (the service mirrors them in pydantic)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class NodeInfo:
+    """A node; ``depth`` is signed in lineage answers (negative upstream, positive downstream)."""
+
+    id: int
+    type: str
+    name: str
+    short: str
+    parent_id: int | None = None
+    depth: int | None = None
+    properties: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeInfo:
+    """An edge in data-flow orientation: ``source`` upstream of ``target``."""
+
+    id: int
+    type: str
+    source: int
+    target: int
+    subtype: str | None = None
+    dependency: str | None = None
+    expression: str | None = None
+    labels: tuple[str, ...] = ()
+    masking: bool = False
+    job_id: int | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LineageGraph:
+    root: NodeInfo
+    direction: str
+    nodes: list[NodeInfo]
+    edges: list[EdgeInfo]
+    total_nodes: int
+    total_edges: int
+    truncated: bool
+    offset: int = 0
+    limit: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FieldPath:
+    """A field reached from the queried one, with the edges between them in data-flow order."""
+
+    field: NodeInfo
+    depth: int
+    path: list[EdgeInfo]
+    types: list[str]
+    dependency: str = "DIRECT"
+
+
+@dataclass(frozen=True, slots=True)
+class FieldOrigin:
+    field: NodeInfo
+    origins: list[FieldPath]
+    total: int
+    truncated: bool
+    include_indirect: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FieldImpact:
+    field: NodeInfo
+    impacted: list[FieldPath]
+    total: int
+    direct_count: int
+    indirect_count: int
+    truncated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class OriginPath:
+    """A root reached upstream, the source system that holds it, and the edges to it."""
+
+    origin: NodeInfo
+    system: NodeInfo | None
+    depth: int
+    path: list[EdgeInfo]
+
+
+@dataclass(frozen=True, slots=True)
+class TraceResult:
+    root: NodeInfo
+    source_systems: list[NodeInfo]
+    origins: list[OriginPath]
+    total_sources: int
+    truncated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ImpactGroup:
+    type: str
+    count: int
+    sample_node_ids: list[str]
+    severity: str
+
+
+@dataclass(frozen=True, slots=True)
+class ImpactAnalysis:
+    analysis_id: str
+    target: NodeInfo
+    change_type: str
+    total_affected_count: int
+    groups: list[ImpactGroup]
+    overall_severity: str
+    risk_level: str
+    truncated: bool
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class LineageSummary:
+    node: NodeInfo
+    upstream_count: int
+    downstream_count: int
+    field_count: int
+    pipeline_count: int
+    last_updated: datetime | None
+    node_type_counts: dict[str, int]
+    truncated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class LineageStats:
+    total_nodes: int
+    total_edges: int
+    total_field_mappings: int
+    nodes_by_type: dict[str, int]
+    edges_by_type: dict[str, int]
+    events_recorded: int
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteResult:
+    edges_closed: int
+    edges_purged: int
+    events_deleted: int

@@ -1,0 +1,83 @@
+"""The graph tables (SQLAlchemy Core): nodes, edges, events.
+
+Edges are stored in data-flow orientation: ``src_id`` is upstream, ``dst_id`` downstream, whatever
+the edge type's verb says (see ``docs/store.md``). Times are microseconds since the Unix epoch (UTC);
+an edge still valid has ``valid_to == OPEN``.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    Index,
+    Integer,
+    MetaData,
+    SmallInteger,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+OPEN = 2**62
+"""``valid_to`` of an edge that has not been closed."""
+
+metadata = MetaData()
+
+nodes = Table(
+    "hw_nodes",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("type", String(16), nullable=False),
+    Column("name", String(1024), nullable=False),
+    Column("short", String(512), nullable=False),
+    Column("parent_id", Integer, nullable=True),
+    Column("properties", Text, nullable=True),
+    Column("created_us", BigInteger, nullable=False),
+    UniqueConstraint("name", "type", name="uq_hw_nodes_name_type"),
+    Index("ix_hw_nodes_short", "short"),
+    Index("ix_hw_nodes_parent", "parent_id"),
+)
+
+events = Table(
+    "hw_events",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("event_id", String(128), nullable=False),
+    Column("kind", String(16), nullable=False),
+    Column("job_id", Integer, nullable=True),
+    Column("run_key", String(256), nullable=False),
+    Column("event_us", BigInteger, nullable=False),
+    Column("recorded_us", BigInteger, nullable=False),
+    Column("status", String(16), nullable=True),
+    Column("deleted_us", BigInteger, nullable=True),
+    Column("payload", Text, nullable=True),
+    UniqueConstraint("event_id", name="uq_hw_events_event_id"),
+    Index("ix_hw_events_job", "job_id"),
+)
+
+edges = Table(
+    "hw_edges",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("type", String(16), nullable=False),
+    Column("src_id", Integer, nullable=False),
+    Column("dst_id", Integer, nullable=False),
+    Column("subtype", String(16), nullable=True),
+    Column("dependency", String(8), nullable=True),
+    Column("expression", Text, nullable=True),
+    Column("labels", String(512), nullable=True),
+    Column("masking", Boolean, nullable=False, default=False),
+    Column("job_id", Integer, nullable=True),
+    Column("event_pk", Integer, nullable=True),
+    Column("up_cost", SmallInteger, nullable=False),
+    Column("down_cost", SmallInteger, nullable=False),
+    Column("valid_from", BigInteger, nullable=False),
+    Column("valid_to", BigInteger, nullable=False),
+    Index("ix_hw_edges_dst", "dst_id", "type"),
+    Index("ix_hw_edges_src", "src_id", "type"),
+    Index("ix_hw_edges_job", "job_id", "valid_to"),
+    Index("ix_hw_edges_event", "event_pk"),
+)

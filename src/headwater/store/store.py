@@ -1,0 +1,195 @@
+"""``LineageStore``: the store's public face. Writes are serialised per database in this process
+(SQLite allows one writer; PostgreSQL writers also lock the jobs they re-record) and every public
+method is safe to call from any thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, Engine
+
+from headwater.model import LineageInfo
+from headwater.store import delete as _delete
+from headwater.store import fields as _fields
+from headwater.store import impact as _impact
+from headwater.store import lineage as _lineage
+from headwater.store import summary as _summary
+from headwater.store import trace as _trace
+from headwater.store.engine import write_lock
+from headwater.store.facts import Facts
+from headwater.store.from_event import event_facts
+from headwater.store.from_external import lineage_facts
+from headwater.store.from_openlineage import run_event_facts
+from headwater.store.names import to_us
+from headwater.store.resolve import resolve
+from headwater.store.results import (
+    DeleteResult,
+    FieldImpact,
+    FieldOrigin,
+    ImpactAnalysis,
+    LineageGraph,
+    LineageStats,
+    LineageSummary,
+    NodeInfo,
+    TraceResult,
+)
+from headwater.store.traverse import DEFAULT_MAX_NODES
+from headwater.store.types import ChangeType, DatasetRef, Direction, ExecutionContext, FieldMapping
+from headwater.store.write import WriteResult, apply, chunks
+
+AsOf = datetime | str | int | None
+BATCH = 500
+
+
+class LineageStore:
+    """Record and query lineage in one database (see ``open_store``)."""
+
+    def __init__(self, engine: Engine, namespaces: Collection[str] = ("headwater",)) -> None:
+        self.engine = engine
+        self.namespaces = tuple(namespaces)
+        url = engine.url.render_as_string(hide_password=True)
+        self._lock: AbstractContextManager[Any] = (
+            write_lock(url) if engine.dialect.name == "sqlite" else nullcontext()
+        )
+        self._guard = threading.Lock()
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # ---------------------------------------------------------------- recording
+
+    def _write(self, facts: Sequence[Facts]) -> WriteResult:
+        result = WriteResult()
+        with self._lock, self.engine.connect().execution_options(headwater_write=True) as conn, conn.begin():
+            for part in chunks(list(facts), BATCH):
+                result.add(apply(conn, part))
+        return result
+
+    def record(self, event: LineageInfo) -> WriteResult:
+        """Record one headwater event; a replay of a recorded ``event_id`` changes nothing."""
+        return self._write([event_facts(event)])
+
+    def record_batch(self, events: Iterable[LineageInfo]) -> WriteResult:
+        """Record many events in one transaction (all or nothing)."""
+        return self._write([event_facts(e) for e in events])
+
+    def record_lineage(
+        self,
+        context: ExecutionContext,
+        inputs: Sequence[DatasetRef],
+        outputs: Sequence[DatasetRef],
+        field_mappings: Sequence[FieldMapping] = (),
+        metadata: Mapping[str, str] | None = None,
+    ) -> WriteResult:
+        """Record lineage another tool reports (a pipeline step's inputs, outputs, field mappings)."""
+        return self._write([lineage_facts(context, inputs, outputs, field_mappings, metadata)])
+
+    def record_openlineage(self, run_event: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> WriteResult:
+        """Record one OpenLineage RunEvent (parsed JSON), or a list of them in one transaction."""
+        items = [run_event] if isinstance(run_event, Mapping) else list(run_event)
+        return self._write([run_event_facts(e, self.namespaces) for e in items])
+
+    # ---------------------------------------------------------------- queries
+
+    def _read(self) -> AbstractContextManager[Connection]:
+        return self.engine.connect()
+
+    def resolve(self, node: str | int) -> NodeInfo:
+        with self._read() as conn:
+            return resolve(conn, node)
+
+    def get_lineage(
+        self,
+        node: str | int,
+        direction: Direction | str = Direction.BOTH,
+        max_depth: int | None = 3,
+        as_of: AsOf = None,
+        node_types: Collection[str] | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+        max_nodes: int = DEFAULT_MAX_NODES,
+    ) -> LineageGraph:
+        with self._read() as conn:
+            return _lineage.get_lineage(
+                conn, node, direction, max_depth, to_us(as_of), node_types, limit, offset, max_nodes
+            )
+
+    def get_upstream(self, node: str | int, **kw: Any) -> LineageGraph:
+        return self.get_lineage(node, Direction.UPSTREAM, **kw)
+
+    def get_downstream(self, node: str | int, **kw: Any) -> LineageGraph:
+        return self.get_lineage(node, Direction.DOWNSTREAM, **kw)
+
+    def get_full_lineage(self, node: str | int, **kw: Any) -> LineageGraph:
+        """Both directions, no depth limit (still capped by ``max_nodes``)."""
+        kw.setdefault("max_depth", None)
+        return self.get_lineage(node, Direction.BOTH, **kw)
+
+    def get_field_origin(
+        self,
+        field: str | int,
+        include_indirect: bool = False,
+        as_of: AsOf = None,
+        max_depth: int | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> FieldOrigin:
+        with self._read() as conn:
+            return _fields.get_field_origin(
+                conn, field, include_indirect, to_us(as_of), max_depth, limit, offset
+            )
+
+    def get_field_impact(
+        self,
+        field: str | int,
+        as_of: AsOf = None,
+        max_depth: int | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> FieldImpact:
+        with self._read() as conn:
+            return _fields.get_field_impact(conn, field, to_us(as_of), max_depth, limit, offset)
+
+    def trace_origin(self, node: str | int, max_depth: int | None = None, as_of: AsOf = None) -> TraceResult:
+        with self._read() as conn:
+            return _trace.trace_origin(conn, node, max_depth, to_us(as_of))
+
+    def analyze_impact(
+        self,
+        target: str | int,
+        change_type: ChangeType | str = ChangeType.SCHEMA_CHANGE,
+        details: Mapping[str, Any] | None = None,
+        as_of: AsOf = None,
+        sample_size: int = 5,
+    ) -> ImpactAnalysis:
+        with self._read() as conn:
+            return _impact.analyze_impact(conn, target, change_type, details, to_us(as_of), sample_size)
+
+    def get_lineage_summary(self, node: str | int, as_of: AsOf = None) -> LineageSummary:
+        with self._read() as conn:
+            return _summary.get_lineage_summary(conn, node, to_us(as_of))
+
+    def get_lineage_stats(self, as_of: AsOf = None) -> LineageStats:
+        with self._read() as conn:
+            return _summary.get_lineage_stats(conn, to_us(as_of))
+
+    def delete_lineage(
+        self,
+        event_id: str | None = None,
+        job: str | int | None = None,
+        dataset: str | int | None = None,
+        purge: bool = False,
+        at: AsOf = None,
+    ) -> DeleteResult:
+        """Close (or purge) the edges of one event, job or dataset."""
+        with self._lock, self.engine.connect().execution_options(headwater_write=True) as conn, conn.begin():
+            return _delete.delete_lineage(conn, event_id, job, dataset, purge, to_us(at))

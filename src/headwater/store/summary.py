@@ -1,0 +1,89 @@
+"""``get_lineage_summary`` (one node at a glance) and ``get_lineage_stats`` (the whole store)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from sqlalchemy import Connection, func, or_, select
+
+from headwater.store.names import from_us
+from headwater.store.resolve import fetch_nodes, resolve
+from headwater.store.results import LineageStats, LineageSummary
+from headwater.store.schema import edges, events, nodes
+from headwater.store.traverse import DEFAULT_MAX_NODES, valid_at, walk
+from headwater.store.types import FLOW_EDGE_TYPES, PROCESS_TYPES, EdgeType, NodeType
+
+_E = edges.c
+
+
+def get_lineage_summary(
+    conn: Connection, node: str | int, as_of: int | None = None, max_nodes: int = DEFAULT_MAX_NODES
+) -> LineageSummary:
+    """Counts over the node's whole upstream and downstream (capped at ``max_nodes``).
+
+    ``field_count``: fields the node contains; ``pipeline_count``: jobs and steps in its lineage
+    (for a field, the jobs of the mappings around it); ``last_updated``: the latest start of an
+    edge touching the node or its fields.
+    """
+    root = resolve(conn, node)
+    up = walk(conn, [root.id], True, FLOW_EDGE_TYPES, as_of, None, max_nodes)
+    down = walk(conn, [root.id], False, FLOW_EDGE_TYPES, as_of, None, max_nodes)
+    around = (set(up.depth) | set(down.depth)) - {root.id}
+    infos = fetch_nodes(conn, around)
+    counts = Counter(n.type for n in infos.values())
+    jobs = {n for n in around if infos[n].type in PROCESS_TYPES}
+    jobs.update(
+        r.job_id
+        for w in (up, down)
+        for r in w.edges.values()
+        if r.job_id is not None and r.type == EdgeType.MAPS_TO
+    )
+    field_q = (
+        select(func.count())
+        .select_from(edges)
+        .where(
+            _E.type == EdgeType.CONTAINS.value,
+            _E.src_id == root.id,
+            valid_at(as_of),
+            _E.dst_id.in_(
+                select(nodes.c.id).where(nodes.c.type == NodeType.FIELD.value, nodes.c.parent_id == root.id)
+            ),
+        )
+    )
+    field_count = conn.execute(field_q).scalar_one()
+    members = select(nodes.c.id).where(nodes.c.parent_id == root.id)
+    touch = or_(_E.src_id == root.id, _E.dst_id == root.id, _E.dst_id.in_(members), _E.src_id.in_(members))
+    last_q = select(func.max(_E.valid_from)).where(touch, _E.type != EdgeType.CONTAINS.value)
+    if as_of is not None:
+        last_q = last_q.where(_E.valid_from <= as_of)
+    last = conn.execute(last_q).scalar_one_or_none()
+    return LineageSummary(
+        node=root,
+        upstream_count=len(set(up.depth) - {root.id}),
+        downstream_count=len(set(down.depth) - {root.id}),
+        field_count=field_count,
+        pipeline_count=len(jobs),
+        last_updated=from_us(last),
+        node_type_counts=dict(sorted(counts.items())),
+        truncated=up.truncated or down.truncated,
+    )
+
+
+def get_lineage_stats(conn: Connection, as_of: int | None = None) -> LineageStats:
+    """Nodes by type, edges valid at ``as_of`` (now: open) by type, MAPS_TO count, events recorded."""
+    nq = select(nodes.c.type, func.count()).group_by(nodes.c.type)
+    eq = select(_E.type, func.count()).where(valid_at(as_of)).group_by(_E.type)
+    evq = select(func.count()).select_from(events)
+    if as_of is not None:
+        nq = nq.where(nodes.c.created_us <= as_of)
+        evq = evq.where(events.c.recorded_us <= as_of)
+    by_node = {t: c for t, c in conn.execute(nq)}
+    by_edge = {t: c for t, c in conn.execute(eq)}
+    return LineageStats(
+        total_nodes=sum(by_node.values()),
+        total_edges=sum(by_edge.values()),
+        total_field_mappings=by_edge.get(EdgeType.MAPS_TO.value, 0),
+        nodes_by_type=dict(sorted(by_node.items())),
+        edges_by_type=dict(sorted(by_edge.items())),
+        events_recorded=conn.execute(evq).scalar_one(),
+    )

@@ -1,0 +1,148 @@
+"""Breadth-first walks over the edge table, one set query per level, inside the database.
+
+Each level is ``SELECT … FROM hw_edges WHERE dst_id IN (frontier)`` (upstream) or ``src_id IN
+(frontier)`` (downstream), filtered by edge type, dependency and validity at ``as_of``. Python
+keeps only the answer: the visited nodes with their depth, the first edge that reached each, and
+the edges seen. Cycles stop at visited nodes; ``max_nodes`` caps the answer (``truncated``).
+
+Depth counts only hops into non-process nodes (``up_cost``/``down_cost``), so dataset → job →
+dataset is one level.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import ColumnElement, Connection, and_, select
+
+from headwater.store.names import from_us
+from headwater.store.results import EdgeInfo
+from headwater.store.schema import OPEN, edges
+from headwater.store.write import chunks
+
+_E = edges.c
+DEFAULT_MAX_NODES = 10_000
+_FIELDS = (
+    _E.id,
+    _E.type,
+    _E.src_id,
+    _E.dst_id,
+    _E.subtype,
+    _E.dependency,
+    _E.expression,
+    _E.labels,
+    _E.masking,
+    _E.job_id,
+    _E.valid_from,
+    _E.valid_to,
+)
+
+
+@dataclass(slots=True)
+class Walk:
+    """The result of a walk. ``parent`` maps a node to the edge id that first reached it."""
+
+    upstream: bool
+    depth: dict[int, int] = field(default_factory=dict)
+    parent: dict[int, int] = field(default_factory=dict)
+    edges: dict[int, Any] = field(default_factory=dict)
+    expanded: set[int] = field(default_factory=set)
+    truncated: bool = False
+
+    def far(self, row: Any) -> int:
+        return row.src_id if self.upstream else row.dst_id
+
+    def near(self, row: Any) -> int:
+        return row.dst_id if self.upstream else row.src_id
+
+    def leaves(self) -> list[int]:
+        """Expanded nodes with no edge further out."""
+        inner = {self.near(r) for r in self.edges.values()}
+        return [n for n in self.depth if n in self.expanded and n not in inner]
+
+    def path(self, node: int) -> list[Any]:
+        """Edge rows from ``node`` back to a root, in the walk's direction reversed."""
+        out = []
+        while node in self.parent:
+            row = self.edges[self.parent[node]]
+            out.append(row)
+            node = self.near(row)
+        return out
+
+
+def valid_at(as_of: int | None) -> ColumnElement[bool]:
+    """Edges valid at ``as_of`` (µs), or still open when None."""
+    if as_of is None:
+        return _E.valid_to == OPEN
+    return and_(_E.valid_from <= as_of, _E.valid_to > as_of)
+
+
+def walk(
+    conn: Connection,
+    roots: Iterable[int],
+    upstream: bool,
+    types: Collection[str],
+    as_of: int | None = None,
+    max_depth: int | None = None,
+    max_nodes: int = DEFAULT_MAX_NODES,
+    dependency: str | None = None,
+) -> Walk:
+    """Walk from ``roots`` along ``types`` edges, up or down, to ``max_depth`` (None: no limit)."""
+    w = Walk(upstream)
+    near_col = _E.dst_id if upstream else _E.src_id
+    cost_col = _E.up_cost if upstream else _E.down_cost
+    base = select(*_FIELDS, cost_col.label("cost")).where(_E.type.in_(sorted(types)), valid_at(as_of))
+    if dependency:
+        base = base.where(_E.dependency == dependency)
+
+    def expand(frontier: list[int]) -> tuple[list[int], list[int]]:
+        same: list[int] = []
+        nxt: list[int] = []
+        if max_depth is not None:
+            frontier = [n for n in frontier if w.depth[n] < max_depth]
+        for part in chunks(frontier):
+            for row in conn.execute(base.where(near_col.in_(part))):
+                far = w.far(row)
+                d = w.depth[w.near(row)] + row.cost
+                if max_depth is not None and d > max_depth:
+                    continue
+                if far not in w.depth:
+                    if len(w.depth) >= max_nodes:
+                        w.truncated = True
+                        continue
+                    w.depth[far] = d
+                    w.parent[far] = row.id
+                    (same if row.cost == 0 else nxt).append(far)
+                w.edges[row.id] = row
+        w.expanded.update(frontier)
+        return same, nxt
+
+    frontier = list(dict.fromkeys(roots))
+    for r in frontier:
+        w.depth[r] = 0
+    while frontier and not w.truncated:
+        same, nxt = expand(frontier)
+        while same and not w.truncated:  # zero-cost hops (into jobs) stay on this level
+            same, more = expand(same)
+            nxt.extend(more)
+        frontier = nxt
+    return w
+
+
+def edge_info(row: Any) -> EdgeInfo:
+    return EdgeInfo(
+        id=row.id,
+        type=row.type,
+        source=row.src_id,
+        target=row.dst_id,
+        subtype=row.subtype,
+        dependency=row.dependency,
+        expression=row.expression,
+        labels=tuple(row.labels.split(",")) if row.labels else (),
+        masking=bool(row.masking),
+        job_id=row.job_id,
+        valid_from=from_us(row.valid_from),
+        valid_to=None if row.valid_to == OPEN else from_us(row.valid_to),
+    )

@@ -1,0 +1,82 @@
+"""Recording: nodes, edges and their attributes; idempotent replay; name normalisation."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from tests.store.conftest import guide
+
+from headwater.store import LineageStore
+from headwater.store.schema import OPEN, edges, events, nodes
+
+
+def _edges(store: LineageStore, type_: str) -> set[tuple[str, str, str | None, str | None]]:
+    n = nodes.alias()
+    m = nodes.alias()
+    q = (
+        select(n.c.name, m.c.name, edges.c.subtype, edges.c.dependency)
+        .select_from(edges.join(n, n.c.id == edges.c.src_id).join(m, m.c.id == edges.c.dst_id))
+        .where(edges.c.type == type_, edges.c.valid_to == OPEN)
+    )
+    with store.engine.connect() as conn:
+        return {tuple(r) for r in conn.execute(q)}
+
+
+S = "internal.lineage_demo."
+
+
+def test_guide_event_edges(store: LineageStore) -> None:
+    res = store.record(guide())
+    assert res.recorded == 1 and res.duplicates == 0
+    maps = _edges(store, "MAPS_TO")
+    direct = {(a, b, s) for a, b, s, d in maps if d == "DIRECT"}
+    assert direct == {
+        (S + "lineage_orders.customer_id", S + "lineage_customer_summary.customer_id", "IDENTITY"),
+        (S + "lineage_orders.region", S + "lineage_customer_summary.region_label", "TRANSFORMATION"),
+        (S + "lineage_orders.amount", S + "lineage_customer_summary.total_amount", "AGGREGATION"),
+    }
+    per_column = {(a, s) for a, b, s, d in maps if b == S + "lineage_customer_summary.customer_seq"}
+    assert (S + "lineage_orders.customer_id", "WINDOW") in per_column
+    assert (S + "lineage_orders.region", "CONDITIONAL") in {
+        (a, s) for a, b, s, d in maps if b == S + "lineage_customer_summary.region_group"
+    }
+    # dataset-level JOIN/FILTER/GROUP_BY/SORT apply to all five target columns
+    status = {b for a, b, s, d in maps if a == S + "lineage_orders.status"}
+    assert len(status) == 5 and all(s == "FILTER" for a, b, s, d in maps if a == S + "lineage_orders.status")
+    assert len(maps) == 3 + 2 + 5 * 8  # direct + output-level + 8 distinct dataset-level inputs x 5
+    reads = {a for a, b, s, d in _edges(store, "READ")}
+    assert reads == {S + "lineage_orders", S + "lineage_customers"}
+    writes = {b for a, b, s, d in _edges(store, "WRITE")}
+    assert writes == {S + "lineage_customer_summary"}
+    contains = _edges(store, "CONTAINS")
+    assert ("internal", S + "lineage_orders", None, None) in contains
+    assert (
+        S + "lineage_customer_summary",
+        S + "lineage_customer_summary.region_group",
+        None,
+        None,
+    ) in contains
+
+
+def test_replay_changes_nothing(store: LineageStore) -> None:
+    store.record(guide())
+    with store.engine.connect() as conn:
+        before = conn.execute(select(edges).order_by(edges.c.id)).all()
+    again = store.record(guide())
+    assert (again.recorded, again.duplicates, again.edges_opened, again.edges_closed) == (0, 1, 0, 0)
+    batch = store.record_batch([guide(), guide()])
+    assert (batch.recorded, batch.duplicates) == (0, 2)
+    with store.engine.connect() as conn:
+        assert conn.execute(select(edges).order_by(edges.c.id)).all() == before
+        assert len(conn.execute(select(events)).all()) == 1
+
+
+def test_names_are_normalised_once(store: LineageStore) -> None:
+    from tests.store.conftest import copy_event
+
+    store.record(copy_event("T1", {"A": [("Src", "X")]}, query_id="a"))
+    store.record(copy_event("`t1`", {"a": [("`SRC`", "`x`")]}, query_id="b", sql="insert into t1 select 2"))
+    with store.engine.connect() as conn:
+        names = sorted(
+            conn.execute(select(nodes.c.name).where(nodes.c.type.in_(["DATASET", "FIELD"]))).scalars()
+        )
+    assert names == [S + "src", S + "src.x", S + "t1", S + "t1.a"]
