@@ -66,13 +66,15 @@ def statement_failed(result: ScriptResult) -> bool:
     return False
 
 
-def print_result(result: ScriptResult, fmt: OutputFormat, console: Console, explain_skips: bool, namespace: str) -> None:
+def print_result(
+    result: ScriptResult, fmt: OutputFormat, console: Console, explain_skips: bool, namespace: str
+) -> None:
     if fmt == OutputFormat.table:
         for e in result.events:
             render_event(console, e)
         render_skips(console, result, explain_skips)
         return
-    err = Console(stderr=True)
+    err = Console(stderr=True, soft_wrap=True)
     render_skips(err, result, explain_skips)
     out = sys.stdout
     if fmt == OutputFormat.json:
@@ -107,20 +109,22 @@ def extract(
     try:
         catalog = open_catalog(schema, catalog_url, sqlglot_dialect(dialect))
     except CatalogError as err:
-        Console(stderr=True).print(f"[red]error:[/] {err}")
+        Console(stderr=True, soft_wrap=True).print(f"[red]error:[/] {err}")
         raise typer.Exit(EXIT_USAGE) from None
     failed = False
     for path in files or ["-"]:
         try:
             text = read_sql_input(path)
         except ValueError as err:
-            Console(stderr=True).print(f"[red]error:[/] {err}")
+            Console(stderr=True, soft_wrap=True).print(f"[red]error:[/] {err}")
             failed = True
             continue
-        extractor = Extractor(catalog, ExtractOptions(dialect=dialect, statements=statements.value), database=default_db)
+        extractor = Extractor(
+            catalog, ExtractOptions(dialect=dialect, statements=statements.value), database=default_db
+        )
         result = extractor.run(text, RunInfo(query_id=query_id, user=user))
         if not result.statements:
-            Console(stderr=True).print(f"[yellow]warning:[/] {path}: no SQL statement")
+            Console(stderr=True, soft_wrap=True).print(f"[yellow]warning:[/] {path}: no SQL statement")
         print_result(result, format, console, explain_skips, namespace)
         failed = failed or statement_failed(result)
     raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)

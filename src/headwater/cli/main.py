@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import typer
 
 from headwater.cli import catalog_cmd, dispatch_cmd, extract_cmd, store_cmd
@@ -13,6 +15,10 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+# sqlglot warns on the log when it falls back to an opaque command; headwater reports such
+# statements itself (skip rules and diagnostics), so keep the terminal clean.
+logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
 for module in (extract_cmd, catalog_cmd, dispatch_cmd, store_cmd):
     module.register(app)

@@ -33,7 +33,8 @@ def render_event(console: Console, e: LineageInfo) -> None:
     for d in e.direct:
         name = f"{target.name}.{d.target_column}" + (f" [branch {d.branch}]" if d.branch else "")
         inputs = "; ".join(
-            f"{i.column.table.name}.{i.column.column}" + (f" ({', '.join(i.labels)})" if i.labels else "")
+            f"{i.column.table.name}.{i.column.column}"
+            + (f" ({', '.join(i.labels)})" if i.labels else "")
             + (" masked" if i.masking else "")
             for i in d.inputs
         )

@@ -28,10 +28,37 @@ from headwater.model import ColumnRef, DirectInput, DirectType, IndirectType, Or
 
 ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv, exp.Neg, exp.Pow)
 MASKING_FUNCTIONS = {
-    "MD5", "MD5_DIGEST", "SHA", "SHA1", "SHA2", "SHA256", "SHA512", "HASH", "MURMUR_HASH3_32",
-    "MURMUR_HASH3_64", "XXHASH_32", "XXHASH_64", "FARM_FINGERPRINT", "CRC32", "SM3", "HMAC",
+    "MD5",
+    "MD5_DIGEST",
+    "SHA",
+    "SHA1",
+    "SHA2",
+    "SHA256",
+    "SHA512",
+    "HASH",
+    "MURMUR_HASH3_32",
+    "MURMUR_HASH3_64",
+    "XXHASH_32",
+    "XXHASH_64",
+    "FARM_FINGERPRINT",
+    "CRC32",
+    "SM3",
+    "HMAC",
 }
 _SYSTEM_FUNCS = (exp.Rand, exp.CurrentTimestamp, exp.CurrentDate, exp.CurrentTime, exp.CurrentUser)
+# Ranking and navigation functions: sqlglot types them as aggregates, SQL engines do not.
+WINDOW_ONLY = (
+    exp.Rank,
+    exp.DenseRank,
+    exp.PercentRank,
+    exp.CumeDist,
+    exp.Ntile,
+    exp.Lag,
+    exp.Lead,
+    exp.FirstValue,
+    exp.LastValue,
+    exp.NthValue,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +101,7 @@ class _Walker:
         self.indirect: list[tuple[IndirectType, exp.Expression]] = []
         self.aggregate = False
         self.system = False
+        self.unresolved = False
 
     def walk(self, node: exp.Expression, labels: tuple[str, ...], masked: bool, value: bool) -> None:
         if isinstance(node, exp.Column):
@@ -82,12 +110,12 @@ class _Walker:
                 self.sources[ref] = None
                 if value:
                     self._input(ref, labels, masked)
+            else:
+                self.unresolved = True
             return
-        if isinstance(node, exp.AggFunc):
+        if isinstance(node, exp.AggFunc) and not isinstance(node, WINDOW_ONLY):
             self.aggregate = True
-            if not any(isinstance(v, exp.Expression) for v in node.args.values()) or isinstance(
-                node.this, exp.Star
-            ):
+            if not any(isinstance(v, exp.Expression) for v in node.args.values()) or isinstance(node.this, exp.Star):
                 self.system = True
         elif isinstance(node, exp.Window):
             self._window(node, labels, masked, value)
@@ -112,7 +140,8 @@ class _Walker:
                 self.walk(arg, inner, masked, value)
             return
         elif isinstance(node, _SYSTEM_FUNCS) or (
-            isinstance(node, exp.Func) and not any(isinstance(v, exp.Expression | list) and v for v in node.args.values())
+            isinstance(node, exp.Func)
+            and not any(isinstance(v, exp.Expression | list) and v for v in node.args.values())
         ):
             self.system = True
         label = function_label(node)
@@ -131,8 +160,9 @@ class _Walker:
             self.inputs[ref] = (merged, prev[1] or masked)
 
     def _condition(self, cond: exp.Expression) -> None:
-        self.indirect.append((IndirectType.CONDITIONAL, cond))
-        self.walk(cond, (), False, False)
+        if any(isinstance(n, exp.Column) for n in cond.walk()):  # literals are dropped
+            self.indirect.append((IndirectType.CONDITIONAL, cond))
+            self.walk(cond, (), False, False)
 
     def _case(self, node: exp.Case, labels: tuple[str, ...], masked: bool, value: bool) -> None:
         if node.this is not None:  # simple CASE x WHEN …: x decides the branch
@@ -169,7 +199,7 @@ def classify(expr: exp.Expression) -> Classified:
         dtype = DirectType.IDENTITY
     else:
         dtype = DirectType.TRANSFORMATION
-    if w.sources:
+    if w.sources or w.unresolved:
         origin = Origin.COLUMN
     elif w.system or w.aggregate:
         origin = Origin.SYSTEM

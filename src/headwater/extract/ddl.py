@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from sqlglot import exp
@@ -58,7 +59,9 @@ def apply_statement(tree: exp.Expression, catalog: LayeredCatalog, names: Names,
         kind = str(tree.args.get("kind") or "").upper()
         target = tree.this
         if kind in ("CATALOG",) and target is not None:
-            session.catalog = names.table_ident(target.this if isinstance(target, exp.Table) else target) or session.catalog
+            session.catalog = (
+                names.table_ident(target.this if isinstance(target, exp.Table) else target) or session.catalog
+            )
         elif isinstance(target, exp.Table):
             db = names.table_ident(target.this)
             if target.args.get("db") is not None:  # USE catalog.db
@@ -87,12 +90,19 @@ def apply_statement(tree: exp.Expression, catalog: LayeredCatalog, names: Names,
                         for c in target.expressions
                     )
                 ref = table_ref(table, names, session)
-                catalog.put(ref, TableSchema(cols, view_sql=tree.expression.sql(dialect=dialect), view_dialect=names.dialect))
+                catalog.put(
+                    ref, TableSchema(cols, view_sql=tree.expression.sql(dialect=dialect), view_dialect=names.dialect)
+                )
         return
     if isinstance(tree, exp.Drop):
         kind = str(tree.args.get("kind") or "").upper()
-        if kind in ("TABLE", "VIEW") and isinstance(tree.this, exp.Table):
-            catalog.drop(table_ref(tree.this, names, session))
+        if kind in ("TABLE", "VIEW"):
+            for table in tree.args.get("tables") or [tree.this]:
+                if isinstance(table, exp.Table):
+                    catalog.drop(table_ref(table, names, session))
+        return
+    if isinstance(tree, exp.Command) and str(tree.this).upper() == "ALTER":
+        _doris_rename(str(tree.expression or ""), catalog, names, session)
         return
     if isinstance(tree, exp.Alter) and isinstance(tree.this, exp.Table):
         ref = table_ref(tree.this, names, session)
@@ -105,7 +115,29 @@ def apply_statement(tree: exp.Expression, catalog: LayeredCatalog, names: Names,
         catalog.put(ref, TableSchema(tuple(cols), current.view_sql, current.view_dialect))
 
 
-def _alter_columns(action: exp.Expression, cols: list[ColumnSchema], names: Names, dialect: str | None) -> list[ColumnSchema]:
+_DORIS_RENAME = re.compile(
+    r"^\s*TABLE\s+(?P<table>[`\w.]+)\s+RENAME\s+COLUMN\s+(?P<old>`[^`]+`|\w+)\s+(?P<new>`[^`]+`|\w+)\s*$",
+    re.IGNORECASE,
+)
+
+
+def _doris_rename(text: str, catalog: LayeredCatalog, names: Names, session: Session) -> None:
+    """Doris' ``ALTER TABLE t RENAME COLUMN old new`` (no TO), which sqlglot leaves unparsed."""
+    m = _DORIS_RENAME.match(text)
+    if m is None:
+        return
+    parts = [p.strip("`") for p in m["table"].split(".")]
+    table = exp.Table(
+        this=exp.to_identifier(parts[-1]),
+        db=exp.to_identifier(parts[-2]) if len(parts) > 1 else None,
+    )
+    rename = exp.RenameColumn(this=exp.to_identifier(m["old"].strip("`")), to=exp.to_identifier(m["new"].strip("`")))
+    apply_statement(exp.Alter(this=table, kind="TABLE", actions=[rename]), catalog, names, session)
+
+
+def _alter_columns(
+    action: exp.Expression, cols: list[ColumnSchema], names: Names, dialect: str | None
+) -> list[ColumnSchema]:
     if isinstance(action, exp.ColumnDef):  # ADD COLUMN
         kind = action.args.get("kind")
         return [*cols, ColumnSchema(names.column_ident(action.this) or "", kind.sql(dialect=dialect) if kind else None)]
@@ -114,10 +146,14 @@ def _alter_columns(action: exp.Expression, cols: list[ColumnSchema], names: Name
             cols = _alter_columns(c, cols, names, dialect)
         return cols
     if isinstance(action, exp.Drop):
-        dropped = {names.column_ident(e.this if isinstance(e, exp.Column) else e) for e in action.find_all(exp.Identifier)}
+        dropped = {
+            names.column_ident(e.this if isinstance(e, exp.Column) else e) for e in action.find_all(exp.Identifier)
+        }
         return [c for c in cols if c.name not in dropped]
     if isinstance(action, exp.RenameColumn):
         old = names.column_ident(action.this.this if isinstance(action.this, exp.Column) else action.this)
-        new = names.column_ident(action.args["to"].this if isinstance(action.args["to"], exp.Column) else action.args["to"])
+        new = names.column_ident(
+            action.args["to"].this if isinstance(action.args["to"], exp.Column) else action.args["to"]
+        )
         return [ColumnSchema(new or c.name, c.type) if c.name == old else c for c in cols]
     return cols

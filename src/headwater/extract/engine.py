@@ -22,7 +22,15 @@ from headwater.extract.resolve import Resolver
 from headwater.extract.result import ExtractOptions, RunInfo, ScriptResult, StatementResult
 from headwater.extract.scope import Relation, has_unresolved, refs_of
 from headwater.extract.split import Piece, split_script, sqlglot_dialect
-from headwater.extract.statements import SKIP_INTERNAL, SKIP_NO_TABLE, Kind, kind_of
+from headwater.extract.statements import (
+    NON_LINEAGE_COMMANDS,
+    SKIP_INTERNAL,
+    SKIP_NO_TABLE,
+    Kind,
+    command_word,
+    kind_of,
+    skip_unsupported,
+)
 from headwater.model import (
     DATASET_INDIRECT_TYPES,
     Diagnostic,
@@ -84,11 +92,26 @@ class Extractor:
     def _statement(self, piece: Piece, run: RunInfo) -> StatementResult:
         index = self._index
         if piece.tree is None:
+            word = command_word(piece.sql)
+            if word in NON_LINEAGE_COMMANDS:
+                return StatementResult(
+                    index, piece.line, piece.column, piece.sql, word.lower(), skip_reason=skip_unsupported(word)
+                )
             err = piece.error
             if err is not None and err.statement_index != index:
                 err = Diagnostic(err.code, err.severity, err.message, index, err.line, err.column)
             return StatementResult(index, piece.line, piece.column, piece.sql, "unparsed", error=err)
         tree = piece.tree
+        if isinstance(tree, exp.Condition | exp.Tuple | exp.Identifier | exp.Star):
+            err = Diagnostic(
+                "parse_error",
+                Severity.ERROR,
+                f"statement {index + 1} is not a SQL statement: {piece.sql[:60]!r}",
+                index,
+                piece.line,
+                piece.column,
+            )
+            return StatementResult(index, piece.line, piece.column, piece.sql, "unparsed", error=err)
         kind = kind_of(tree)
         try:
             if kind.name in ("insert", "ctas") and kind.skip is None:
@@ -96,8 +119,12 @@ class Extractor:
             apply_statement(tree, self.catalog, self.names, self.session)
         except Exception as err:  # lineage must never fail the statement: report instead
             diag = Diagnostic(
-                "internal_error", Severity.ERROR, f"lineage extraction failed: {type(err).__name__}: {err}",
-                index, piece.line, piece.column,
+                "internal_error",
+                Severity.ERROR,
+                f"lineage extraction failed: {type(err).__name__}: {err}",
+                index,
+                piece.line,
+                piece.column,
             )
             return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, error=diag)
         return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, skip_reason=kind.skip)
@@ -113,8 +140,19 @@ class Extractor:
             target_node = target_node.this
         if not isinstance(target_node, exp.Table):
             return StatementResult(
-                index, piece.line, piece.column, piece.sql, kind.name,
-                error=Diagnostic("unsupported_target", Severity.ERROR, f"cannot read the target {target_node.sql()}", index, piece.line, piece.column),
+                index,
+                piece.line,
+                piece.column,
+                piece.sql,
+                kind.name,
+                error=Diagnostic(
+                    "unsupported_target",
+                    Severity.ERROR,
+                    f"cannot read the target {target_node.sql()}",
+                    index,
+                    piece.line,
+                    piece.column,
+                ),
             )
         target = table_ref(target_node, self.names, self.session)
         if target.database == INTERNAL_SCHEMA:
@@ -150,7 +188,10 @@ class Extractor:
                 for name in names:
                     if name not in types:
                         resolver.diag(
-                            "unknown_target_column", f"column {name} is not in target {target.qualified}", None, Severity.ERROR
+                            "unknown_target_column",
+                            f"column {name} is not in target {target.qualified}",
+                            None,
+                            Severity.ERROR,
                         )
         elif schema is not None:
             names = list(schema.column_names)
@@ -194,9 +235,7 @@ class Extractor:
                 unresolved_columns += 1
             for branch, alt in enumerate(alts):
                 c = classify(alt)
-                direct.append(
-                    DirectLineage(field.name, render(alt), c.type, c.origin, c.sources, c.inputs, branch)
-                )
+                direct.append(DirectLineage(field.name, render(alt), c.type, c.origin, c.sources, c.inputs, branch))
                 for itype, node in c.indirect:
                     refs = tuple(refs_of(node))
                     entry = IndirectLineage(itype, render(node), refs, field.name)
@@ -212,9 +251,7 @@ class Extractor:
 
         if not rel.complete and len(rel.columns) < len(fields):
             unresolved_columns = max(unresolved_columns, len(fields) - len(rel.columns))
-        if fields and unresolved_columns >= len(fields):
-            status = Status.UNAVAILABLE
-        elif not fields:
+        if (fields and unresolved_columns >= len(fields)) or not fields:
             status = Status.UNAVAILABLE
         elif unresolved_columns or resolver.incomplete:
             status = Status.PARTIAL
@@ -238,7 +275,9 @@ class Extractor:
             external_catalog_properties=redact(run.external_catalog_properties),
         )
         diagnostics = tuple(
-            d if d.line is not None else Diagnostic(d.code, d.severity, d.message, index, piece.line, piece.column, d.construct)
+            d
+            if d.line is not None
+            else Diagnostic(d.code, d.severity, d.message, index, piece.line, piece.column, d.construct)
             for d in resolver.diagnostics
         )
         return LineageInfo(

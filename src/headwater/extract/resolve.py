@@ -29,7 +29,7 @@ from headwater.model import Diagnostic, IndirectType, Severity, TableRef
 
 MAX_ALTERNATIVES = 64
 
-_QUERY_TYPES = (exp.Select, exp.SetOperation, exp.Subquery, exp.Values)
+_QUERY_TYPES = (exp.Query, exp.Subquery, exp.Values)
 
 
 def conjuncts(node: exp.Expression | None) -> Iterator[exp.Expression]:
@@ -94,7 +94,9 @@ class Resolver:
 
     # ------------------------------------------------------------------ queries
 
-    def relation(self, query: exp.Expression, parent: Scope | None = None, ctes: dict[str, Source] | None = None) -> Relation:
+    def relation(
+        self, query: exp.Expression, parent: Scope | None = None, ctes: dict[str, Source] | None = None
+    ) -> Relation:
         """The resolved outputs of ``query`` (memoised per node)."""
         key = id(query)
         rel = self._memo.get(key)
@@ -112,7 +114,9 @@ class Resolver:
             return self._set_operation(query, parent, ctes)
         if isinstance(query, exp.Values):
             return self._values(query)
-        self.diag("unsupported_construct", f"cannot resolve a {query.key.upper()} as a query", query, construct=query.key)
+        self.diag(
+            "unsupported_construct", f"cannot resolve a {query.key.upper()} as a query", query, construct=query.key
+        )
         return Relation([], [], [], complete=False)
 
     def _with(self, node: exp.Expression, ctes: dict[str, Source], parent: Scope | None) -> dict[str, Source]:
@@ -219,7 +223,9 @@ class Resolver:
         for lateral in sel.args.get("laterals") or []:
             self._opaque(lateral, scope, "LATERAL VIEW")
         if sel.args.get("pivots"):
-            self.diag("unsupported_construct", "PIVOT / UNPIVOT: lineage through it is not resolved", sel, construct="PIVOT")
+            self.diag(
+                "unsupported_construct", "PIVOT / UNPIVOT: lineage through it is not resolved", sel, construct="PIVOT"
+            )
 
         for src in scope.sources.values():
             _ = src.relation  # every relation in FROM is scanned, even when no column of it is read
@@ -254,17 +260,23 @@ class Resolver:
         return rel
 
     def _group(self, group: exp.Group, scope: Scope, items: list[exp.Expression]) -> None:
-        keys: list[exp.Expression] = list(group.expressions)
+        keys: list[exp.Expression] = []
+        nodes = list(group.expressions)
         for key in ("grouping_sets", "cube", "rollup"):
-            for node in group.args.get(key) or []:
+            nodes.extend(group.args.get(key) or [])
+        for node in nodes:
+            if isinstance(node, exp.GroupingSets | exp.Cube | exp.Rollup):
+                construct = {exp.GroupingSets: "GROUPING SETS", exp.Cube: "CUBE", exp.Rollup: "ROLLUP"}[type(node)]
                 self.diag(
                     "grouping_sets",
-                    f"{key.upper().replace('_', ' ')}: every grouping column is recorded as GROUP_BY",
+                    f"{construct}: every grouping column is recorded as GROUP_BY",
                     node,
                     Severity.INFO,
-                    construct=key.upper(),
+                    construct=construct,
                 )
                 keys.extend(_grouping_keys(node))
+            else:
+                keys.append(node)
         for key in keys:
             self._record(IndirectType.GROUP_BY, self._key(key, scope, items, alias_first=False))
 
@@ -289,12 +301,14 @@ class Resolver:
         alias = self.names.table_ident(alias_node.this) if alias_node is not None and alias_node.this else None
         if isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier):
             src = self._table_source(node, scope, alias)
-        elif isinstance(node, exp.Subquery | exp.Values) or isinstance(node, exp.Query):
+        elif isinstance(node, _QUERY_TYPES):
             body = node
             parent = scope.parent
             ctes = scope.ctes
 
-            def load(body: exp.Expression = body, parent: Scope | None = parent, ctes: dict[str, Source] = ctes) -> Relation:
+            def load(
+                body: exp.Expression = body, parent: Scope | None = parent, ctes: dict[str, Source] = ctes
+            ) -> Relation:
                 return self._aliased(self.relation(body, parent, ctes), body.args.get("alias"))
 
             src = Source(alias=alias or f"__derived{len(scope.sources)}", load=load)
@@ -302,7 +316,9 @@ class Resolver:
             return self._opaque(node, scope, node.key.upper())
         scope.add(src)
         for pivot in node.args.get("pivots") or []:
-            self.diag("unsupported_construct", "PIVOT / UNPIVOT: lineage through it is not resolved", pivot, construct="PIVOT")
+            self.diag(
+                "unsupported_construct", "PIVOT / UNPIVOT: lineage through it is not resolved", pivot, construct="PIVOT"
+            )
             src.opaque = "PIVOT"
         return src
 
@@ -342,7 +358,10 @@ class Resolver:
         if schema is None:
             if self.report_unknown_tables:
                 self.diag(
-                    "unknown_table", f"table {ref.qualified} is not in the catalog; its columns are unknown", node, Severity.INFO
+                    "unknown_table",
+                    f"table {ref.qualified} is not in the catalog; its columns are unknown",
+                    node,
+                    Severity.INFO,
                 )
             return Source(alias=alias or name, table=ref, columns=None)
         return Source(alias=alias or name, table=ref, columns=list(schema.column_names))
@@ -419,7 +438,10 @@ class Resolver:
             if isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(item.this, exp.Star)):
                 qualifier = self.names.table_ident(item.args.get("table")) if isinstance(item, exp.Column) else None
                 star = item if isinstance(item, exp.Star) else item.this
-                excluded = {self.names.column_ident(c.this if isinstance(c, exp.Column) else c) for c in star.args.get("except_") or []}
+                excluded = {
+                    self.names.column_ident(c.this if isinstance(c, exp.Column) else c)
+                    for c in star.args.get("except_") or []
+                }
                 ok = self._expand_star(scope, qualifier, excluded, item, names, labels, items)
                 complete = complete and ok
                 continue
@@ -498,7 +520,7 @@ class Resolver:
                 if isinstance(node.this, exp.Star):
                     continue
                 subs.append((id(node), self._column(node, scope, alias_first, alias_fallback)))
-            elif isinstance(node, _QUERY_TYPES) or isinstance(node, exp.Query):
+            elif isinstance(node, _QUERY_TYPES):
                 subs.append((id(node), self._subquery(node, scope)))
         if not subs:
             return [_substitute(expr, {})]
@@ -557,7 +579,9 @@ class Resolver:
             if isinstance(col.this, exp.Identifier) and col.this.this and not col.args.get("db"):
                 # a struct field access like s.a where s is a column (issue: struct/array/map fields)
                 pass
-            return self._unresolved(col, "unknown_qualifier", f"{qualifier}.{name}: {qualifier} names no table in scope", Severity.ERROR)
+            return self._unresolved(
+                col, "unknown_qualifier", f"{qualifier}.{name}: {qualifier} names no table in scope", Severity.ERROR
+            )
 
         if alias_first and name in scope.aliases:
             return [clone(alt) for alt in scope.aliases[name]]
@@ -572,7 +596,9 @@ class Resolver:
         if alias_fallback and name in scope.aliases:
             return [clone(alt) for alt in scope.aliases[name]]
         if not scope.sources and scope.parent is None:
-            return self._unresolved(col, "unknown_column", f"column {name} with no table to read it from", Severity.ERROR)
+            return self._unresolved(
+                col, "unknown_column", f"column {name} with no table to read it from", Severity.ERROR
+            )
         return self._unresolved(col, "unknown_column", f"column {name} is in no table of its scope", Severity.ERROR)
 
     def _unqualified(self, scope: Scope, name: str, col: exp.Column) -> Alts | None:
@@ -591,7 +617,9 @@ class Resolver:
             return self._from_source(known[0], name, col)
         if len(known) > 1:
             tables = ", ".join(_describe(s) for s in known)
-            return self._unresolved(col, "ambiguous_column", f"column {name} is in more than one table: {tables}", Severity.ERROR)
+            return self._unresolved(
+                col, "ambiguous_column", f"column {name} is in more than one table: {tables}", Severity.ERROR
+            )
         if len(unknown) == 1:
             return self._from_source(unknown[0], name, col)
         if len(unknown) > 1:
@@ -607,7 +635,10 @@ class Resolver:
     def _from_source(self, src: Source, name: str, node: exp.Expression) -> Alts:
         if src.opaque:
             return self._unresolved(
-                node, "unsupported_construct", f"column {name} comes from a {src.opaque}, which is not resolved", Severity.WARNING
+                node,
+                "unsupported_construct",
+                f"column {name} comes from a {src.opaque}, which is not resolved",
+                Severity.WARNING,
             )
         if src.table is not None:
             if src.columns is not None and src.has(name) is False:
@@ -624,7 +655,9 @@ class Resolver:
                 return self._unresolved(
                     node, "unknown_column", f"column {name} of {src.alias}: that relation's columns are not all known"
                 )
-            return self._unresolved(node, "unknown_column", f"column {name} is not an output of {src.alias}", Severity.ERROR)
+            return self._unresolved(
+                node, "unknown_column", f"column {name} is not an output of {src.alias}", Severity.ERROR
+            )
         return [clone(alt) for alt in rel.columns[idx]]
 
     def _unresolved(self, node: exp.Expression, code: str, message: str, severity: Severity = Severity.WARNING) -> Alts:
@@ -653,7 +686,7 @@ def _scope_nodes(expr: exp.Expression) -> Iterator[exp.Expression]:
     while stack:
         node = stack.pop()
         yield node
-        if node is not expr and (isinstance(node, _QUERY_TYPES) or isinstance(node, exp.Query)):
+        if node is not expr and isinstance(node, _QUERY_TYPES):
             continue
         for value in node.args.values():
             if isinstance(value, exp.Expression):

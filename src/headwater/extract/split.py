@@ -121,15 +121,23 @@ def _split_by_text(sql: str, d: Dialect) -> list[Piece]:
             try:
                 tokens = d.tokenize(stripped)
             except TokenError as err:
-                pieces.append(Piece(len(pieces), line, col, stripped, None, _diag(f"cannot tokenize: {err}", len(pieces), line, col)))
+                pieces.append(
+                    Piece(
+                        len(pieces), line, col, stripped, None, _diag(f"cannot tokenize: {err}", len(pieces), line, col)
+                    )
+                )
             else:
                 piece = _parse_chunk(len(pieces), tokens, stripped, d) if tokens else None
                 if piece is not None:
                     err = piece.error
                     if err is not None:  # positions are relative to the piece: shift them
                         err = Diagnostic(
-                            err.code, err.severity, err.message, err.statement_index,
-                            line + (err.line or 1) - 1, err.column if (err.line or 1) > 1 else col + (err.column or 1) - 1,
+                            err.code,
+                            err.severity,
+                            err.message,
+                            err.statement_index,
+                            line + (err.line or 1) - 1,
+                            err.column if (err.line or 1) > 1 else col + (err.column or 1) - 1,
                         )
                     pieces.append(Piece(piece.index, line, col, piece.sql, piece.tree, err))
         pos = m.end() if m else len(sql)

@@ -29,6 +29,60 @@ def skip_unsupported(name: str) -> str:
     return f"{name}: not an INSERT … SELECT, INSERT OVERWRITE … SELECT or CREATE TABLE AS SELECT (Doris makes no event)"
 
 
+# Statements sqlglot may not parse but that never make lineage: skipped, not failed.
+NON_LINEAGE_COMMANDS = {
+    "LOAD",
+    "COPY",
+    "SET",
+    "SHOW",
+    "DESC",
+    "DESCRIBE",
+    "EXPLAIN",
+    "ANALYZE",
+    "GRANT",
+    "REVOKE",
+    "ADMIN",
+    "KILL",
+    "CANCEL",
+    "REFRESH",
+    "SYNC",
+    "BACKUP",
+    "RESTORE",
+    "EXPORT",
+    "STOP",
+    "RESUME",
+    "PAUSE",
+    "INSTALL",
+    "UNINSTALL",
+    "RECOVER",
+    "CLEAN",
+    "HELP",
+    "BEGIN",
+    "COMMIT",
+    "ROLLBACK",
+    "START",
+    "TRUNCATE",
+    "OPTIMIZE",
+    "VACUUM",
+    "MSCK",
+    "CALL",
+    "STREAMING",
+}
+
+
+def command_word(sql: str) -> str:
+    r"""The first keyword of a statement, comments skipped.
+
+    >>> command_word("-- a load\n  load label x (DATA INFILE ...)")
+    'LOAD'
+    """
+    for line in sql.splitlines():
+        text = line.strip()
+        if text and not text.startswith(("--", "#", "/*")):
+            return text.split(None, 1)[0].upper().rstrip(";")
+    return ""
+
+
 @dataclass(frozen=True, slots=True)
 class Kind:
     """``name``: insert, ctas, ddl, use, view, select, other. ``skip`` is set when no event can come."""
@@ -42,9 +96,7 @@ def kind_of(tree: exp.Expression) -> Kind:
     if isinstance(tree, exp.Insert):
         query = tree.expression
         command = SourceCommand.INSERT_OVERWRITE if tree.args.get("overwrite") else SourceCommand.INSERT_INTO
-        if isinstance(query, exp.Values) or (
-            isinstance(query, exp.Subquery) and isinstance(query.this, exp.Values)
-        ):
+        if isinstance(query, exp.Values) or (isinstance(query, exp.Subquery) and isinstance(query.this, exp.Values)):
             return Kind("insert", command, SKIP_VALUES)
         if isinstance(query, exp.Query):
             return Kind("insert", command)

@@ -28,8 +28,8 @@ from headwater.model.event import (
     Severity,
     SourceCommand,
     Status,
-    Target,
     TableRef,
+    Target,
 )
 
 
@@ -160,9 +160,7 @@ def _direct_from(d: Any, path: str) -> DirectLineage:
         expression=_req(d, "expression", path),
         type=_enum(DirectType, _req(d, "type", path), f"{path}.type"),
         origin=_enum(Origin, _req(d, "origin", path), f"{path}.origin"),
-        sources=tuple(
-            column_from_dict(s, f"{path}.sources[{k}]") for k, s in enumerate(_req(d, "sources", path))
-        ),
+        sources=tuple(column_from_dict(s, f"{path}.sources[{k}]") for k, s in enumerate(_req(d, "sources", path))),
         inputs=tuple(
             DirectInput(
                 column_from_dict(_req(i, "column", f"{path}.inputs[{k}]"), f"{path}.inputs[{k}].column"),

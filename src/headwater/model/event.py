@@ -225,9 +225,7 @@ class QueryContext(_Frozen):
 
     def __post_init__(self) -> None:
         if not isinstance(self.external_catalog_properties, MappingProxyType):
-            object.__setattr__(
-                self, "external_catalog_properties", _frozen_map(self.external_catalog_properties)
-            )
+            object.__setattr__(self, "external_catalog_properties", _frozen_map(self.external_catalog_properties))
 
 
 @dataclass(frozen=True, slots=True)

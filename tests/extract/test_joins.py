@@ -1,0 +1,62 @@
+"""Every join kind: ON conditions (each conjunct) and USING / NATURAL equalities are JOIN lineage."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.extract.helpers import cols, dataset, direct, one_event, sources
+
+SCHEMA = {
+    "db.orders": ["id", "cust", "amount", "status", "region"],
+    "db.customers": ["id", "name", "level", "region"],
+    "db.items": ["order_id", "qty"],
+}
+
+
+@pytest.mark.parametrize(
+    "kind", ["JOIN", "INNER JOIN", "LEFT JOIN", "LEFT OUTER JOIN", "RIGHT JOIN", "FULL OUTER JOIN"]
+)
+def test_on_condition_for_every_join_kind(kind):
+    e = one_event(f"INSERT INTO t SELECT o.id, c.name FROM orders o {kind} customers c ON o.cust = c.id", SCHEMA)
+    assert dataset(e) == [("JOIN", "orders.cust = customers.id")]
+    assert cols(e.dataset_indirect[0].sources) == ["orders.cust", "customers.id"]
+    assert direct(e) == [("id", "orders.id", "IDENTITY"), ("name", "customers.`name`", "IDENTITY")]
+
+
+def test_each_on_conjunct_is_its_own_entry_and_cross_join_has_none():
+    e = one_event(
+        "INSERT INTO t SELECT o.id FROM orders o FULL OUTER JOIN items i ON i.order_id = o.id AND i.qty > 1 "
+        "CROSS JOIN customers c2",
+        SCHEMA,
+    )
+    assert sources(e) == ["db.orders", "db.items", "db.customers"]
+    assert dataset(e) == [("JOIN", "items.order_id = orders.id"), ("JOIN", "items.qty > 1")]
+
+
+def test_where_comparing_two_tables_is_a_filter_not_a_join():
+    e = one_event("INSERT INTO t SELECT o.id FROM orders o, customers c WHERE o.cust = c.id", SCHEMA)
+    assert dataset(e) == [("FILTER", "orders.cust = customers.id")]
+
+
+def test_using_binds_both_sides_and_merges_the_column():
+    e = one_event("INSERT INTO t SELECT id, name FROM orders o JOIN customers c USING (id)", SCHEMA)
+    assert dataset(e) == [("JOIN", "orders.id = customers.id")]
+    assert direct(e) == [("id", "orders.id", "IDENTITY"), ("name", "customers.`name`", "IDENTITY")]
+
+
+def test_star_over_using_lists_the_shared_column_once():
+    e = one_event("INSERT INTO t SELECT * FROM orders o JOIN customers c USING (id, region)", SCHEMA)
+    assert [f.name for f in e.target.columns] == ["id", "cust", "amount", "status", "region", "name", "level"]
+    assert dataset(e) == [("JOIN", "orders.id = customers.id"), ("JOIN", "orders.region = customers.region")]
+
+
+def test_natural_join_uses_the_common_columns():
+    e = one_event("INSERT INTO t SELECT name FROM orders NATURAL JOIN customers", SCHEMA)
+    assert dataset(e) == [("JOIN", "orders.id = customers.id"), ("JOIN", "orders.region = customers.region")]
+
+
+def test_self_join_keeps_both_sides():
+    e = one_event("INSERT INTO t SELECT a.id, b.id AS parent FROM orders a JOIN orders b ON a.cust = b.id", SCHEMA)
+    assert sources(e) == ["db.orders"]
+    assert direct(e) == [("id", "orders.id", "IDENTITY"), ("parent", "orders.id", "IDENTITY")]
+    assert dataset(e) == [("JOIN", "orders.cust = orders.id")]
