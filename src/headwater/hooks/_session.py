@@ -1,0 +1,129 @@
+"""What a hook knows about a connection: user, session database, client address, dialect, and the
+statement text in a form extraction can parse.
+
+>>> normalise_placeholders("SELECT a FROM t WHERE b = %s AND c = %(c)s AND d LIKE 'x%%'")
+"SELECT a FROM t WHERE b = ? AND c = ? AND d LIKE 'x%'"
+>>> use_target("  USE `sales`"), use_target("USE sales;"), use_target("user_table")
+('sales', 'sales', None)
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import time
+import uuid
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from headwater.extract import RunInfo
+
+_PLACEHOLDER = re.compile(r"%%|%s|%\([^)]*\)s")
+_USE = re.compile(r"\s*use\s+[`\"]?([^`\"\s;]+)[`\"]?\s*;?\s*$", re.I)
+
+SQLALCHEMY_DIALECTS = {"sqlite": "sqlite", "mysql": "mysql", "mariadb": "mysql", "postgresql": "postgres"}
+
+
+def normalise_placeholders(sql: str) -> str:
+    """``format`` / ``pyformat`` placeholders as ``?`` and ``%%`` as ``%`` (the driver's own reading)."""
+    if "%" not in sql:
+        return sql
+    return _PLACEHOLDER.sub(lambda m: "%" if m.group(0) == "%%" else "?", sql)
+
+
+def use_target(sql: str) -> str | None:
+    """The database a ``USE db`` statement switches to, else None."""
+    m = _USE.match(sql)
+    return m.group(1) if m else None
+
+
+def statement_text(statement: Any, connection: Any = None) -> str:
+    """A statement as text: str as is, bytes decoded, psycopg ``sql.Composable`` rendered."""
+    if isinstance(statement, str):
+        return statement
+    if isinstance(statement, bytes | bytearray):
+        return bytes(statement).decode("utf-8", "replace")
+    as_string = getattr(statement, "as_string", None)
+    if callable(as_string):
+        return str(as_string(connection))
+    return str(statement)
+
+
+@dataclass(slots=True)
+class Session:
+    """Facts about one connection; ``database`` follows successful ``USE`` statements (MySQL family)."""
+
+    dialect: str
+    user: str | None = None
+    database: str | None = None
+    client_ip: str | None = None
+    tracks_use: bool = False
+
+    def run_info(self, started: float, ended: float) -> RunInfo:
+        """A fresh query id, the current time and the statement's duration."""
+        return RunInfo(
+            query_id=uuid.uuid4().hex,
+            user=self.user,
+            client_ip=self.client_ip,
+            database=self.database,
+            timestamp=datetime.now(UTC).isoformat(timespec="milliseconds"),
+            duration_ms=int((ended - started) * 1000),
+        )
+
+    def after(self, sql: str) -> None:
+        """Follow the session state a successful statement changed."""
+        if self.tracks_use:
+            db = use_target(sql)
+            if db is not None:
+                self.database = db
+
+    def with_database(self, database: str | None) -> Session:
+        return replace(self, database=database) if database is not None else self
+
+
+def _local_ip(sock: socket.socket | None) -> str | None:
+    if sock is None or sock.family not in (socket.AF_INET, socket.AF_INET6):
+        return None
+    try:
+        return str(sock.getsockname()[0])
+    except OSError:
+        return None
+
+
+def _psycopg_ip(conn: Any) -> str | None:
+    try:
+        fd = conn.pgconn.socket
+        with socket.socket(fileno=socket.dup(fd)) as sock:
+            return _local_ip(sock)
+    except Exception:
+        return None
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def session_of(conn: Any, default_schema: str | None = None) -> Session:
+    """The facts of a sqlite3, pymysql or psycopg connection (``default_schema`` for PostgreSQL)."""
+    module = type(conn).__module__.split(".")[0]
+    if module == "sqlite3":
+        return Session("sqlite", database="main")
+    if module == "pymysql":
+        return Session(
+            "mysql",
+            user=_text(conn.user),
+            database=_text(conn.db),
+            client_ip=_local_ip(getattr(conn, "_sock", None)),
+            tracks_use=True,
+        )
+    if module == "psycopg":
+        return Session(
+            "postgres", user=conn.info.user, database=default_schema or "public", client_ip=_psycopg_ip(conn)
+        )
+    raise TypeError(f"unsupported DB-API connection {type(conn).__module__}.{type(conn).__qualname__}")
+
+
+now = time.perf_counter

@@ -1,0 +1,93 @@
+"""SQLAlchemy hook: ``instrument(engine, collector)`` reports each statement after it succeeded.
+
+It listens to the engine's ``before_cursor_execute`` / ``after_cursor_execute`` events;
+``after_cursor_execute`` only fires when the DBAPI call returned, so a statement that raises is never
+reported. Facts about each DBAPI connection (user, database, client address) are read once and kept
+in ``connection.info``. Events are reported when the statement succeeds, not when the transaction
+commits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import Connection, Engine
+
+from headwater.extract import RunInfo
+from headwater.hooks._session import (
+    SQLALCHEMY_DIALECTS,
+    Session,
+    normalise_placeholders,
+    now,
+    session_of,
+    statement_text,
+)
+from headwater.hooks.dbapi import StatementSink
+
+_START = "headwater.started"
+_SESSION = "headwater.session"
+
+
+@dataclass
+class Instrumentation:
+    """Handle returned by ``instrument``; ``remove()`` detaches the listeners."""
+
+    engine: Engine
+    before: Any
+    after: Any
+
+    def remove(self) -> None:
+        event.remove(self.engine, "before_cursor_execute", self.before)
+        event.remove(self.engine, "after_cursor_execute", self.after)
+
+
+def _session(conn: Connection, engine: Engine) -> Session:
+    info = conn.connection.info
+    session: Session | None = info.get(_SESSION)
+    if session is None:
+        dbapi = conn.connection.dbapi_connection
+        schema = engine.dialect.default_schema_name if engine.dialect.name == "postgresql" else None
+        try:
+            session = session_of(dbapi, schema)
+        except TypeError:
+            session = Session(SQLALCHEMY_DIALECTS.get(engine.dialect.name, engine.dialect.name))
+        if session.user is None and engine.url.username and engine.dialect.name != "sqlite":
+            session.user = engine.url.username
+        info[_SESSION] = session
+    return session
+
+
+def instrument(engine: Engine, collector: StatementSink, database: str | None = None) -> Instrumentation:
+    """Report every successful statement run through ``engine`` to ``collector``.
+
+    ``database`` overrides the session database read from each connection.
+    """
+    format_style = engine.dialect.paramstyle in ("format", "pyformat")
+
+    def before(conn: Connection, cursor: Any, statement: Any, parameters: Any, context: Any, many: bool) -> None:
+        conn.info[_START] = now()
+
+    def after(conn: Connection, cursor: Any, statement: Any, parameters: Any, context: Any, many: bool) -> None:
+        ended = now()
+        started = conn.info.pop(_START, ended)
+        try:
+            session = _session(conn, engine)
+            if database is not None:
+                session.database = database
+            sql = statement_text(statement)
+            if format_style and parameters is not None:
+                sql = normalise_placeholders(sql)
+
+            def run_info() -> RunInfo:
+                return session.run_info(started, ended)
+
+            collector.statement_succeeded(sql, run_info, session.dialect)
+            session.after(sql)
+        except Exception:  # pragma: no cover - the collector never raises; belt and braces
+            pass
+
+    event.listen(engine, "before_cursor_execute", before)
+    event.listen(engine, "after_cursor_execute", after)
+    return Instrumentation(engine, before, after)
