@@ -28,8 +28,7 @@ def test_empty_value_instantiates_every_factory_with_a_warning(caplog: pytest.Lo
     assert messages(caplog) == [
         (
             "WARNING",
-            "activate_lineage_plugin is empty: every discovered lineage plugin factory is instantiated"
-            " (b, a)",
+            "activate_lineage_plugin is empty: every discovered lineage plugin factory is instantiated (b, a)",
         ),
         ("INFO", "Loaded lineage plugin: b, pluginPath=None"),
         ("INFO", "Loaded lineage plugin: a, pluginPath=None"),
@@ -114,6 +113,4 @@ def test_context_carries_name_directory_and_own_settings() -> None:
 
     settings = DispatchSettings(plugin_settings={"p": {"k": 1}, "q": {"k": 2}})
     activate(discovery_of(StaticFactory("p", make)), settings)
-    assert [(c.name, c.plugin_dir, dict(c.settings), c.setting("k")) for c in seen] == [
-        ("p", None, {"k": 1}, 1)
-    ]
+    assert [(c.name, c.plugin_dir, dict(c.settings), c.setting("k")) for c in seen] == [("p", None, {"k": 1}, 1)]

@@ -68,9 +68,7 @@ def test_directory_plugin_with_lib_on_the_import_path(tmp_path: Path) -> None:
     helper, module = _mod(), _mod()
     (d / "lib" / f"{helper}.py").write_text("NAME = 'example-lineage'\n")
     (d / f"{module}.py").write_text(
-        FACTORY_SRC.format(cls="Factory", name="placeholder").replace(
-            "'placeholder'", f"__import__('{helper}').NAME"
-        )
+        FACTORY_SRC.format(cls="Factory", name="placeholder").replace("'placeholder'", f"__import__('{helper}').NAME")
     )
     (d / DECLARATION_FILE).write_text(f"{module}:Factory  # the one factory\n")
     found = discover(tmp_path, no_entry_points)
@@ -114,9 +112,7 @@ def test_duplicate_name_is_refused_and_never_replaces_the_first(
 
 
 @pytest.mark.usefixtures("isolated_imports")
-def test_entry_points_come_first_and_win_name_clashes(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_entry_points_come_first_and_win_name_clashes(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     d = plugin_dir(tmp_path, "dup", {"F": "jsonl"})
     eps = [EntryPoint("jsonl", "headwater.plugins.jsonl:JsonlPluginFactory", ENTRY_POINT_GROUP)]
     caplog.set_level(logging.INFO, "headwater.dispatch")
@@ -125,9 +121,7 @@ def test_entry_points_come_first_and_win_name_clashes(
         ("jsonl", "entry point jsonl = headwater.plugins.jsonl:JsonlPluginFactory")
     ]
     assert found.factories[0].plugin_path == Path(sys.modules["headwater.plugins.jsonl"].__file__).parent  # type: ignore[arg-type]
-    assert messages(caplog)[0].startswith(
-        f"Skip duplicate lineage plugin factory: jsonl, pluginPath={d.resolve()}"
-    )
+    assert messages(caplog)[0].startswith(f"Skip duplicate lineage plugin factory: jsonl, pluginPath={d.resolve()}")
 
 
 def test_broken_entry_point_is_skipped_with_a_log_line(caplog: pytest.LogCaptureFixture) -> None:
@@ -144,12 +138,8 @@ def test_broken_entry_point_is_skipped_with_a_log_line(caplog: pytest.LogCapture
 
 
 @pytest.mark.usefixtures("isolated_imports")
-def test_only_direct_children_of_lineage_are_scanned(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    nested = plugin_dir(
-        tmp_path / "lineage" / "outer", "inner", {"F": "nested"}
-    )  # lineage/outer/lineage/inner
+def test_only_direct_children_of_lineage_are_scanned(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    nested = plugin_dir(tmp_path / "lineage" / "outer", "inner", {"F": "nested"})  # lineage/outer/lineage/inner
     (tmp_path / "lineage" / "README.txt").write_text("not a plugin")
     (tmp_path / "lineage" / ".hidden").mkdir()
     found = discover(tmp_path, no_entry_points)

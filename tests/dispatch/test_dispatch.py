@@ -37,9 +37,7 @@ def dispatch_of(
 ) -> LineageDispatch:
     settings = DispatchSettings(plugin_dir=None, lineage_event_queue_size=queue_size)  # type: ignore[arg-type]
     factories = [StaticFactory(p.name(), lambda ctx, p=p: p) for p in plugins]
-    return start_dispatch(
-        settings, extract=extract or ListExtract(), discovery=discovery_of(*factories), **kw
-    )  # type: ignore[arg-type]
+    return start_dispatch(settings, extract=extract or ListExtract(), discovery=discovery_of(*factories), **kw)  # type: ignore[arg-type]
 
 
 def log_lines(caplog: pytest.LogCaptureFixture) -> list[tuple[str, str]]:
@@ -121,9 +119,7 @@ def test_one_willing_plugin_is_enough_and_the_unwilling_one_gets_nothing(calls: 
     assert (snap["no"].filtered_out, snap["yes"].dispatched) == (1, 1)
 
 
-def test_filter_exception_counts_as_false_and_is_logged(
-    calls: list, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_filter_exception_counts_as_false_and_is_logged(calls: list, caplog: pytest.LogCaptureFixture) -> None:
     def boom() -> bool:
         raise ValueError("filter broke")
 
@@ -170,9 +166,7 @@ def test_plugin_exception_is_logged_and_isolated(calls: list, caplog: pytest.Log
     assert (snap["a"].dispatched, snap["a"].failed, snap["b"].dispatched, snap["b"].failed) == (1, 1, 2, 0)
 
 
-def test_full_queue_drops_new_events_keeps_queued_ones_and_logs(
-    calls: list, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_full_queue_drops_new_events_keeps_queued_ones_and_logs(calls: list, caplog: pytest.LogCaptureFixture) -> None:
     gate = Gate()
     clock = [100.0]
     drop_log = RateLimitedLog(logging.getLogger("headwater.dispatch"), 1.0, clock=lambda: clock[0])
@@ -252,6 +246,4 @@ def test_close_abandon_discards_the_queue(calls: list, caplog: pytest.LogCapture
     assert [e.context.query_id for e in p.events] == ["q1"]
     assert (d.snapshot().abandoned, d.snapshot().plugins["p"].dispatched) == (2, 1)
     assert ("WARNING", "Abandoned 2 queued lineage events at close") in log_lines(caplog)
-    assert ("WARNING", "Lineage worker still busy after 0s; abandoned 0 queued lineage events") in log_lines(
-        caplog
-    )
+    assert ("WARNING", "Lineage worker still busy after 0s; abandoned 0 queued lineage events") in log_lines(caplog)

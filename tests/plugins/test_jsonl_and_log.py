@@ -106,8 +106,7 @@ def test_log_plugin_summary_line(caplog: pytest.LogCaptureFixture) -> None:
     assert got == [
         (
             "INFO",
-            f"lineage event {tiny_event(q).event_id} query_id={q} InsertIntoTableCommand db.t <- db.s"
-            " status=COMPLETE",
+            f"lineage event {tiny_event(q).event_id} query_id={q} InsertIntoTableCommand db.t <- db.s status=COMPLETE",
         )
         for q in ("q1", "q2")
     ]

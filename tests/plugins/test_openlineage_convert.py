@@ -69,9 +69,7 @@ def test_column_lineage_fields_direct_and_output_indirect() -> None:
         # ROW_NUMBER() OVER (ORDER BY x) has no DIRECT input: x is only a WINDOW input.
         "customer_seq": [(ORDERS, "customer_id", [("INDIRECT", "WINDOW", "lineage_orders.customer_id")])],
         # The CASE's value branches are constants; its condition is CONDITIONAL.
-        "region_group": [
-            (ORDERS, "region", [("INDIRECT", "CONDITIONAL", "UPPER(lineage_orders.region) = 'EAST'")])
-        ],
+        "region_group": [(ORDERS, "region", [("INDIRECT", "CONDITIONAL", "UPPER(lineage_orders.region) = 'EAST'")])],
     }
 
 

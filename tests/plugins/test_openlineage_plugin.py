@@ -62,10 +62,7 @@ def test_http_transport_to_a_local_server(server: Any) -> None:
     assert request.path == "/api/v1/lineage"
     got = json.loads(request.body)
     assert got["outputs"] == expected()["outputs"]
-    assert (
-        got["outputs"][0]["facets"]["columnLineage"]["fields"]["total_amount"]["inputFields"][0]["field"]
-        == "amount"
-    )
+    assert got["outputs"][0]["facets"]["columnLineage"]["fields"]["total_amount"]["inputFields"][0]["field"] == "amount"
 
 
 def test_console_transport_logs_the_event(caplog: pytest.LogCaptureFixture) -> None:

@@ -54,9 +54,7 @@ def test_retries_with_backoff_then_delivers_with_the_idempotency_key(server: Any
     assert (counts.dispatched, counts.failed) == (1, 0)
 
 
-def test_gives_up_after_max_attempts_and_the_worker_logs_it(
-    server: Any, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_gives_up_after_max_attempts_and_the_worker_logs_it(server: Any, caplog: pytest.LogCaptureFixture) -> None:
     server.statuses = [500] * 10
     sleeps: list[float] = []
     settings = {"url": server.url, "max_attempts": 4, "backoff_initial": 1.0, "backoff_max": 3.0}

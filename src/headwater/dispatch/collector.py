@@ -33,9 +33,7 @@ _NEVER = frozenset(
     }
 )
 _FIRST_WORD = re.compile(r"(?:\s+|--[^\n]*\n?|/\*.*?\*/|\()*([A-Za-z]+)", re.S)
-DROP_MESSAGE = (
-    "the lineage event queue is full with size %d, discard the lineage event: %s (dropped so far: %d)"
-)
+DROP_MESSAGE = "the lineage event queue is full with size %d, discard the lineage event: %s (dropped so far: %d)"
 _INTO = re.compile(r"\binto\b", re.I)
 
 
@@ -106,9 +104,7 @@ class Collector:
             events = self._extract(sql, run, dialect)
         except Exception as exc:
             self._counters.add("extract_errors")
-            self._extract_log.log(
-                logging.WARNING, "Lineage extraction failed for query %s: %s", run.query_id, exc
-            )
+            self._extract_log.log(logging.WARNING, "Lineage extraction failed for query %s: %s", run.query_id, exc)
             return
         if not events:
             self._counters.add("excluded")

@@ -184,9 +184,7 @@ def discover(
         try:
             factory = load_directory(child)
         except Exception as exc:
-            log.error(
-                "Skip lineage plugin directory due to load failure: pluginDir=%s, message=%s", child, exc
-            )
+            log.error("Skip lineage plugin directory due to load failure: pluginDir=%s, message=%s", child, exc)
             found.refuse(f"directory {child}", str(exc))
             continue
         found.add(DiscoveredFactory(factory.name(), factory, child.resolve(), f"directory {child}"))

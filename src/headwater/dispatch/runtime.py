@@ -106,12 +106,6 @@ def start_dispatch(
     """
     settings = settings or load_settings()
     if discovery is None:
-        discovery = (
-            discover(settings.plugin_dir, entry_points_fn)
-            if entry_points_fn
-            else discover(settings.plugin_dir)
-        )
+        discovery = discover(settings.plugin_dir, entry_points_fn) if entry_points_fn else discover(settings.plugin_dir)
     activation = activate(discovery, settings)
-    return LineageDispatch(
-        settings, discovery, activation, extract or ExtractorStep(dialect, catalog), drop_log
-    )
+    return LineageDispatch(settings, discovery, activation, extract or ExtractorStep(dialect, catalog), drop_log)

@@ -77,17 +77,13 @@ def parse_activation(value: Any) -> tuple[str, ...]:
 def _queue_size(value: Any, origin: str) -> int:
     text = str(value).strip()
     if isinstance(value, bool) or not text.isdigit() or int(text) <= 0:
-        raise SettingsError(
-            f"lineage_event_queue_size must be a positive integer, got {value!r} (from {origin})"
-        )
+        raise SettingsError(f"lineage_event_queue_size must be a positive integer, got {value!r} (from {origin})")
     return int(text)
 
 
 def _close_policy(value: Any, origin: str) -> str:
     if value not in CLOSE_POLICIES:
-        raise SettingsError(
-            f"lineage_close_policy must be one of drain, abandon, got {value!r} (from {origin})"
-        )
+        raise SettingsError(f"lineage_close_policy must be one of drain, abandon, got {value!r} (from {origin})")
     return str(value)
 
 
@@ -97,9 +93,7 @@ def _close_timeout(value: Any, origin: str) -> float:
     except (TypeError, ValueError):
         timeout = -1.0
     if isinstance(value, bool) or timeout < 0:
-        raise SettingsError(
-            f"lineage_close_timeout must be a number of seconds >= 0, got {value!r} (from {origin})"
-        )
+        raise SettingsError(f"lineage_close_timeout must be a number of seconds >= 0, got {value!r} (from {origin})")
     return timeout
 
 

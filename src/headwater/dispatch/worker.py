@@ -73,8 +73,6 @@ class DispatchWorker:
         if self._thread.is_alive():
             left = self._queue.clear()
             self._counters.add("abandoned", left)
-            log.warning(
-                "Lineage worker still busy after %ss; abandoned %d queued lineage events", timeout, left
-            )
+            log.warning("Lineage worker still busy after %ss; abandoned %d queued lineage events", timeout, left)
             return False
         return True

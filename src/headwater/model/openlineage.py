@@ -109,9 +109,7 @@ def _column_lineage(
                     type="INDIRECT", subtype=ind.type.value, description=ind.expression, masking=False
                 ),
             )
-    return column_lineage_dataset.ColumnLineageDatasetFacet(
-        fields=fields, dataset=dataset.build(), producer=producer
-    )
+    return column_lineage_dataset.ColumnLineageDatasetFacet(fields=fields, dataset=dataset.build(), producer=producer)
 
 
 def _read_columns(event: LineageInfo) -> dict[TableRef, list[str]]:
@@ -140,15 +138,11 @@ def _schema(columns: Iterable[tuple[str, str | None]], producer: str) -> schema_
     )
 
 
-def to_run_event(
-    event: LineageInfo, namespace: str = "headwater", producer: str = DEFAULT_PRODUCER
-) -> RunEvent:
+def to_run_event(event: LineageInfo, namespace: str = "headwater", producer: str = DEFAULT_PRODUCER) -> RunEvent:
     """The event as a COMPLETE ``RunEvent`` (job name: the target table, with the SQL as job facet)."""
     ctx = event.context
     inputs = [
-        InputDataset(
-            namespace, dataset_name(t), facets={"schema": _schema(((c, None) for c in cols), producer)}
-        )
+        InputDataset(namespace, dataset_name(t), facets={"schema": _schema(((c, None) for c in cols), producer)})
         for t, cols in _read_columns(event).items()
     ]
     output = OutputDataset(
@@ -162,9 +156,7 @@ def to_run_event(
     run = Run(
         runId=run_id_for(event.event_id),
         facets={
-            "externalQuery": external_query_run.ExternalQueryRunFacet(
-                ctx.query_id, "headwater", producer=producer
-            )
+            "externalQuery": external_query_run.ExternalQueryRunFacet(ctx.query_id, "headwater", producer=producer)
         },
     )
     job = Job(

@@ -37,18 +37,14 @@ def string(ctx: PluginContext, key: str, default: Any = _REQUIRED, choices: tupl
 def integer(ctx: PluginContext, key: str, default: Any = _REQUIRED, minimum: int = 0) -> int:
     value = _get(ctx, key, default)
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(
-            f"lineage plugin {ctx.name}: setting {key!r} must be an integer >= {minimum}, got {value!r}"
-        )
+        raise ValueError(f"lineage plugin {ctx.name}: setting {key!r} must be an integer >= {minimum}, got {value!r}")
     return value
 
 
 def number(ctx: PluginContext, key: str, default: Any = _REQUIRED, minimum: float = 0.0) -> float:
     value = _get(ctx, key, default)
     if isinstance(value, bool) or not isinstance(value, int | float) or value < minimum:
-        raise ValueError(
-            f"lineage plugin {ctx.name}: setting {key!r} must be a number >= {minimum}, got {value!r}"
-        )
+        raise ValueError(f"lineage plugin {ctx.name}: setting {key!r} must be a number >= {minimum}, got {value!r}")
     return float(value)
 
 

@@ -1,7 +1,8 @@
 """``store``: record each event in the headwater store (``headwater.store.open_store(url).record(event)``).
 
-Settings: ``url`` (required), an SQLAlchemy URL of the store database. Recording is idempotent in the
-store, so a re-sent event (same event id) does not duplicate anything.
+Settings: ``url``, the store's SQLAlchemy URL (or a SQLite file path); without it, the store's own
+default (``$HEADWATER_STORE``, else ``~/.headwater/lineage.db``). Recording is idempotent in the store,
+so a re-sent event (same event id) does not duplicate anything.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ class StorePlugin(LineagePlugin):
         return NAME
 
     def initialize(self, context: PluginContext) -> None:
-        from headwater.store import open_store  # type: ignore[attr-defined]
+        from headwater.store import open_store
 
-        self.store = open_store(s.string(context, "url"))
+        url = context.settings.get("url")
+        self.store = open_store(None if url is None else s.string(context, "url"))
 
     def event_filter(self) -> bool:
         return self.store is not None

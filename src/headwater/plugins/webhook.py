@@ -87,8 +87,7 @@ class WebhookPlugin(LineagePlugin):
             if delay is not None:
                 self.sleep(delay)
         raise WebhookDeliveryError(
-            f"{self._url} did not accept event {event.event_id} after {len(problems)} attempts: "
-            + "; ".join(problems)
+            f"{self._url} did not accept event {event.event_id} after {len(problems)} attempts: " + "; ".join(problems)
         )
 
     def close(self) -> None:
