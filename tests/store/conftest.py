@@ -98,9 +98,7 @@ def guide(query_id: str = "guide-q1", timestamp: str | None = "2024-05-01T10:00:
     )
     i = IndirectType
     dataset = (
-        IndirectLineage(
-            i.JOIN, "lineage_orders.customer_id = lineage_customers.customer_id", (o_cust, c_cust)
-        ),
+        IndirectLineage(i.JOIN, "lineage_orders.customer_id = lineage_customers.customer_id", (o_cust, c_cust)),
         IndirectLineage(i.FILTER, "lineage_orders.status = 'PAID'", (o_status,)),
         IndirectLineage(i.FILTER, "lineage_customers.customer_level = 'VIP'", (c_level,)),
         IndirectLineage(i.FILTER, f"{total} >= 50", (o_amount,)),
@@ -112,9 +110,7 @@ def guide(query_id: str = "guide-q1", timestamp: str | None = "2024-05-01T10:00:
         IndirectLineage(i.WINDOW, "lineage_orders.customer_id", (o_cust,), "customer_seq"),
         IndirectLineage(i.CONDITIONAL, f"{upper} = 'EAST'", (o_region,), "region_group"),
     )
-    columns = tuple(
-        Field(n) for n in ("customer_id", "region_label", "total_amount", "customer_seq", "region_group")
-    )
+    columns = tuple(Field(n) for n in ("customer_id", "region_label", "total_amount", "customer_seq", "region_group"))
     return LineageInfo(
         event_id=make_event_id(query_id, summary),
         source_command=SourceCommand.INSERT_INTO,

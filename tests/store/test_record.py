@@ -76,7 +76,5 @@ def test_names_are_normalised_once(store: LineageStore) -> None:
     store.record(copy_event("T1", {"A": [("Src", "X")]}, query_id="a"))
     store.record(copy_event("`t1`", {"a": [("`SRC`", "`x`")]}, query_id="b", sql="insert into t1 select 2"))
     with store.engine.connect() as conn:
-        names = sorted(
-            conn.execute(select(nodes.c.name).where(nodes.c.type.in_(["DATASET", "FIELD"]))).scalars()
-        )
+        names = sorted(conn.execute(select(nodes.c.name).where(nodes.c.type.in_(["DATASET", "FIELD"]))).scalars())
     assert names == [S + "src", S + "src.x", S + "t1", S + "t1.a"]

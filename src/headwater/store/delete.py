@@ -45,9 +45,7 @@ def delete_lineage(
         assert dataset is not None
         node = resolve(conn, dataset, types=(NodeType.DATASET, NodeType.EXTERNAL, *sorted(ENTITY_TYPES)))
         members = select(nodes.c.id).where(nodes.c.parent_id == node.id)
-        which = or_(
-            _E.src_id == node.id, _E.dst_id == node.id, _E.src_id.in_(members), _E.dst_id.in_(members)
-        )
+        which = or_(_E.src_id == node.id, _E.dst_id == node.id, _E.src_id.in_(members), _E.dst_id.in_(members))
     if purge:
         purged = conn.execute(delete(edges).where(which)).rowcount
         gone = conn.execute(delete(events).where(events_q)).rowcount if events_q is not None else 0

@@ -70,9 +70,7 @@ def lineage_facts(
         default=str,
     )
     identity = (
-        f"{context.pipeline_id}\x1f{context.execution_id}\x1f{context.step_id}"
-        if context.execution_id
-        else payload
+        f"{context.pipeline_id}\x1f{context.execution_id}\x1f{context.step_id}" if context.execution_id else payload
     )
     event_id = metadata.get("event_id") or "rl:" + str(uuid.uuid5(_NS, identity))
     facts = Facts(event_id, "record", context.execution_id or event_id, t, status="COMPLETE", payload=payload)
@@ -105,9 +103,7 @@ def lineage_facts(
         try:
             subtype, dependency = TRANSFORM_TYPES[TransformType(m.transform_type)]
         except ValueError:
-            raise InvalidInput(
-                f"{path}.transform_type", f"{m.transform_type!r} is not a TransformType"
-            ) from None
+            raise InvalidInput(f"{path}.transform_type", f"{m.transform_type!r} is not a TransformType") from None
         dst = b.field(_ref(b, m.target_field.dataset, f"{path}.target_field.dataset"), m.target_field.field)
         labels = ("UDF",) if m.transform_type == TransformType.UDF else ()
         for j, s in enumerate(m.source_fields):

@@ -92,8 +92,7 @@ def run_event_facts(event: Mapping[str, Any], namespaces: Collection[str] = ("he
             _get(d, "namespace", f"event.{label}[{k}]")
             _get(d, "name", f"event.{label}[{k}]")
     facts = Facts(
-        event_id="ol:"
-        + str(uuid.uuid5(_NS, f"{run_id}\x1f{event_type}\x1f{event_time}\x1f{job_ns}/{job_nm}")),
+        event_id="ol:" + str(uuid.uuid5(_NS, f"{run_id}\x1f{event_type}\x1f{event_time}\x1f{job_ns}/{job_nm}")),
         kind="openlineage",
         run_key=f"ol:{run_id}",
         event_us=t,
@@ -124,9 +123,7 @@ def run_event_facts(event: Mapping[str, Any], namespaces: Collection[str] = ("he
             legacy = spec.get("transformationType")
             for j, inp in enumerate(spec.get("inputFields") or ()):
                 path = f"event.outputs[{k}].facets.columnLineage.fields.{column}.inputFields[{j}]"
-                src = b.field(
-                    ds.key(_get(inp, "namespace", path), _get(inp, "name", path)), _get(inp, "field", path)
-                )
+                src = b.field(ds.key(_get(inp, "namespace", path), _get(inp, "name", path)), _get(inp, "field", path))
                 for dep, sub, desc, masking in _transformations(inp, legacy):
                     b.edge(
                         EdgeType.MAPS_TO,
@@ -139,9 +136,7 @@ def run_event_facts(event: Mapping[str, Any], namespaces: Collection[str] = ("he
                     )
         for j, inp in enumerate(cl.get("dataset") or ()):
             path = f"event.outputs[{k}].facets.columnLineage.dataset[{j}]"
-            src = b.field(
-                ds.key(_get(inp, "namespace", path), _get(inp, "name", path)), _get(inp, "field", path)
-            )
+            src = b.field(ds.key(_get(inp, "namespace", path), _get(inp, "name", path)), _get(inp, "field", path))
             for dep, sub, desc, masking in _transformations(inp, None):
                 for dst in dict.fromkeys(out_fields):
                     b.edge(
@@ -158,8 +153,4 @@ def run_event_facts(event: Mapping[str, Any], namespaces: Collection[str] = ("he
 
 def _schema_fields(b: FactsBuilder, key: NodeKey, d: Mapping[str, Any]) -> list[NodeKey]:
     schema = (d.get("facets") or {}).get("schema") or {}
-    return [
-        b.field(key, f["name"])
-        for f in schema.get("fields") or ()
-        if isinstance(f, Mapping) and f.get("name")
-    ]
+    return [b.field(key, f["name"]) for f in schema.get("fields") or () if isinstance(f, Mapping) and f.get("name")]

@@ -141,9 +141,7 @@ def analyze_impact(
     for typ in sorted(by_type, key=lambda t: _GROUP_ORDER.index(t) if t in _GROUP_ORDER else 99):
         members = sorted(by_type[typ], key=lambda n: (-severity[n].rank, all_infos[n].name))
         top = max((severity[n] for n in members), key=lambda s: s.rank)
-        groups.append(
-            ImpactGroup(typ, len(members), [all_infos[n].name for n in members[:sample_size]], top.value)
-        )
+        groups.append(ImpactGroup(typ, len(members), [all_infos[n].name for n in members[:sample_size]], top.value))
     overall = max((ImpactSeverity(g.severity) for g in groups), key=lambda s: s.rank, default=_S.LOW)
     step = overall.rank - 1 + (1 if len(by_type.get(NodeType.DATASET, ())) >= BROAD else 0)
     details.setdefault("rules", rule_set(change_type, details))

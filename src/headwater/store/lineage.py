@@ -54,12 +54,8 @@ def get_lineage(
         kept = [n for n in kept if n.type in node_types]
     page = kept[offset : offset + limit if limit is not None else None]
     page_ids = {n.id for n in page}
-    all_edges = [
-        (row, far, near) for row, far, near in edge_rows.values() if far in kept_ids and near in kept_ids
-    ]
-    page_edges = [
-        edge_info(row) for row, far, _ in sorted(all_edges, key=lambda x: x[0].id) if far in page_ids
-    ]
+    all_edges = [(row, far, near) for row, far, near in edge_rows.values() if far in kept_ids and near in kept_ids]
+    page_edges = [edge_info(row) for row, far, _ in sorted(all_edges, key=lambda x: x[0].id) if far in page_ids]
     return LineageGraph(
         root=NodeInfo(root.id, root.type, root.name, root.short, root.parent_id, 0, root.properties),
         direction=direction.value,

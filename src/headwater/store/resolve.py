@@ -66,7 +66,7 @@ def resolve(conn: Connection, ref: str | int, types: Collection[str] | None = No
     query = select(*_COLS).where(or_(_N.short.in_(sorted(shorts)), _N.name == norm))
     if types:
         query = query.where(_N.type.in_(sorted(types)))
-    rows = [r for r in conn.execute(query) if r.name == norm or r.name.endswith("." + norm)]
+    rows = [r for r in conn.execute(query) if r.name == norm or r.short == norm or r.name.endswith("." + norm)]
     exact = [r for r in rows if r.name == norm]
     pick = exact or rows
     if not pick:
@@ -76,9 +76,7 @@ def resolve(conn: Connection, ref: str | int, types: Collection[str] | None = No
     return _info(pick[0])
 
 
-def fetch_nodes(
-    conn: Connection, ids: Iterable[int], depths: dict[int, int] | None = None
-) -> dict[int, NodeInfo]:
+def fetch_nodes(conn: Connection, ids: Iterable[int], depths: dict[int, int] | None = None) -> dict[int, NodeInfo]:
     """Nodes by id (missing ids are left out)."""
     out: dict[int, NodeInfo] = {}
     for part in chunks(sorted(set(ids))):

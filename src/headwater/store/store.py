@@ -53,9 +53,7 @@ class LineageStore:
         self.engine = engine
         self.namespaces = tuple(namespaces)
         url = engine.url.render_as_string(hide_password=True)
-        self._lock: AbstractContextManager[Any] = (
-            write_lock(url) if engine.dialect.name == "sqlite" else nullcontext()
-        )
+        self._lock: AbstractContextManager[Any] = write_lock(url) if engine.dialect.name == "sqlite" else nullcontext()
         self._guard = threading.Lock()
 
     @property
@@ -144,9 +142,7 @@ class LineageStore:
         offset: int = 0,
     ) -> FieldOrigin:
         with self._read() as conn:
-            return _fields.get_field_origin(
-                conn, field, include_indirect, to_us(as_of), max_depth, limit, offset
-            )
+            return _fields.get_field_origin(conn, field, include_indirect, to_us(as_of), max_depth, limit, offset)
 
     def get_field_impact(
         self,

@@ -33,10 +33,7 @@ def get_lineage_summary(
     counts = Counter(n.type for n in infos.values())
     jobs = {n for n in around if infos[n].type in PROCESS_TYPES}
     jobs.update(
-        r.job_id
-        for w in (up, down)
-        for r in w.edges.values()
-        if r.job_id is not None and r.type == EdgeType.MAPS_TO
+        r.job_id for w in (up, down) for r in w.edges.values() if r.job_id is not None and r.type == EdgeType.MAPS_TO
     )
     field_q = (
         select(func.count())
@@ -45,9 +42,7 @@ def get_lineage_summary(
             _E.type == EdgeType.CONTAINS.value,
             _E.src_id == root.id,
             valid_at(as_of),
-            _E.dst_id.in_(
-                select(nodes.c.id).where(nodes.c.type == NodeType.FIELD.value, nodes.c.parent_id == root.id)
-            ),
+            _E.dst_id.in_(select(nodes.c.id).where(nodes.c.type == NodeType.FIELD.value, nodes.c.parent_id == root.id)),
         )
     )
     field_count = conn.execute(field_q).scalar_one()

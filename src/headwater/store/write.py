@@ -113,9 +113,7 @@ def ensure_nodes(conn: Connection, specs: dict[NodeKey, NodeSpec], now: int) -> 
     return ids
 
 
-def _new_events(
-    conn: Connection, batch: Sequence[Facts], job_ids: dict[str, int | None], now: int
-) -> dict[str, int]:
+def _new_events(conn: Connection, batch: Sequence[Facts], job_ids: dict[str, int | None], now: int) -> dict[str, int]:
     rows = [
         {
             "event_id": f.event_id,
@@ -173,9 +171,7 @@ def _lock_jobs(conn: Connection, jobs: Sequence[int]) -> None:
     """Serialise concurrent recordings of one job (PostgreSQL; SQLite writers are serial)."""
     if conn.dialect.name == "postgresql" and jobs:
         for part in chunks(sorted(jobs)):
-            conn.execute(
-                select(nodes.c.id).where(nodes.c.id.in_(part)).order_by(nodes.c.id).with_for_update()
-            )
+            conn.execute(select(nodes.c.id).where(nodes.c.id.in_(part)).order_by(nodes.c.id).with_for_update())
 
 
 class _Diff:

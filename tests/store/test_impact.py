@@ -1,0 +1,72 @@
+"""analyze_impact: affected nodes, groups and the documented severity rules."""
+
+from __future__ import annotations
+
+import pytest
+from tests.store.conftest import copy_event
+from tests.store.test_queries import wh  # noqa: F401  (fixture)
+
+from headwater.store import DatasetRef, ExecutionContext, LineageStore
+
+
+def groups(a) -> dict[str, tuple[int, str]]:  # type: ignore[no-untyped-def]
+    return {g.type: (g.count, g.severity) for g in a.groups}
+
+
+def test_dropped_identity_source_is_critical(wh: LineageStore) -> None:  # noqa: F811
+    a = wh.analyze_impact("lineage_orders.customer_id", "SCHEMA_CHANGE", {"operation": "DROP_COLUMN"})
+    assert groups(a) == {"DATASET": (2, "CRITICAL"), "FIELD": (7, "CRITICAL"), "JOB": (2, "CRITICAL")}
+    assert (a.total_affected_count, a.overall_severity, a.risk_level) == (11, "CRITICAL", "critical")
+    field = next(g for g in a.groups if g.type == "FIELD")
+    assert field.sample_node_ids[0] == "internal.lineage_demo.lineage_customer_summary.customer_id"
+    assert len(field.sample_node_ids) == 5
+
+
+def test_transformed_source_is_high_and_filter_only_is_medium(wh: LineageStore) -> None:  # noqa: F811
+    high = wh.analyze_impact("lineage_orders.region", "SCHEMA_CHANGE")
+    assert high.overall_severity == "HIGH" and groups(high)["FIELD"] == (7, "HIGH")
+    medium = wh.analyze_impact("lineage_orders.status", "DELETE")
+    assert medium.overall_severity == "MEDIUM" and groups(medium)["FIELD"] == (7, "MEDIUM")
+    assert groups(medium)["DATASET"] == (2, "MEDIUM")
+
+
+def test_data_update_and_metadata_change(wh: LineageStore) -> None:  # noqa: F811
+    upd = wh.analyze_impact("lineage_orders.customer_id", "DATA_UPDATE")
+    assert upd.overall_severity == "MEDIUM" and upd.risk_level == "moderate"
+    assert groups(upd)["FIELD"] == (7, "MEDIUM")
+    meta = wh.analyze_impact("lineage_orders", "SCHEMA_CHANGE", {"operation": "ADD_COLUMN"})
+    assert meta.overall_severity == "LOW" and meta.total_affected_count > 0
+
+
+def test_dataset_target_and_columns(wh: LineageStore) -> None:  # noqa: F811
+    whole = wh.analyze_impact("lineage_customers", "DELETE")
+    # customer_id feeds a JOIN, customer_level a FILTER: indirect everywhere downstream
+    assert groups(whole) == {"DATASET": (2, "MEDIUM"), "FIELD": (7, "MEDIUM"), "JOB": (2, "MEDIUM")}
+    one = wh.analyze_impact("lineage_orders", "SCHEMA_CHANGE", {"columns": ["amount"]})
+    assert one.details["changed_fields"] == ["internal.lineage_demo.lineage_orders.amount"]
+    assert one.overall_severity == "HIGH"  # AGGREGATION
+
+
+def test_nothing_downstream_is_low(wh: LineageStore) -> None:  # noqa: F811
+    a = wh.analyze_impact("report.rg", "DELETE")
+    assert (a.total_affected_count, a.groups, a.overall_severity, a.risk_level) == (0, [], "LOW", "low")
+
+
+def test_entities_downstream_have_unknown_dependency(wh: LineageStore) -> None:  # noqa: F811
+    wh.record_lineage(
+        ExecutionContext("bi", "e1", timestamp="2024-06-01T00:00:00Z"),
+        [DatasetRef("lineage_demo.report", "internal")],
+        [DatasetRef("churn_dashboard", "bi", type="REPORT")],
+    )
+    a = wh.analyze_impact("lineage_orders.status", "DELETE")
+    assert groups(a)["REPORT"] == (1, "HIGH")
+    assert a.overall_severity == "HIGH"
+    assert groups(a)["DATASET"] == (2, "MEDIUM")
+
+
+@pytest.mark.parametrize(("n", "risk"), [(9, "moderate"), (10, "high")])
+def test_breadth_raises_risk(store: LineageStore, n: int, risk: str) -> None:
+    for k in range(n):
+        store.record(copy_event(f"t{k}", {"a": [("s", "a")]}))
+    a = store.analyze_impact("s.a", "DATA_UPDATE")
+    assert (a.overall_severity, a.risk_level, groups(a)["DATASET"]) == ("MEDIUM", risk, (n, "MEDIUM"))
