@@ -14,9 +14,7 @@ import pytest
 import sqlalchemy as sa
 
 MYSQL_URL = os.environ.get("HEADWATER_TEST_MYSQL_URL", "mysql+pymysql://root@127.0.0.1:3306/test")
-POSTGRES_URL = os.environ.get(
-    "HEADWATER_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-)
+POSTGRES_URL = os.environ.get("HEADWATER_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
 
 @dataclass

@@ -213,9 +213,7 @@ def test_sqlite_dump(tmp_path: Path) -> None:
 
 
 def test_cli_dump_to_stdout_reads_back(mariadb: LiveDb, tmp_path: Path) -> None:
-    result = CliRunner().invoke(
-        app, ["catalog", "dump", "--catalog-url", mariadb.url, "--database", mariadb.database]
-    )
+    result = CliRunner().invoke(app, ["catalog", "dump", "--catalog-url", mariadb.url, "--database", mariadb.database])
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == dump_catalog(mariadb.url, [mariadb.database])
     assert result.stderr == "3 tables and 1 views from mysql+pymysql://root@127.0.0.1:3306/test\n"
@@ -259,9 +257,7 @@ def test_cli_dump_errors() -> None:
     )
     assert result.exit_code == 1
     assert result.stdout == ""
-    assert result.stderr.startswith(
-        "error: cannot connect to postgresql+psycopg://postgres:***@127.0.0.1:1/x: "
-    )
+    assert result.stderr.startswith("error: cannot connect to postgresql+psycopg://postgres:***@127.0.0.1:1/x: ")
     assert "s3cretpw" not in result.stderr
     result = runner.invoke(app, ["catalog", "dump", "--catalog-url", "sqlite://", "--dialect", "nosuch"])
     assert result.exit_code == 2

@@ -172,9 +172,7 @@ def sqlite_file(tmp_path: Path) -> str:
     path = tmp_path / "warehouse.sqlite"
     with sqlite3.connect(path) as db:
         db.execute("CREATE TABLE Orders (OrderId INTEGER, Region VARCHAR(16), Amount DECIMAL(18, 2))")
-        db.execute(
-            "CREATE VIEW east AS SELECT OrderId, UPPER(Region) AS Up FROM Orders WHERE Region = 'east'"
-        )
+        db.execute("CREATE VIEW east AS SELECT OrderId, UPPER(Region) AS Up FROM Orders WHERE Region = 'east'")
     db.close()
     return f"sqlite:///{path}"
 
@@ -300,9 +298,7 @@ def test_wrong_password_is_not_shown(mariadb: LiveDb) -> None:
     url = sa.make_url(mariadb.url).set(username="hw_no_such_user", password="s3cretpw")
     with pytest.raises(CatalogConnectionError) as info:
         SqlAlchemyCatalog(url, dialect="doris").check()
-    assert str(info.value).startswith(
-        "cannot connect to mysql+pymysql://hw_no_such_user:***@127.0.0.1:3306/test: ("
-    )
+    assert str(info.value).startswith("cannot connect to mysql+pymysql://hw_no_such_user:***@127.0.0.1:3306/test: (")
     assert "Access denied for user 'hw_no_such_user'" in str(info.value)
     assert "s3cretpw" not in str(info.value)
 

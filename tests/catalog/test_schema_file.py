@@ -35,15 +35,11 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
 
 
 def test_db_table_form_keeps_column_order_and_types(tmp_path: Path) -> None:
-    path = write(
-        tmp_path, "s.json", json.dumps({"sales.orders": {"id": "BIGINT", "amount": "DECIMAL(18, 2)"}})
-    )
+    path = write(tmp_path, "s.json", json.dumps({"sales.orders": {"id": "BIGINT", "amount": "DECIMAL(18, 2)"}}))
     cat = load_schema_file(path)
     assert isinstance(cat, SchemaFileCatalog)
     assert cat.tables() == {
-        ref("sales", "orders"): TableSchema(
-            (ColumnSchema("id", "BIGINT"), ColumnSchema("amount", "DECIMAL(18, 2)"))
-        )
+        ref("sales", "orders"): TableSchema((ColumnSchema("id", "BIGINT"), ColumnSchema("amount", "DECIMAL(18, 2)")))
     }
 
 
@@ -84,9 +80,7 @@ def test_nested_database_form(tmp_path: Path) -> None:
     cat = load_schema_file(write(tmp_path, "s.json", json.dumps(data)))
     assert cat.tables() == {
         ref("sales", "orders"): TableSchema((ColumnSchema("id", "bigint"),)),
-        ref("sales", "customers"): TableSchema(
-            (ColumnSchema("cid", "bigint"), ColumnSchema("name", "varchar(64)"))
-        ),
+        ref("sales", "customers"): TableSchema((ColumnSchema("cid", "bigint"), ColumnSchema("name", "varchar(64)"))),
     }
 
 
@@ -159,9 +153,9 @@ def test_quoted_parts_are_exact() -> None:
         ref("Raw", "T"): TableSchema((ColumnSchema("x"),)),
     }
     # Doris columns are case-insensitive even when quoted.
-    assert schema_from_data({"t": {'"Amount"': "int"}}, dialect="doris").table(
-        ref(None, "t")
-    ).column_names == ("amount",)
+    assert schema_from_data({"t": {'"Amount"': "int"}}, dialect="doris").table(ref(None, "t")).column_names == (
+        "amount",
+    )
 
 
 # ---------------------------------------------------------------- the benchmark corpus
@@ -191,14 +185,10 @@ def test_corpus_table_resolves_for_any_session_database() -> None:
 
 def test_document_round_trip_with_view() -> None:
     tables = {
-        ref("shop", "Orders"): TableSchema(
-            (ColumnSchema("Id", "BIGINT"), ColumnSchema("Region", "VARCHAR(16)"))
-        ),
+        ref("shop", "Orders"): TableSchema((ColumnSchema("Id", "BIGINT"), ColumnSchema("Region", "VARCHAR(16)"))),
         ref("shop", "v"): TableSchema((ColumnSchema("Id", "BIGINT"),), "SELECT `Id` FROM `Orders`", "doris"),
     }
-    doc = tables_to_document(
-        tables, dialect="doris", source="mysql+pymysql://root@h/shop", default_database="shop"
-    )
+    doc = tables_to_document(tables, dialect="doris", source="mysql+pymysql://root@h/shop", default_database="shop")
     assert doc == {
         "format": "headwater.schema/1",
         "dialect": "doris",
@@ -226,9 +216,7 @@ def test_document_round_trip_with_view() -> None:
     cat = schema_from_data(json.loads(json.dumps(doc)), dialect="doris")
     # Names are read as the database stores them: tables exact, Doris columns lower-cased.
     assert cat.tables() == {
-        ref("shop", "Orders"): TableSchema(
-            (ColumnSchema("id", "BIGINT"), ColumnSchema("region", "VARCHAR(16)"))
-        ),
+        ref("shop", "Orders"): TableSchema((ColumnSchema("id", "BIGINT"), ColumnSchema("region", "VARCHAR(16)"))),
         ref("shop", "v"): TableSchema((ColumnSchema("id", "BIGINT"),), "SELECT `Id` FROM `Orders`", "doris"),
     }
     # The default database answers names asked without one.
@@ -342,11 +330,11 @@ def test_document_view_dialect_defaults_to_the_documents() -> None:
             "db:\n  1: {a: int}\n",
             's.yaml: key "db" > 1: a name must be a string (quote it in YAML)',
         ),
+        ("s.yaml", "? [a, b]\n: {a: int}\n", "s.yaml: invalid YAML at line 1 column 3: found unhashable key"),
+        ("s.yaml", "on: {a: int}\n", "s.yaml: key True: a name must be a string (quote it in YAML)"),
     ],
 )
-def test_malformed_file_names_the_file_and_the_key(
-    tmp_path: Path, name: str, text: str, message: str
-) -> None:
+def test_malformed_file_names_the_file_and_the_key(tmp_path: Path, name: str, text: str, message: str) -> None:
     path = write(tmp_path, name, text)
     with pytest.raises(SchemaFileError) as info:
         load_schema_file(path, dialect="postgres")

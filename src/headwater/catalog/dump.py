@@ -84,9 +84,7 @@ def dump_catalog(
         raise CatalogError(f"cannot read the catalog of {masked}: {reason(exc, engine.url)}") from None
     finally:
         engine.dispose()
-    return tables_to_document(
-        tables, dialect=view_dialect, source=masked, views=views, default_database=default
-    )
+    return tables_to_document(tables, dialect=view_dialect, source=masked, views=views, default_database=default)
 
 
 def write_schema_document(doc: dict[str, Any], out: TextIO) -> None:

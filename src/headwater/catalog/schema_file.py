@@ -88,9 +88,7 @@ class SchemaFileCatalog(MemoryCatalog):
 # ---------------------------------------------------------------- reading
 
 
-def load_schema_file(
-    path: str | Path, dialect: str = "doris", default_catalog: str = "internal"
-) -> SchemaFileCatalog:
+def load_schema_file(path: str | Path, dialect: str = "doris", default_catalog: str = "internal") -> SchemaFileCatalog:
     """Read a JSON or YAML schema file (``.json``, ``.yaml``/``.yml``; other names: JSON, else YAML).
 
     Raises ``SchemaFileError`` naming the file and the offending key.
@@ -341,6 +339,8 @@ def _construct_unique_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -
     seen: set[Any] = set()
     for key_node, _ in node.value:
         key = loader.construct_object(key_node)  # type: ignore[no-untyped-call]
+        if not isinstance(key, str | int | float | bool | None):
+            continue  # an unhashable or odd key: refused later as "not a string"
         if key in seen:
             raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
         seen.add(key)
@@ -376,9 +376,7 @@ def _read(path: Path) -> Any:
         return json.loads(text, object_pairs_hook=_unique_pairs(str(path)))
     except json.JSONDecodeError as exc:
         if suffix == ".json":
-            raise SchemaFileError(
-                f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-            ) from None
+            raise SchemaFileError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     return _yaml(text, path)
 
 
