@@ -1,0 +1,39 @@
+"""The FastAPI application over a ``LineageStore``: REST API under ``/api/v1``, explorer at ``/``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from headwater.service import errors, routes_query, routes_record
+from headwater.service.auth import Tokens
+from headwater.store import LineageStore
+
+API = "/api/v1"
+STATIC = Path(__file__).with_name("static")
+
+
+def create_app(store: LineageStore, tokens: Tokens | None = None) -> FastAPI:
+    """The app; with ``tokens`` every API call needs a bearer token (read scope for GET, write for the rest)."""
+    app = FastAPI(
+        title="headwater lineage API",
+        version="1",
+        description="Column-level lineage: record events (headwater, OpenLineage, external tools) and query "
+        'the graph. Errors are `{"error": {"field", "message"}}` with a 4xx status.',
+    )
+    app.state.store = store
+    app.state.tokens = dict(tokens or {})
+    errors.install(app)
+
+    @app.get(f"{API}/health", operation_id="health", tags=["meta"])
+    def health() -> dict[str, str]:
+        """Liveness (no token needed)."""
+        return {"status": "ok", "store": store.dialect}
+
+    app.include_router(routes_query.router, prefix=API, tags=["query"])
+    app.include_router(routes_record.router, prefix=API, tags=["record"])
+    if STATIC.is_dir():
+        app.mount("/", StaticFiles(directory=STATIC, html=True), name="explorer")
+    return app

@@ -1,0 +1,139 @@
+"""Write endpoints: headwater events, OpenLineage RunEvents, record_lineage, delete.
+
+Every request body is decoded and checked completely before anything is written, and then
+written in one transaction: a bad item fails the whole request with nothing recorded.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Depends, Query, Request
+
+from headwater.model import event_from_dict
+from headwater.service import schemas as m
+from headwater.service.deps import get_store, require
+from headwater.service.errors import ApiError, as_api_errors
+from headwater.store import DatasetRef, ExecutionContext, FieldMapping, FieldRef, LineageStore, NodeType
+
+router = APIRouter(dependencies=[Depends(require("write"))])
+Store = Annotated[LineageStore, Depends(get_store)]
+ERRORS = {400: {"model": m.ErrorResponse}, 404: {"model": m.ErrorResponse}, 422: {"model": m.ErrorResponse}}
+
+
+async def _json_items(request: Request) -> list[Any]:
+    """A JSON object, a JSON array, or JSON lines (``application/x-ndjson``)."""
+    raw = await request.body()
+    text = raw.decode("utf-8", errors="replace").strip()
+    if not text:
+        raise ApiError(400, "body", "empty body")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        try:
+            data = [json.loads(line) for line in text.splitlines() if line.strip()]
+        except json.JSONDecodeError as exc:
+            raise ApiError(400, "body", f"not JSON or JSON lines: {exc}") from None
+    return data if isinstance(data, list) else [data]
+
+
+def _result(r: Any) -> m.RecordResult:
+    return m.RecordResult.model_validate(r)
+
+
+@router.post(
+    "/events",
+    operation_id="record_batch",
+    response_model=m.RecordResult,
+    status_code=201,
+    responses=ERRORS,
+    openapi_extra={
+        "requestBody": {
+            "content": {
+                "application/json": {
+                    "schema": {
+                        "description": "a headwater event (docs/event-format.md), an array of them, or JSON lines"
+                    }
+                }
+            }
+        }
+    },
+)
+async def record_events(request: Request, store: Store) -> m.RecordResult:
+    """Record headwater events (idempotent on ``event_id``)."""
+    items = await _json_items(request)
+    events = []
+    for k, item in enumerate(items):
+        with as_api_errors(f"body[{k}]"):
+            events.append(event_from_dict(item))
+    return _result(store.record_batch(events))
+
+
+@router.post(
+    "/lineage",
+    operation_id="record_openlineage",
+    response_model=m.RecordResult,
+    status_code=201,
+    responses=ERRORS,
+    openapi_extra={
+        "requestBody": {
+            "content": {
+                "application/json": {"schema": {"description": "an OpenLineage RunEvent (or an array of them)"}}
+            }
+        }
+    },
+)
+async def record_openlineage(request: Request, store: Store) -> m.RecordResult:
+    """Record OpenLineage RunEvents: the path OpenLineage's HTTP transport posts to."""
+    items = await _json_items(request)
+    for k, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise ApiError(400, f"body[{k}]", "expected a RunEvent object")
+    with as_api_errors("body"):
+        return _result(store.record_openlineage(items))
+
+
+def _ref(d: m.DatasetRefIn) -> DatasetRef:
+    return DatasetRef(d.name, d.namespace, NodeType(d.type), tuple(d.fields))
+
+
+@router.post("/record", operation_id="record_lineage", response_model=m.RecordResult, status_code=201, responses=ERRORS)
+def record_lineage(store: Store, body: Annotated[m.RecordLineageRequest, Body()]) -> m.RecordResult:
+    """Record lineage another tool reports: a pipeline step's inputs, outputs and field mappings."""
+    c = body.context
+    ctx = ExecutionContext(c.pipeline_id, c.execution_id, c.step_id, c.step_name, c.user_id, c.timestamp, c.duration_ms)
+    maps = [
+        FieldMapping(
+            tuple(FieldRef(_ref(s.dataset), s.field) for s in f.source_fields),
+            FieldRef(_ref(f.target_field.dataset), f.target_field.field),
+            f.transform_expression,
+            f.transform_type,
+            dict(f.properties),
+        )
+        for f in body.field_mappings
+    ]
+    with as_api_errors("body"):
+        return _result(
+            store.record_lineage(
+                ctx, [_ref(i) for i in body.inputs], [_ref(o) for o in body.outputs], maps, body.metadata
+            )
+        )
+
+
+@router.delete("/lineage", operation_id="delete_lineage", response_model=m.DeleteResult, responses=ERRORS)
+def delete_lineage(
+    store: Store,
+    event_id: str | None = None,
+    job: str | None = None,
+    dataset: str | None = None,
+    purge: Annotated[bool, Query(description="erase instead of closing")] = False,
+    at: datetime | None = None,
+) -> m.DeleteResult:
+    """Close the edges of one event, job or dataset (or erase them with ``purge``)."""
+    given = [k for k, v in (("event_id", event_id), ("job", job), ("dataset", dataset)) if v is not None]
+    if len(given) != 1:
+        raise ApiError(400, "query.event_id", "give exactly one of event_id, job, dataset")
+    with as_api_errors(f"query.{given[0]}"):
+        return m.DeleteResult.model_validate(store.delete_lineage(event_id, job, dataset, purge, at))
