@@ -48,6 +48,7 @@ def dump_catalog(
     >>> doc = dump_catalog(f"sqlite:///{path}", dialect="sqlite")
     >>> [(t["name"], t["kind"], t.get("view_sql")) for t in doc["tables"]]
     [('t', 'table', None), ('v', 'view', 'SELECT a FROM t')]
+    >>> import shutil; shutil.rmtree(os.path.dirname(path))
     """
     engine = create_engine(url)
     masked = mask_url(engine.url)

@@ -168,6 +168,7 @@ class SqlAlchemyCatalog:
     >>> with SqlAlchemyCatalog(f"sqlite:///{path}", dialect="sqlite") as cat:
     ...     cat.table(TableRef("internal", None, "orders")).columns
     (ColumnSchema(name='id', type='INTEGER'), ColumnSchema(name='amount', type='DECIMAL(10, 2)'))
+    >>> import shutil; shutil.rmtree(os.path.dirname(path))
     """
 
     def __init__(self, url: str | sa.URL, dialect: str = "doris", *, catalog: str = "internal") -> None:
