@@ -176,8 +176,10 @@ def discover(
             found.refuse(origin, str(exc))
             continue
         found.add(DiscoveredFactory(factory.name(), factory, _module_dir(factory), origin))
-    root = plugin_dir / "lineage" if plugin_dir is not None else None
-    if root is None or not root.is_dir():
+    if plugin_dir is None:
+        return found.result
+    root = plugin_dir / "lineage"
+    if not root.is_dir():
         log.info("No lineage plugin directory at %s", root)
         return found.result
     for child in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "__"))):

@@ -59,6 +59,12 @@ def _session(conn: Connection, engine: Engine) -> Session:
     return session
 
 
+def _no_parameters(context: Any) -> bool:
+    """``no_parameters=True``: the driver did no %-formatting, so the text is plain SQL."""
+    options = getattr(context, "execution_options", None)
+    return bool(options and options.get("no_parameters"))
+
+
 def instrument(engine: Engine, collector: StatementSink, database: str | None = None) -> Instrumentation:
     """Report every successful statement run through ``engine`` to ``collector``.
 
@@ -77,7 +83,7 @@ def instrument(engine: Engine, collector: StatementSink, database: str | None = 
             if database is not None:
                 session.database = database
             sql = statement_text(statement)
-            if format_style and parameters is not None:
+            if format_style and parameters is not None and not _no_parameters(context):
                 sql = normalise_placeholders(sql)
 
             def run_info() -> RunInfo:

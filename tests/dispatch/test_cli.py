@@ -1,0 +1,199 @@
+"""``headwater plugins list|status`` and ``headwater run-script`` (against SQLite, MariaDB and PostgreSQL)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pymysql
+import pytest
+from typer.testing import CliRunner
+
+from headwater.cli.main import app
+from headwater.dispatch import DECLARATION_FILE
+from headwater.dispatch.sample import guide_script, guide_tables
+
+runner = CliRunner()
+BUILTINS = ["jsonl", "log", "openlineage", "store", "webhook"]
+
+
+@pytest.fixture
+def isolated_imports() -> Iterator[None]:
+    path, modules = list(sys.path), set(sys.modules)
+    yield
+    sys.path[:] = path
+    for name in set(sys.modules) - modules:
+        del sys.modules[name]
+
+
+@pytest.fixture(autouse=True)
+def restore_logging() -> Iterator[None]:
+    """The commands attach a stderr handler to the ``headwater`` logger: take it away afterwards."""
+    logger = logging.getLogger("headwater")
+    level, handlers = logger.level, list(logger.handlers)
+    yield
+    logger.setLevel(level)
+    logger.handlers[:] = handlers
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for key in ("HEADWATER_CONFIG", "HEADWATER_PLUGIN_DIR", "HEADWATER_ACTIVATE_LINEAGE_PLUGIN"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.delenv("HEADWATER_LINEAGE_EVENT_QUEUE_SIZE", raising=False)
+    monkeypatch.chdir(tmp_path)
+
+
+def _plugin_dirs(root: Path) -> tuple[Path, Path]:
+    good, bad = root / "lineage" / "a-good", root / "lineage" / "b-two"
+    module = f"hwcli_{uuid.uuid4().hex[:8]}"
+    for d in (good, bad):
+        d.mkdir(parents=True)
+    (good / f"{module}.py").write_text(
+        "from headwater.dispatch.testing import RecordingPlugin, StaticFactory\n"
+        "FACTORY = StaticFactory('dir-plugin', lambda ctx: RecordingPlugin('dir-plugin', []))\n"
+    )
+    (good / DECLARATION_FILE).write_text(f"{module}:FACTORY\n")
+    (bad / DECLARATION_FILE).write_text("x:A\ny:B\n")
+    return good, bad
+
+
+@pytest.mark.usefixtures("isolated_imports")
+def test_plugins_list_says_what_is_selected_and_why_not(tmp_path: Path) -> None:
+    good, bad = _plugin_dirs(tmp_path / "p")
+    result = runner.invoke(
+        app, ["plugins", "list", "--plugin-dir", str(tmp_path / "p"), "--activate", "dir-plugin, jsonl,Nope"]
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[:3] == [
+        f"plugin_dir = {tmp_path / 'p'}  (CLI)",
+        "activate_lineage_plugin = dir-plugin,jsonl,Nope  (CLI)",
+        "lineage_event_queue_size = 50000  (default)",
+    ]
+    states = {line.split()[0]: line.split("[")[0].split(None, 1)[1].strip() for line in lines[5:]}
+    assert states == {
+        "dir-plugin": "selected",
+        "jsonl": "selected",
+        "log": "not in activate_lineage_plugin",
+        "openlineage": "not in activate_lineage_plugin",
+        "store": "not in activate_lineage_plugin",
+        "webhook": "not in activate_lineage_plugin",
+        "refused": f"directory {bad}: {DECLARATION_FILE} declares 2 factories (x:A, y:B); "
+        "a plugin directory may expose exactly one",
+        "unknown": "Nope: named in activate_lineage_plugin, not discovered",
+    }
+    [dir_line] = [line for line in lines if line.startswith("dir-plugin")]
+    assert dir_line.endswith(f"[directory {good}; pluginPath={good.resolve()}]")
+
+
+def test_plugins_status_starts_the_plugins(tmp_path: Path) -> None:
+    config = tmp_path / "hw.toml"
+    config.write_text(
+        'activate_lineage_plugin = "jsonl,webhook"\nplugin_dir = "/nonexistent"\n'
+        f'[lineage_plugins.jsonl]\npath = "{tmp_path / "e.jsonl"}"\n'
+    )
+    result = runner.invoke(app, ["plugins", "status", "--config", str(config), "--json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert [(p["name"], p["state"], p["reason"]) for p in doc["plugins"]] == [
+        ("log", "not in activate_lineage_plugin", ""),
+        ("openlineage", "not in activate_lineage_plugin", ""),
+        ("store", "not in activate_lineage_plugin", ""),
+        ("jsonl", "active", ""),
+        ("webhook", "failed to create/initialize", "ValueError: lineage plugin webhook needs the setting 'url'"),
+    ]
+    assert doc["counters"]["submitted"] == 0 and list(doc["counters"]["plugins"]) == ["jsonl"]
+    text = runner.invoke(app, ["plugins", "status", "--config", str(config)]).stdout.splitlines()
+    assert text[-2:] == [
+        "lineage: submitted=0 skipped=0 excluded=0 extract_errors=0 extracted=0 dropped=0 abandoned=0 queue_depth=0",
+        "plugin jsonl: dispatched=0 failed=0 filtered_out=0 filter_errors=0",
+    ]
+
+
+@pytest.mark.parametrize("bad", ["0", "-5", "lots"])
+def test_bad_queue_size_is_a_usage_error(bad: str) -> None:
+    result = runner.invoke(app, ["plugins", "status", "--queue-size", bad])
+    assert result.exit_code == 2
+    assert (
+        result.stderr.strip() == f"error: lineage_event_queue_size must be a positive integer, got {bad!r} (from CLI)"
+    )
+
+
+def _run_guide(tmp_path: Path, url: str, suffix: str, extra: str = "") -> tuple[object, list[dict]]:
+    script = tmp_path / "guide.sql"
+    script.write_text(";\n".join(guide_script(suffix)) + ";\n" + extra)
+    events = tmp_path / "events.jsonl"
+    config = tmp_path / "hw.toml"
+    config.write_text(f'activate_lineage_plugin = "jsonl"\n[lineage_plugins.jsonl]\npath = "{events}"\n')
+    result = runner.invoke(app, ["run-script", str(script), "--catalog-url", url, "--config", str(config)])
+    found = [json.loads(line) for line in events.read_text().splitlines()] if events.exists() else []
+    return result, found
+
+
+def _drop(conn: object, suffix: str) -> None:
+    cur = conn.cursor()  # type: ignore[attr-defined]
+    for name in guide_tables(suffix):
+        cur.execute(f"DROP TABLE IF EXISTS {name}")
+    conn.close()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "mariadb", "postgres"])
+def test_run_script_executes_and_dispatches(tmp_path: Path, backend: str) -> None:
+    suffix = uuid.uuid4().hex[:8]
+    url = {
+        "sqlite": f"sqlite:///{tmp_path / 'db.sqlite'}",
+        "mariadb": "mysql+pymysql://root@127.0.0.1:3306/test",
+        "postgres": "postgresql+psycopg://postgres@127.0.0.1:5432/test",
+    }[backend]
+    try:
+        result, events = _run_guide(tmp_path, url, suffix)
+    finally:
+        if backend == "mariadb":
+            _drop(pymysql.connect(host="127.0.0.1", user="root", password="", database="test", autocommit=True), suffix)
+        elif backend == "postgres":
+            _drop(psycopg.connect("host=127.0.0.1 user=postgres dbname=test", autocommit=True), suffix)
+    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+    out = result.stdout.splitlines()  # type: ignore[attr-defined]
+    assert [line.split()[2] for line in out[:6]] == ["ok"] * 6
+    assert out[6:] == [
+        "lineage: submitted=6 skipped=0 excluded=5 extract_errors=0 extracted=1 dropped=0 abandoned=0 queue_depth=0",
+        "plugin jsonl: dispatched=1 failed=0 filtered_out=0 filter_errors=0",
+    ]
+    [event] = events
+    database = {"sqlite": "main", "mariadb": "test", "postgres": "public"}[backend]
+    assert event["target"]["table"] == {"catalog": "internal", "database": database, "name": guide_tables(suffix)[2]}
+    assert [(d["target_column"], d["type"]) for d in event["direct"]] == [
+        ("customer_id", "IDENTITY"),
+        ("region_label", "TRANSFORMATION"),
+        ("total_amount", "AGGREGATION"),
+        ("customer_seq", "TRANSFORMATION"),
+        ("region_group", "TRANSFORMATION"),
+    ]
+
+
+def test_run_script_stops_at_the_first_failure(tmp_path: Path) -> None:
+    suffix = uuid.uuid4().hex[:8]
+    url = f"sqlite:///{tmp_path / 'db.sqlite'}"
+    result, events = _run_guide(
+        tmp_path, url, suffix, extra="INSERT INTO nowhere SELECT 1 FROM x;\nCREATE TABLE after_failure (a INT);\n"
+    )
+    assert result.exit_code == 1  # type: ignore[attr-defined]
+    last = result.stdout.splitlines()[6]  # type: ignore[attr-defined]
+    assert last == "line 20: error: no such table: nowhere  INSERT INTO nowhere SELECT 1 FROM x"
+    assert len(events) == 1
+    with sqlite3.connect(tmp_path / "db.sqlite") as conn:
+        assert conn.execute("SELECT name FROM sqlite_master WHERE name = 'after_failure'").fetchall() == []
+
+
+def test_run_script_bad_url_is_a_usage_error(tmp_path: Path) -> None:
+    script = tmp_path / "s.sql"
+    script.write_text("SELECT 1;")
+    result = runner.invoke(app, ["run-script", str(script), "--catalog-url", "nonsense://"])
+    assert result.exit_code == 2 and result.stderr.startswith("error: --catalog-url:")
