@@ -165,3 +165,9 @@ def test_session_database_and_qualified_names():
     assert e.target.table.qualified == "other.t"
     assert sources(e) == ["shop.orders", "x.y"]
     assert e.context.database == "shop"
+
+
+def test_star_over_a_quoted_mixed_case_table_keeps_the_case():
+    e = one_event('INSERT INTO t SELECT * FROM "MixedCase" m', {"db.MixedCase": ["Id", "name"]}, dialect="postgres")
+    assert e.status is Status.COMPLETE
+    assert [cols(d.sources) for d in e.direct] == [["MixedCase.Id"], ["MixedCase.name"]]

@@ -111,3 +111,17 @@ def test_values_as_a_derived_table_reads_no_column():
     assert direct(e)[0] == ("id", "orders.id", "IDENTITY")
     assert [d.expression for d in e.direct_for("k")] == ["1", "2"]
     assert output(e) == []
+
+
+def test_substituted_operators_keep_their_precedence():
+    e = one_event(
+        "INSERT INTO t WITH c AS (SELECT amount + 1 AS x, -amount AS n FROM orders) SELECT 2 * x AS y, x * 2 AS z, "
+        "n - 1 AS m, UPPER(x) AS u FROM c",
+        SCHEMA,
+    )
+    assert [d.expression for d in e.direct] == [
+        "2 * (orders.amount + 1)",
+        "(orders.amount + 1) * 2",
+        "(-orders.amount) - 1",
+        "UPPER(orders.amount + 1)",
+    ]

@@ -67,6 +67,10 @@ class Resolver:
         self.diagnostics: list[Diagnostic] = []
         self.incomplete = False
         self._memo: dict[int, Relation] = {}
+        self._taken: set[int] = set()
+        # One node per base column, shared by every tree that reads it: column SQL does not
+        # depend on the parent, and nothing mutates resolved trees.
+        self._columns: dict[tuple[TableRef, str], exp.Column] = {}
 
     # ------------------------------------------------------------------ diagnostics
 
@@ -500,7 +504,12 @@ class Resolver:
                     seen_using.add(col)
                 names.append(col)
                 labels.append(col)
-                items.append(exp.Column(this=exp.to_identifier(col), table=exp.to_identifier(src.alias)))
+                # names are normalised already: quote them so they are not folded a second time
+                items.append(
+                    exp.Column(
+                        this=exp.to_identifier(col, quoted=True), table=exp.to_identifier(src.alias, quoted=True)
+                    )
+                )
         return ok
 
     # ------------------------------------------------------------------ expressions
@@ -515,7 +524,9 @@ class Resolver:
         if isinstance(expr, exp.Column) and not isinstance(expr.this, exp.Star):
             return self._column(expr, scope, alias_first, alias_fallback)
         subs: list[tuple[int, Alts]] = []
-        for node in _scope_nodes(expr):
+        found = list(expr.find_all(exp.Column, *_QUERY_TYPES))
+        nodes = found if not any(isinstance(n, _QUERY_TYPES) for n in found) else _scope_nodes(expr)
+        for node in nodes:
             if isinstance(node, exp.Column):
                 if isinstance(node.this, exp.Star):
                     continue
@@ -540,17 +551,17 @@ class Resolver:
         parent = node.parent
         scalar = not isinstance(parent, exp.In | exp.Exists | exp.Any | exp.All)
         if scalar and len(rel.columns) == 1:
-            return [clone(alt) for alt in rel.columns[0]]
+            return [self._take(alt) for alt in rel.columns[0]]
         # a predicate subquery: render what it compares, over its base tables
-        select = exp.Select(expressions=[clone(alts[0]) for alts in rel.columns if alts] or [exp.Star()])
+        select = exp.Select(expressions=[self._take(alts[0]) for alts in rel.columns if alts] or [exp.Star()])
         if rel.tables:
             select.set("from_", exp.From(this=exp.to_table(rel.tables[0].name)))
             for t in rel.tables[1:]:
                 select.append("joins", exp.Join(this=exp.to_table(t.name)))
         if rel.correlated:
-            cond = clone(rel.correlated[0])
+            cond = self._take(rel.correlated[0])
             for c in rel.correlated[1:]:
-                cond = exp.And(this=cond, expression=clone(c))
+                cond = exp.And(this=cond, expression=self._take(c))
             select.set("where", exp.Where(this=cond))
         return [select if isinstance(node, exp.Select) else exp.Subquery(this=select)]
 
@@ -584,7 +595,7 @@ class Resolver:
             )
 
         if alias_first and name in scope.aliases:
-            return [clone(alt) for alt in scope.aliases[name]]
+            return [self._take(alt) for alt in scope.aliases[name]]
         s = scope
         while s is not None:
             found = self._unqualified(s, name, col)
@@ -594,7 +605,7 @@ class Resolver:
                 return found
             s = s.parent
         if alias_fallback and name in scope.aliases:
-            return [clone(alt) for alt in scope.aliases[name]]
+            return [self._take(alt) for alt in scope.aliases[name]]
         if not scope.sources and scope.parent is None:
             return self._unresolved(
                 col, "unknown_column", f"column {name} with no table to read it from", Severity.ERROR
@@ -645,7 +656,11 @@ class Resolver:
                 return self._unresolved(
                     node, "unknown_column", f"column {name} is not in table {src.table.qualified}", Severity.ERROR
                 )
-            return [column_node(src.table, name)]
+            key = (src.table, name)
+            node = self._columns.get(key)
+            if node is None:
+                node = self._columns[key] = column_node(src.table, name)
+            return [node]
         rel = src.relation
         if rel is None:
             return self._unresolved(node, "unknown_column", f"column {name}: its relation is unknown", Severity.ERROR)
@@ -658,7 +673,22 @@ class Resolver:
             return self._unresolved(
                 node, "unknown_column", f"column {name} is not an output of {src.alias}", Severity.ERROR
             )
-        return [clone(alt) for alt in rel.columns[idx]]
+        return [self._take(alt) for alt in rel.columns[idx]]
+
+    def _take(self, node: exp.Expression) -> exp.Expression:
+        """A resolved expression to build on: the node itself the first time, a copy after.
+
+        Resolved trees are never mutated once built, so the first user may own a relation's
+        output; later users get copies, so that every inner node has one parent (SQL generation
+        reads parent links). Base-column leaves are shared everywhere (see ``_columns``).
+        """
+        if isinstance(node, exp.Column):
+            return node
+        key = id(node)
+        if key in self._taken:
+            return clone(node)
+        self._taken.add(key)
+        return node
 
     def _unresolved(self, node: exp.Expression, code: str, message: str, severity: Severity = Severity.WARNING) -> Alts:
         self.diag(code, message, node, severity)
@@ -695,21 +725,31 @@ def _scope_nodes(expr: exp.Expression) -> Iterator[exp.Expression]:
                 stack.extend(v for v in value if isinstance(v, exp.Expression))
 
 
-def _substitute(node: exp.Expression, mapping: dict[int, exp.Expression]) -> exp.Expression:
-    """A copy of ``node`` with the nodes whose id is in ``mapping`` replaced (by copies).
+_OPERATORS = (exp.Binary, exp.Unary)
 
-    Unlike ``Expression.copy`` it keeps no comments, token positions or other metadata but the
-    resolved column reference, which makes it several times cheaper.
+
+def _substitute(node: exp.Expression, mapping: dict[int, exp.Expression], operand: bool = False) -> exp.Expression:
+    """A copy of ``node`` with the nodes whose id is in ``mapping`` replaced.
+
+    A replacement that is itself an operator gets parentheses when it lands as an operand
+    (``2 * x`` with ``x = a + b`` is ``2 * (a + b)``). Unlike ``Expression.copy`` the copy keeps no
+    comments, token positions or other metadata but the resolved column reference, which makes it
+    several times cheaper.
     """
     replacement = mapping.get(id(node))
     if replacement is not None:
+        if operand and isinstance(replacement, _OPERATORS):
+            return exp.Paren(this=replacement)
         return replacement
+    child_operand = isinstance(node, _OPERATORS)
     kwargs: dict[str, object] = {}
     for key, value in node.args.items():
         if isinstance(value, exp.Expression):
-            kwargs[key] = _substitute(value, mapping)
+            kwargs[key] = _substitute(value, mapping, child_operand)
         elif type(value) is list:
-            kwargs[key] = [_substitute(v, mapping) if isinstance(v, exp.Expression) else v for v in value]
+            kwargs[key] = [
+                _substitute(v, mapping, child_operand) if isinstance(v, exp.Expression) else v for v in value
+            ]
         else:
             kwargs[key] = value
     new = node.__class__(**kwargs)
@@ -719,7 +759,9 @@ def _substitute(node: exp.Expression, mapping: dict[int, exp.Expression]) -> exp
 
 
 def clone(node: exp.Expression) -> exp.Expression:
-    """A cheap copy of a resolved expression (see ``_substitute``)."""
+    """A cheap copy of a resolved expression (see ``_substitute``); base-column leaves are shared."""
+    if isinstance(node, exp.Column) and node._meta and REF in node._meta:
+        return node
     kwargs: dict[str, object] = {}
     for key, value in node.args.items():
         if isinstance(value, exp.Expression):
@@ -730,9 +772,6 @@ def clone(node: exp.Expression) -> exp.Expression:
             kwargs[key] = value
     new = node.__class__(**kwargs)
     meta = node._meta
-    if meta:
-        if REF in meta:
-            new.meta[REF] = meta[REF]
-        elif UNRESOLVED in meta:
-            new.meta[UNRESOLVED] = True
+    if meta and UNRESOLVED in meta:
+        new.meta[UNRESOLVED] = True
     return new

@@ -113,13 +113,14 @@ def column_node(table: TableRef, name: str) -> exp.Column:
 def refs_of(node: exp.Expression) -> list[ColumnRef]:
     """Distinct base-table columns read by a resolved expression, in reading order."""
     seen: dict[ColumnRef, None] = {}
-    for n in node.walk():
-        if isinstance(n, exp.Column):
-            ref = n.meta.get(REF) if n._meta else None
+    for n in node.find_all(exp.Column):
+        meta = n._meta
+        if meta:
+            ref = meta.get(REF)
             if ref is not None:
                 seen[ref] = None
     return list(seen)
 
 
 def has_unresolved(node: exp.Expression) -> bool:
-    return any(isinstance(n, exp.Column) and n._meta and n.meta.get(UNRESOLVED) for n in node.walk())
+    return any(n._meta and n._meta.get(UNRESOLVED) for n in node.find_all(exp.Column))
