@@ -32,6 +32,7 @@ _NEVER = frozenset(
         *("grant", "revoke", "kill"),
     }
 )
+_WORD = re.compile(r"[\s(]*([A-Za-z]+)")
 _FIRST_WORD = re.compile(r"(?:\s+|--[^\n]*\n?|/\*.*?\*/|\()*([A-Za-z]+)", re.S)
 DROP_MESSAGE = "the lineage event queue is full with size %d, discard the lineage event: %s (dropped so far: %d)"
 _INTO = re.compile(r"\binto\b", re.I)
@@ -45,7 +46,7 @@ def may_make_event(sql: str) -> bool:
     >>> may_make_event("USE db"), may_make_event("(SELECT 1)")
     (True, False)
     """
-    m = _FIRST_WORD.match(sql)
+    m = _WORD.match(sql) or _FIRST_WORD.match(sql)  # the second one skips leading comments
     if m is None:
         return False
     word = m.group(1).lower()
@@ -63,23 +64,33 @@ class Collector:
         drop_log: RateLimitedLog | None = None,
     ) -> None:
         self._plugins = plugins
+        self._filters = [(lp, lp.plugin.event_filter) for lp in plugins]
         self._queue = queue
         self._counters = counters
+        self._submitted = counters.bump("submitted")
+        self._skipped = counters.bump("skipped")
         self._extract = extract
         self._gate = gate
         self._drop_log = drop_log or RateLimitedLog(log, 1.0)
         self._extract_log = RateLimitedLog(log, 1.0)
         self._error_log = RateLimitedLog(log, 1.0)
-        self._closed = False
 
     def close(self) -> None:
         """Later statements are counted as skipped: no plugin is open to want them."""
-        self._closed = True
+        self._filters = []
+
+    def _wanted(self) -> bool:
+        for lp, event_filter in self._filters:
+            try:
+                if event_filter() is True:
+                    return True
+            except Exception:
+                self._gate.failed(lp)
+        return False
 
     def wanted(self) -> bool:
         """Whether any loaded plugin's ``event_filter()`` is true now."""
-        wants = self._gate.wants
-        return not self._closed and any(wants(lp) for lp in self._plugins)
+        return self._wanted()
 
     def statement_succeeded(self, sql: str, context: Context, dialect: str | None = None) -> None:
         """Extract and queue the statement's events, if any plugin wants them. Never raises.
@@ -87,9 +98,9 @@ class Collector:
         ``context`` is a ``RunInfo`` or a callable making one (called only when an event is wanted).
         """
         try:
-            self._counters.add("submitted")
-            if not self.wanted():
-                self._counters.add("skipped")
+            self._submitted()
+            if not self._wanted():
+                self._skipped()
                 return
             self._collect(sql, context, dialect)
         except Exception:

@@ -23,12 +23,13 @@ class FilterGate:
         try:
             return lp.plugin.event_filter() is True
         except Exception:
-            self._counters.plugin(lp.name, "filter_errors")
-            limiter = self._logs.setdefault(lp.name, RateLimitedLog(log, self._interval))
-            limiter.log(
-                logging.ERROR,
-                "event_filter() of lineage plugin %s raised; treated as false",
-                lp.name,
-                exc_info=True,
-            )
+            self.failed(lp)
             return False
+
+    def failed(self, lp: LoadedPlugin) -> None:
+        """Count and log (rate-limited) the exception being handled, raised by ``lp``'s ``event_filter()``."""
+        self._counters.plugin(lp.name, "filter_errors")
+        limiter = self._logs.setdefault(lp.name, RateLimitedLog(log, self._interval))
+        limiter.log(
+            logging.ERROR, "event_filter() of lineage plugin %s raised; treated as false", lp.name, exc_info=True
+        )

@@ -28,6 +28,17 @@ class DispatchWorker:
         self._queue = queue
         self._counters = counters
         self._gate = gate
+        self._table = [
+            (
+                lp,
+                lp.plugin.event_filter,
+                lp.plugin.exec,
+                counters.plugin_bump(lp.name, "dispatched"),
+                counters.plugin_bump(lp.name, "filtered_out"),
+                counters.plugin_bump(lp.name, "failed"),
+            )
+            for lp in plugins
+        ]
         self._thread = threading.Thread(target=self._run, name="headwater-lineage-worker", daemon=True)
 
     def start(self) -> None:
@@ -48,17 +59,22 @@ class DispatchWorker:
 
     def dispatch(self, event: LineageInfo) -> None:
         """Offer one event to each plugin whose ``event_filter()`` is true now; never raises."""
-        for lp in self._plugins:
-            if not self._gate.wants(lp):
-                self._counters.plugin(lp.name, "filtered_out")
+        for lp, event_filter, exec_, dispatched, filtered_out, failed in self._table:
+            try:
+                wanted = event_filter() is True
+            except Exception:
+                self._gate.failed(lp)
+                wanted = False
+            if not wanted:
+                filtered_out()
                 continue
             try:
-                lp.plugin.exec(event)
+                exec_(event)
             except Exception:
-                self._counters.plugin(lp.name, "failed")
+                failed()
                 log.exception("Lineage plugin %s failed on event %s", lp.name, event.event_id)
             else:
-                self._counters.plugin(lp.name, "dispatched")
+                dispatched()
 
     def stop(self, timeout: float | None, abandon: bool) -> bool:
         """Stop taking events (after draining them, or dropping them when ``abandon``); True if stopped."""
