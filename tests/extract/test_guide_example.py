@@ -139,3 +139,12 @@ def test_ids_are_stable_across_runs(event):
     again = run_demo().events[0]
     assert again.context.query_id == event.context.query_id
     assert again.event_id == event.event_id
+
+
+def test_the_event_validates_against_the_json_schema(event):
+    import jsonschema
+
+    from headwater.model import event_to_dict
+    from headwater.model.schema import event_json_schema
+
+    jsonschema.validate(event_to_dict(event), event_json_schema())

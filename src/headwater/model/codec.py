@@ -136,6 +136,13 @@ def _enum(cls: type, value: Any, path: str) -> Any:
         raise EventFormatError(f"{path}: {value!r} is not one of {allowed}") from None
 
 
+def _int(d: Any, key: str, path: str, default: int | None) -> Any:
+    value = d.get(key, default)
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise EventFormatError(f"{path}.{key}: expected an integer, got {value!r}")
+
+
 def table_from_dict(d: Any, path: str = "table") -> TableRef:
     return TableRef(_req(d, "catalog", path), d.get("database"), _req(d, "name", path))
 
@@ -169,7 +176,7 @@ def _direct_from(d: Any, path: str) -> DirectLineage:
             )
             for k, i in enumerate(d.get("inputs", ()))
         ),
-        branch=int(d.get("branch", 0)),
+        branch=_int(d, "branch", path, 0),
     )
 
 
@@ -187,7 +194,7 @@ def event_from_dict(d: Any) -> LineageInfo:
         catalog=c.get("catalog", "internal"),
         state=c.get("state", "OK"),
         timestamp=c.get("timestamp"),
-        duration_ms=int(c.get("duration_ms", -1)),
+        duration_ms=_int(c, "duration_ms", "context", -1),
         external_catalog_properties=c.get("external_catalog_properties") or {},
     )
     return LineageInfo(
@@ -215,9 +222,9 @@ def event_from_dict(d: Any) -> LineageInfo:
                 code=_req(x, "code", f"diagnostics[{k}]"),
                 severity=_enum(Severity, _req(x, "severity", f"diagnostics[{k}]"), f"diagnostics[{k}].severity"),
                 message=_req(x, "message", f"diagnostics[{k}]"),
-                statement_index=x.get("statement_index"),
-                line=x.get("line"),
-                column=x.get("column"),
+                statement_index=_int(x, "statement_index", f"diagnostics[{k}]", None),
+                line=_int(x, "line", f"diagnostics[{k}]", None),
+                column=_int(x, "column", f"diagnostics[{k}]", None),
                 construct=x.get("construct"),
                 target_column=x.get("target_column"),
             )
