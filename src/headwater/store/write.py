@@ -58,7 +58,41 @@ class _Edge:
     run_key: str
     valid_from: int
     id: int | None = None
-    row: dict[str, Any] | None = None
+    row: list[Any] | None = None
+
+
+EDGE_COLUMNS = (
+    "type",
+    "src_id",
+    "dst_id",
+    "subtype",
+    "dependency",
+    "expression",
+    "labels",
+    "masking",
+    "job_id",
+    "event_pk",
+    "up_cost",
+    "down_cost",
+    "valid_from",
+    "valid_to",
+)
+_FROM, _TO = EDGE_COLUMNS.index("valid_from"), EDGE_COLUMNS.index("valid_to")
+
+
+def insert_edges(conn: Connection, rows: Sequence[Sequence[Any]]) -> None:
+    """Bulk insert of edge rows (``EDGE_COLUMNS`` order): COPY on PostgreSQL, executemany on SQLite."""
+    if not rows:
+        return
+    cols = ", ".join(EDGE_COLUMNS)
+    if conn.dialect.name == "postgresql":
+        cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        with cursor.copy(f"COPY {edges.name} ({cols}) FROM STDIN") as copy:
+            for r in rows:
+                copy.write_row(r)
+        return
+    marks = ", ".join("?" * len(EDGE_COLUMNS))
+    conn.exec_driver_sql(f"INSERT INTO {edges.name} ({cols}) VALUES ({marks})", [tuple(r) for r in rows])
 
 
 def chunks(items: Sequence[Any], size: int = CHUNK) -> Iterator[Sequence[Any]]:
@@ -189,7 +223,7 @@ class _Diff:
             if t <= e.valid_from:
                 e.row = None
             else:
-                e.row["valid_to"] = t
+                e.row[_TO] = t
 
     def open(
         self,
@@ -202,22 +236,19 @@ class _Diff:
         t: int,
         until: int = OPEN,
     ) -> _Edge:
-        row = {
-            "type": spec.type,
-            "src_id": ids[spec.src],
-            "dst_id": ids[spec.dst],
-            "subtype": spec.subtype,
-            "dependency": attrs[0],
-            "expression": attrs[1],
-            "labels": attrs[2],
-            "masking": attrs[3],
-            "job_id": scope,
-            "event_pk": evpk,
-            "up_cost": spec.up_cost,
-            "down_cost": spec.down_cost,
-            "valid_from": t,
-            "valid_to": until,
-        }
+        row = [
+            spec.type,
+            ids[spec.src],
+            ids[spec.dst],
+            spec.subtype,
+            *attrs,
+            scope,
+            evpk,
+            spec.up_cost,
+            spec.down_cost,
+            t,
+            until,
+        ]
         e = _Edge(attrs, run_key, t, row=row)
         self.pending.append(e)
         return e
@@ -290,7 +321,7 @@ def apply(conn: Connection, batch: Sequence[Facts]) -> WriteResult:
                         if cur.id is not None:
                             diff.starts.append({"b_id": cur.id, "b_t": t})
                         elif cur.row is not None:
-                            cur.row["valid_from"] = t
+                            cur.row[_FROM] = t
                         cur.valid_from = t
                     continue
                 if late:
@@ -308,8 +339,7 @@ def apply(conn: Connection, batch: Sequence[Facts]) -> WriteResult:
             latest[ids[f.job]] = t
     contains = _contains(conn, todo, specs, ids)
     inserts = [e.row for e in diff.pending if e.row is not None] + contains
-    for part in chunks(inserts, 5000):
-        conn.execute(edges.insert(), list(part))
+    insert_edges(conn, inserts)
     if diff.closes:
         conn.execute(
             update(edges).where(_E.id == bindparam("b_id")).values(valid_to=bindparam("b_t")),
@@ -349,22 +379,7 @@ def _contains(
     for part in chunks(by_child):
         open_pairs.update(tuple(r) for r in conn.execute(base.where(_E.dst_id.in_(part))))
     return [
-        {
-            "type": EdgeType.CONTAINS.value,
-            "src_id": p,
-            "dst_id": c,
-            "subtype": None,
-            "dependency": None,
-            "expression": None,
-            "labels": None,
-            "masking": False,
-            "job_id": None,
-            "event_pk": None,
-            "up_cost": 1,
-            "down_cost": 1,
-            "valid_from": t,
-            "valid_to": OPEN,
-        }
+        [EdgeType.CONTAINS.value, p, c, None, None, None, None, False, None, None, 1, 1, t, OPEN]
         for (p, c), t in first.items()
         if (p, c) not in open_pairs
     ]
