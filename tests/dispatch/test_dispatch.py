@@ -247,3 +247,37 @@ def test_close_abandon_discards_the_queue(calls: list, caplog: pytest.LogCapture
     assert (d.snapshot().abandoned, d.snapshot().plugins["p"].dispatched) == (2, 1)
     assert ("WARNING", "Abandoned 2 queued lineage events at close") in log_lines(caplog)
     assert ("WARNING", "Lineage worker still busy after 0s; abandoned 0 queued lineage events") in log_lines(caplog)
+
+
+def test_concurrent_producers_count_exactly(calls: list) -> None:
+    gate = Gate()
+    threads, per_thread, capacity = 8, 500, 100
+    extract = ListExtract({"INSERT INTO t SELECT a FROM s": [tiny_event("q")]})
+    slow = RecordingPlugin("slow", calls, on_exec=lambda e: gate(e) if not gate.entered.is_set() else None)
+    d = dispatch_of(slow, extract=extract, queue_size=capacity)
+    c = d.collector
+    c.statement_succeeded("INSERT INTO t SELECT a FROM s", run(0))
+    assert gate.entered.wait(30)  # the worker holds one event; the queue is empty
+    start = threading.Barrier(threads)
+
+    def produce() -> None:
+        start.wait()
+        for _ in range(per_thread):
+            c.statement_succeeded("INSERT INTO t SELECT a FROM s", run(1))
+
+    workers = [threading.Thread(target=produce) for _ in range(threads)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join()
+    snap = d.snapshot()
+    total = threads * per_thread
+    assert (snap.submitted, snap.extracted, snap.dropped, snap.queue_depth) == (
+        total + 1,
+        total + 1,
+        total - capacity,
+        capacity,
+    )
+    gate.release.set()
+    assert d.close()
+    assert d.snapshot().plugins["slow"].dispatched == capacity + 1
