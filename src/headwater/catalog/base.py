@@ -29,11 +29,16 @@ class ColumnSchema:
 
 @dataclass(frozen=True, slots=True)
 class TableSchema:
-    """Ordered columns of a table; ``view_sql`` (and its dialect) when the table is a view."""
+    """Ordered columns of a table; ``view_sql`` (and its dialect) when the table is a view.
+
+    ``properties`` are the table's own options (Flink connector options, for example), which
+    events carry, redacted, in their external properties.
+    """
 
     columns: tuple[ColumnSchema, ...]
     view_sql: str | None = None
     view_dialect: str | None = None
+    properties: tuple[tuple[str, str], ...] = ()
 
     @property
     def column_names(self) -> tuple[str, ...]:

@@ -29,21 +29,11 @@ from functools import cache
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect, NormalizationStrategy
 
+from headwater.catalog.dialects import sqlglot_dialect
+
 _MYSQL_FAMILY = {"mysql", "doris", "starrocks", "singlestore", "tidb"}
 MYSQL_FAMILY = frozenset(_MYSQL_FAMILY)
 """Dialects whose column names are case-insensitive while table names are not."""
-
-
-def sqlglot_dialect(dialect: str) -> str:
-    """The sqlglot name of a headwater dialect name: ``generic`` is sqlglot's default (""),
-    ``flink`` reads as ``hive``.
-
-    >>> sqlglot_dialect("generic"), sqlglot_dialect("flink"), sqlglot_dialect("doris")
-    ('', 'hive', 'doris')
-    """
-    if dialect in ("generic", "default"):
-        return ""
-    return "hive" if dialect == "flink" else dialect
 
 
 def _folder(strategy: NormalizationStrategy) -> Callable[[str, bool], str]:

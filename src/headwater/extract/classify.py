@@ -80,6 +80,10 @@ def function_label(node: exp.Expression) -> str | None:
         return "UDF"
     if isinstance(node, exp.Case):
         return "CASE"
+    if isinstance(node, exp.Dot):
+        return "FIELD"
+    if isinstance(node, exp.Bracket):
+        return "SUBSCRIPT"
     if isinstance(node, exp.Func):
         return node.sql_names()[0] if node.sql_names() else node.key.upper()
     return None

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 
 _SENSITIVE = re.compile(
-    r"pass(word|wd)?|pwd|secret|token|credential|hidden|private|keytab|(^|[._\-])key(s)?($|[._\-])|key$",
+    r"pass(word|wd)?|pwd|secret|token|credential|hidden|private|keytab|jaas|(^|[._\-])key(s)?($|[._\-])|key$",
     re.IGNORECASE,
 )
 

@@ -52,6 +52,20 @@ def _column_defs(schema: exp.Schema, names: Names, dialect: str | None) -> tuple
     return tuple(cols)
 
 
+def _options(tree: exp.Create) -> tuple[tuple[str, str], ...]:
+    """The connector options of a table on an external system (Flink ``WITH ('connector' = …)``).
+
+    Storage properties of internal tables (Doris ``PROPERTIES ("replication_num" = "1")``) are
+    not external-catalog properties and are not kept.
+    """
+    props = tree.args.get("properties")
+    out = []
+    for p in props.expressions if props is not None else ():
+        if type(p) is exp.Property and isinstance(p.this, exp.Literal) and isinstance(p.args.get("value"), exp.Literal):
+            out.append((p.this.name, p.args["value"].name))
+    return tuple(out) if any(k.lower() == "connector" for k, _ in out) else ()
+
+
 def apply_statement(tree: exp.Expression, catalog: LayeredCatalog, names: Names, session: Session) -> None:
     """Apply USE / CREATE / DROP / ALTER to the catalog and session (other statements: no-op)."""
     dialect = names.dialect or None
@@ -73,7 +87,10 @@ def apply_statement(tree: exp.Expression, catalog: LayeredCatalog, names: Names,
         target = tree.this
         if kind == "TABLE":
             if isinstance(target, exp.Schema) and isinstance(target.this, exp.Table):
-                catalog.put(table_ref(target.this, names, session), TableSchema(_column_defs(target, names, dialect)))
+                catalog.put(
+                    table_ref(target.this, names, session),
+                    TableSchema(_column_defs(target, names, dialect), properties=_options(tree)),
+                )
             elif isinstance(target, exp.Table):
                 like = next((p for p in tree.find_all(exp.LikeProperty)), None)
                 if like is not None and isinstance(like.this, exp.Table):

@@ -91,6 +91,8 @@ class Extractor:
 
     def _statement(self, piece: Piece, run: RunInfo) -> StatementResult:
         index = self._index
+        if piece.skip is not None:
+            return StatementResult(index, piece.line, piece.column, piece.sql, "statement-set", skip_reason=piece.skip)
         if piece.tree is None:
             word = command_word(piece.sql)
             if word in NON_LINEAGE_COMMANDS:
@@ -116,6 +118,8 @@ class Extractor:
         try:
             if kind.name in ("insert", "ctas") and kind.skip is None:
                 return self._lineage_statement(piece, tree, kind, run, index)
+            if isinstance(tree, exp.MultitableInserts):
+                return self._multi_insert(piece, tree, run, index)
             apply_statement(tree, self.catalog, self.names, self.session)
         except Exception as err:  # lineage must never fail the statement: report instead
             diag = Diagnostic(
@@ -173,6 +177,33 @@ class Extractor:
         if kind.name == "ctas":
             self._register_ctas(target, rel)
         return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=(event,))
+
+    def _multi_insert(self, piece: Piece, tree: exp.MultitableInserts, run: RunInfo, index: int) -> StatementResult:
+        """Hive/Spark ``FROM src INSERT … SELECT … INSERT … SELECT …``: one event per sink.
+
+        Each INSERT is resolved on its own, over the shared FROM, so two sinks never share
+        relations or lineage.
+        """
+        source = tree.args.get("source")
+        events: list[LineageInfo] = []
+        reasons: list[str] = []
+        for insert in tree.expressions:
+            query = insert.expression
+            if source is not None and isinstance(query, exp.Select) and not query.args.get("from_"):
+                insert = insert.copy()
+                insert.expression.set("from_", exp.From(this=source.copy()))
+            kind = kind_of(insert)
+            if kind.skip is not None:
+                reasons.append(kind.skip)
+                continue
+            result = self._lineage_statement(piece, insert, kind, run, index)
+            events.extend(result.events)
+            if result.skip_reason:
+                reasons.append(result.skip_reason)
+        skip = None if events else "; ".join(dict.fromkeys(reasons)) or None
+        return StatementResult(
+            index, piece.line, piece.column, piece.sql, "multi-insert", events=tuple(events), skip_reason=skip
+        )
 
     def _register_ctas(self, target: TableRef, rel: Relation) -> None:
         self.catalog.put(target, TableSchema(tuple(ColumnSchema(n) for n in rel.names)))
@@ -272,7 +303,9 @@ class Extractor:
             state="OK",
             timestamp=run.timestamp or now_iso(),
             duration_ms=run.duration_ms,
-            external_catalog_properties=redact(run.external_catalog_properties),
+            external_catalog_properties=redact(
+                {**run.external_catalog_properties, **self._table_properties([target, *resolver.tables, *resolver.via])}
+            ),
         )
         diagnostics = tuple(
             d
@@ -293,6 +326,15 @@ class Extractor:
             diagnostics=diagnostics,
             via=tuple(resolver.via),
         )
+
+    def _table_properties(self, tables: list[TableRef]) -> dict[str, str]:
+        """Options declared on the tables (Flink ``WITH (…)``), keyed ``db.table.option``."""
+        out: dict[str, str] = {}
+        for ref in tables:
+            schema = self.catalog.table(ref)
+            for key, value in schema.properties if schema is not None else ():
+                out[f"{ref.qualified}.{key}"] = value
+        return out
 
     def _render(self, node: exp.Expression) -> str:
         """SQL text of a resolved expression (it is ours and analysed already: no copy needed)."""

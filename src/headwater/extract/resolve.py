@@ -128,26 +128,38 @@ class Resolver:
         if not with_:
             return ctes
         ctes = dict(ctes)
-        if with_.args.get("recursive"):
-            self.diag(
-                "recursive_cte",
-                "recursive CTE: a reference to itself inside its body is not resolved",
-                with_,
-                Severity.INFO,
-                construct="WITH RECURSIVE",
-            )
+        recursive = bool(with_.args.get("recursive"))
         for cte in with_.expressions:
             name = self.names.table_ident(cte.args["alias"].this)
             body = cte.this
             visible = dict(ctes)
+            alias = cte.args.get("alias")
+            if recursive and isinstance(body, exp.SetOperation) and _reads_table(body.expression, name or ""):
+                self.diag(
+                    "recursive_cte",
+                    f"recursive CTE {name}: its recursive member is resolved once, with the reference to "
+                    f"{name} standing for the anchor's rows",
+                    cte,
+                    Severity.INFO,
+                    construct="WITH RECURSIVE",
+                )
+                anchor = body.this
 
-            def load(body: exp.Expression = body, visible: dict[str, Source] = visible, cte: exp.CTE = cte) -> Relation:
-                return self._aliased(self.relation(body, None, visible), cte.args.get("alias"))
+                def anchor_load(
+                    anchor: exp.Expression = anchor,
+                    visible: dict[str, Source] = visible,
+                    alias: exp.TableAlias | None = alias,
+                ) -> Relation:
+                    return self._aliased(self.relation(anchor, None, visible), alias)
 
-            src = Source(alias=name, load=load)
-            ctes[name] = src
-            if with_.args.get("recursive"):
-                visible[name] = Source(alias=name, opaque="recursive CTE")
+                visible[name] = Source(alias=name, load=anchor_load)
+
+            def load(
+                body: exp.Expression = body, visible: dict[str, Source] = visible, alias: exp.TableAlias | None = alias
+            ) -> Relation:
+                return self._aliased(self.relation(body, None, visible), alias)
+
+            ctes[name] = Source(alias=name, load=load)
         return ctes
 
     def _aliased(self, rel: Relation, alias: exp.TableAlias | None) -> Relation:
@@ -225,7 +237,7 @@ class Resolver:
         for join in joins:
             self._add_join(join, scope)
         for lateral in sel.args.get("laterals") or []:
-            self._opaque(lateral, scope, "LATERAL VIEW")
+            self._add_source(lateral, scope)
         if sel.args.get("pivots"):
             self.diag(
                 "unsupported_construct", "PIVOT / UNPIVOT: lineage through it is not resolved", sel, construct="PIVOT"
@@ -305,6 +317,17 @@ class Resolver:
         alias = self.names.table_ident(alias_node.this) if alias_node is not None and alias_node.this else None
         if isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier):
             src = self._table_source(node, scope, alias)
+        elif isinstance(node, exp.Unnest) or (
+            isinstance(node, exp.Lateral) and isinstance(node.this, exp.Explode | exp.Inline | exp.Unnest)
+        ):
+            src = self._unnest_source(node, scope, alias)
+        elif isinstance(node, exp.Lateral) and isinstance(node.this, _QUERY_TYPES):
+            body = node.this
+
+            def lateral_load(body: exp.Expression = body, scope: Scope = scope) -> Relation:
+                return self._aliased(self.relation(body, scope, scope.ctes), node.args.get("alias"))
+
+            src = Source(alias=alias or f"__lateral{len(scope.sources)}", load=lateral_load)
         elif isinstance(node, _QUERY_TYPES):
             body = node
             parent = scope.parent
@@ -325,6 +348,33 @@ class Resolver:
             )
             src.opaque = "PIVOT"
         return src
+
+    def _unnest_source(self, node: exp.Expression, scope: Scope, alias: str | None) -> Source:
+        """UNNEST / EXPLODE / LATERAL VIEW: each output column is the function over its array.
+
+        ``LATERAL VIEW EXPLODE(t.tags) x AS tag`` gives ``tag`` = ``EXPLODE(t.tags)``; a map's key and
+        value columns, a POSEXPLODE position and an UNNEST offset are all functions of their input.
+        """
+        func = node.this if isinstance(node, exp.Lateral) else node
+        args = list(func.expressions) if isinstance(func, exp.Unnest) else [func.this, *func.expressions]
+        args = [a for a in args if isinstance(a, exp.Expression)]
+        alias_node = node.args.get("alias") or func.args.get("alias")
+        cols = list(alias_node.args.get("columns") or []) if alias_node is not None else []
+        names = [self.names.column_ident(c) or "" for c in cols]
+        if not names and alias_node is not None and alias_node.this and isinstance(func, exp.Unnest):
+            names = [alias or ""]  # UNNEST(arr) AS x names the value column (BigQuery, DuckDB)
+        width = max(len(names), len(args), 1)
+        names += [f"col{i + 1}" for i in range(len(names), width)]
+        resolved = [self.resolve(a, scope) for a in args]
+        columns: list[Alts] = []
+        for i in range(width):
+            alts = resolved[min(i, len(resolved) - 1)] if resolved else []
+            if isinstance(func, exp.Unnest):
+                columns.append([exp.Unnest(expressions=[clone(a)]) for a in alts])
+            else:
+                columns.append([func.__class__(this=clone(a)) for a in alts])
+        rel = Relation(names, [c.name for c in cols] or names, columns)
+        return Source(alias=alias or (names[0] if names else f"__unnest{len(scope.sources)}"), load=lambda: rel)
 
     def _opaque(self, node: exp.Expression, scope: Scope, construct: str) -> Source:
         alias_node = node.args.get("alias")
@@ -587,9 +637,9 @@ class Resolver:
                         scope.outer_hit = True
                     return self._from_source(src, name, col)
                 s = s.parent
-            if isinstance(col.this, exp.Identifier) and col.this.this and not col.args.get("db"):
-                # a struct field access like s.a where s is a column (issue: struct/array/map fields)
-                pass
+            field = self._struct_field(col, scope, qualifier, name)
+            if field is not None:
+                return field
             return self._unresolved(
                 col, "unknown_qualifier", f"{qualifier}.{name}: {qualifier} names no table in scope", Severity.ERROR
             )
@@ -611,6 +661,36 @@ class Resolver:
                 col, "unknown_column", f"column {name} with no table to read it from", Severity.ERROR
             )
         return self._unresolved(col, "unknown_column", f"column {name} is in no table of its scope", Severity.ERROR)
+
+    def _struct_field(self, col: exp.Column, scope: Scope, qualifier: str, name: str) -> Alts | None:
+        """``s.f`` / ``t.s.f`` where ``s`` is a (struct) column: the field access over that column."""
+        db = self.names.table_ident(col.args.get("db"))
+        base: Alts | None = None
+        s: Scope | None = scope
+        while s is not None and not base:
+            if db is not None:  # t.s.f: table t, column s, field f
+                src = self._find_source(s, db)
+                base = self._from_source(src, qualifier, col) if src is not None else None
+            else:  # s.f: column s of a table in scope
+                base = self._unqualified(s, qualifier, col)
+            s = s.parent
+        path = [col.this]
+        if not base and db is not None:  # s.a.b: column s, fields a and b
+            s = scope
+            while s is not None and not base:
+                base = self._unqualified(s, db, col)
+                s = s.parent
+            path = [col.args["table"], col.this]
+        if not base:
+            return None
+        out: Alts = []
+        for b in base:
+            node = clone(b)
+            for ident in path:
+                quoted = ident.args.get("quoted") if isinstance(ident, exp.Identifier) else False
+                node = exp.Dot(this=node, expression=exp.Identifier(this=ident.name, quoted=quoted))
+            out.append(node)
+        return out
 
     def _unqualified(self, scope: Scope, name: str, col: exp.Column) -> Alts | None:
         """Bind an unqualified column in one scope; None when this scope certainly lacks it."""
@@ -695,6 +775,11 @@ class Resolver:
         marker = node.copy() if isinstance(node, exp.Column) else exp.column(message)
         marker.meta[UNRESOLVED] = True
         return [marker]
+
+
+def _reads_table(query: exp.Expression, name: str) -> bool:
+    """True when ``query`` reads a table called ``name`` (a recursive CTE's self-reference)."""
+    return any(t.name.lower() == name.lower() and not t.args.get("db") for t in query.find_all(exp.Table))
 
 
 def _describe(src: Source) -> str:

@@ -20,6 +20,7 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
+from headwater.catalog.dialects import sqlglot_dialect
 from headwater.model import Diagnostic, Severity
 
 
@@ -33,15 +34,7 @@ class Piece:
     sql: str
     tree: exp.Expression | None
     error: Diagnostic | None = None
-
-
-def sqlglot_dialect(name: str) -> str:
-    """The sqlglot dialect behind a headwater dialect name (``generic`` is sqlglot's default)."""
-    if name in ("generic", "default", ""):
-        return ""
-    if name == "flink":
-        return "hive"
-    return name
+    skip: str | None = None  # a statement with no lineage meaning of its own (statement-set markers)
 
 
 def split_script(sql: str, dialect: str) -> list[Piece]:
@@ -73,9 +66,43 @@ def _start_of(tok: Token, sql: str) -> tuple[int, int, int]:
     return start, line, col
 
 
+SKIP_STATEMENT_SET = "statement-set: groups the statements inside it, each of which makes its own event"
+
+
+_STATEMENT_SET = re.compile(r"EXECUTE\s+STATEMENT\s+SET\s+BEGIN\b", re.IGNORECASE)
+
+
+def _parse_embedded(index: int, sql: str, begin: int, end: int, d: Dialect) -> Piece:
+    """Parse ``sql[begin:end]`` on its own, keeping line and column numbers of the whole script."""
+    while begin < end and sql[begin].isspace():
+        begin += 1
+    line = sql.count("\n", 0, begin) + 1
+    col = begin - (sql.rfind("\n", 0, begin) + 1) + 1
+    padded = "\n" * (line - 1) + " " * (col - 1) + sql[begin:end]
+    try:
+        tokens = d.tokenize(padded)
+    except TokenError as err:
+        return Piece(index, line, col, sql[begin:end], None, _diag(f"cannot tokenize: {err}", index, line, col))
+    return _parse_chunk(index, tokens, padded, d)
+
+
+def _words(chunk: list[Token], n: int) -> list[str]:
+    return [t.text.upper() for t in chunk[:n]]
+
+
 def _parse_chunk(index: int, chunk: list[Token], sql: str, d: Dialect) -> Piece:
     start, line, col = _start_of(chunk[0], sql)
     text = sql[start : chunk[-1].end + 1]
+    # Flink statement sets: EXECUTE STATEMENT SET BEGIN <stmt>; <stmt>; END; and
+    # BEGIN STATEMENT SET; <stmt>; END;  — the markers are skipped, the statements parsed.
+    marker = _STATEMENT_SET.match(text)
+    if marker is not None:
+        rest = text[marker.end() :]
+        if not rest.strip():
+            return Piece(index, line, col, text, None, skip=SKIP_STATEMENT_SET)
+        return _parse_embedded(index, sql, start + marker.end(), start + len(text), d)
+    if _words(chunk, 4) == ["BEGIN", "STATEMENT", "SET"] or (len(chunk) == 1 and chunk[0].text.upper() == "END"):
+        return Piece(index, line, col, text, None, skip=SKIP_STATEMENT_SET)
     try:
         trees = d.parser().parse(chunk, sql)
     except ParseError as err:
