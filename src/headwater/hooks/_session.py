@@ -22,6 +22,8 @@ from headwater.extract import RunInfo
 _PLACEHOLDER = re.compile(r"%%|%s|%\([^)]*\)s")
 _USE = re.compile(r"\s*use\s+[`\"]?([^`\"\s;]+)[`\"]?\s*;?\s*$", re.I)
 
+now = time.perf_counter  # the clock of statement durations
+
 SQLALCHEMY_DIALECTS = {"sqlite": "sqlite", "mysql": "mysql", "mariadb": "mysql", "postgresql": "postgres"}
 
 
@@ -124,6 +126,3 @@ def session_of(conn: Any, default_schema: str | None = None) -> Session:
             "postgres", user=conn.info.user, database=default_schema or "public", client_ip=_psycopg_ip(conn)
         )
     raise TypeError(f"unsupported DB-API connection {type(conn).__module__}.{type(conn).__qualname__}")
-
-
-now = time.perf_counter
