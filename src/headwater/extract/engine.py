@@ -15,6 +15,7 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
 from headwater.catalog import Catalog, ColumnSchema, LayeredCatalog, Names, TableSchema
+from headwater.extract.beyond import RESULT_DATABASE, merge_branches, update_query
 from headwater.extract.classify import classify
 from headwater.extract.context import generated_query_id, now_iso, redact
 from headwater.extract.ddl import Session, apply_statement, table_ref
@@ -118,6 +119,10 @@ class Extractor:
         try:
             if kind.name in ("insert", "ctas") and kind.skip is None:
                 return self._lineage_statement(piece, tree, kind, run, index)
+            if self.options.statements == "all":
+                result = self._beyond(piece, tree, run, index)
+                if result is not None:
+                    return result
             if isinstance(tree, exp.MultitableInserts):
                 return self._multi_insert(piece, tree, run, index)
             apply_statement(tree, self.catalog, self.names, self.session)
@@ -162,13 +167,11 @@ class Extractor:
         if target.database == INTERNAL_SCHEMA:
             return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, skip_reason=SKIP_INTERNAL)
 
-        resolver = Resolver(
-            self.catalog, self.names, self.session.catalog, self.session.database, index, self._has_base
-        )
+        resolver = self._resolver(index)
         query = tree.expression
         ctes = resolver._with(tree, {}, None)  # INSERT … WITH may hang the WITH on the INSERT
         rel = resolver.relation(query, None, ctes)
-        if not resolver.tables and not resolver.via:
+        if not resolver.tables and not resolver.via and self.options.statements == "doris":
             if kind.name == "ctas":
                 self._register_ctas(target, rel)
             return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, skip_reason=SKIP_NO_TABLE)
@@ -177,6 +180,67 @@ class Extractor:
         if kind.name == "ctas":
             self._register_ctas(target, rel)
         return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=(event,))
+
+    def _resolver(self, index: int) -> Resolver:
+        return Resolver(self.catalog, self.names, self.session.catalog, self.session.database, index, self._has_base)
+
+    def _beyond(self, piece: Piece, tree: exp.Expression, run: RunInfo, index: int) -> StatementResult | None:
+        """Lineage of the statements the Doris rules skip (``--statements all``); None: not one of them."""
+        resolver = self._resolver(index)
+        column_list: list[str] | None = None
+        if isinstance(tree, exp.Query):
+            kind = Kind("select", SourceCommand.SELECT)
+            query_id = run.query_id or generated_query_id(piece.sql, index)
+            target = TableRef(self.session.catalog, RESULT_DATABASE, query_id)
+            rel = resolver.relation(tree, None, {})
+        elif isinstance(tree, exp.Create) and str(tree.args.get("kind") or "").upper() == "VIEW":
+            kind = Kind("view", SourceCommand.CREATE_VIEW)
+            node = tree.this
+            if isinstance(node, exp.Schema):
+                column_list = [
+                    self.names.column_ident(c.this if isinstance(c, exp.ColumnDef) else c) or ""
+                    for c in node.expressions
+                ]
+                node = node.this
+            target = table_ref(node, self.names, self.session)
+            rel = resolver.relation(tree.expression, None, resolver._with(tree, {}, None))
+            apply_statement(tree, self.catalog, self.names, self.session)
+        elif isinstance(tree, exp.Update) and isinstance(tree.this, exp.Table):
+            kind = Kind("update", SourceCommand.UPDATE)
+            target = table_ref(tree.this, self.names, self.session)
+            query, names = update_query(tree)
+            column_list = [self.names.column_ident(n) or "" for n in names]
+            rel = resolver.relation(query, None, resolver._with(tree, {}, None))
+        elif isinstance(tree, exp.Merge) and isinstance(tree.this, exp.Table):
+            kind = Kind("merge", SourceCommand.MERGE)
+            target = table_ref(tree.this, self.names, self.session)
+            column_list, rel = self._merge_relation(tree, resolver)
+        elif isinstance(tree, exp.Insert) and isinstance(tree.expression, exp.Values):
+            kind = Kind("insert", SourceCommand.INSERT_VALUES)
+            node = tree.this
+            if isinstance(node, exp.Schema):
+                column_list = [self.names.column_ident(c) or "" for c in node.expressions]
+                node = node.this
+            target = table_ref(node, self.names, self.session)
+            rel = resolver.relation(tree.expression, None, {})
+        else:
+            return None
+        event = self._event(piece, kind, run, index, target, column_list, rel, resolver)
+        return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=(event,))
+
+    def _merge_relation(self, tree: exp.Merge, resolver: Resolver) -> tuple[list[str], Relation]:
+        """All WHEN branches as one relation: each assigned column's alternatives are its branches."""
+        names: list[str] = []
+        columns: dict[str, list] = {}
+        for query, assigned in merge_branches(tree):
+            rel = resolver.relation(query, None, {})
+            for name, alts in zip(assigned, rel.columns, strict=False):
+                key = self.names.column_ident(name) or ""
+                if key not in columns:
+                    names.append(key)
+                    columns[key] = []
+                columns[key].extend(alts)
+        return names, Relation(names, list(names), [columns[n] for n in names])
 
     def _multi_insert(self, piece: Piece, tree: exp.MultitableInserts, run: RunInfo, index: int) -> StatementResult:
         """Hive/Spark ``FROM src INSERT … SELECT … INSERT … SELECT …``: one event per sink.
@@ -211,7 +275,8 @@ class Extractor:
     def _target_columns(
         self, target: TableRef, column_list: list[str] | None, rel: Relation, kind: Kind, resolver: Resolver
     ) -> tuple[Field, ...]:
-        schema = self.catalog.table(target) if kind.name == "insert" else None
+        insert_like = kind.name in ("insert", "update", "merge")
+        schema = self.catalog.table(target) if insert_like else None
         types = {c.name: c.type for c in schema.columns} if schema else {}
         if column_list is not None:
             names = column_list
@@ -228,7 +293,7 @@ class Extractor:
             names = list(schema.column_names)
         else:
             names = list(rel.names)
-            if kind.name == "insert":
+            if insert_like:
                 resolver.diag(
                     "target_bound_by_name",
                     f"the columns of target {target.qualified} are unknown: bound by the query's output names",
