@@ -159,3 +159,12 @@ def test_demo_runs_as_a_real_command():
     e = json.loads(line)
     assert e["target"]["table"]["name"] == "lineage_customer_summary"
     assert "values-insert" in out.stderr
+
+
+def test_payload_format_round_trips():
+    from headwater.model.payload import loads
+
+    r = invoke("extract", "-", "--format", "payload", "--default-db", "db", stdin=GOOD)
+    assert r.exit_code == 0, r.output
+    e = loads(r.stdout)
+    assert e.direct[0].expression == "UPPER(s.a)"

@@ -25,6 +25,7 @@ class OutputFormat(StrEnum):
     json = "json"
     jsonl = "jsonl"
     openlineage = "openlineage"
+    payload = "payload"
 
 
 class StatementRules(StrEnum):
@@ -83,6 +84,11 @@ def print_result(
     elif fmt == OutputFormat.jsonl:
         for e in result.events:
             out.write(event_to_json(e) + "\n")
+    elif fmt == OutputFormat.payload:
+        from headwater.model.payload import dumps
+
+        for e in result.events:
+            out.write(dumps(e) + "\n")
     else:
         from headwater.model.openlineage import run_event_json
 
