@@ -26,7 +26,9 @@ def test_corpus_is_there():
 
 @pytest.mark.parametrize("case", [_param(c) for c in CASES])
 def test_golden(case):
-    assert case.expected_path.exists(), f"no expected file: run `.venv/bin/python -m tests.golden.bless --only {case.id}`"
+    assert case.expected_path.exists(), (
+        f"no expected file: run `.venv/bin/python -m tests.golden.bless --only {case.id}`"
+    )
     expected = case.expected_path.read_text(encoding="utf-8")
     actual = render(case)
     if actual != expected:
