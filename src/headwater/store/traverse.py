@@ -102,20 +102,21 @@ def walk(
         nxt: list[int] = []
         if max_depth is not None:
             frontier = [n for n in frontier if w.depth[n] < max_depth]
-        for part in chunks(frontier):
-            for row in conn.execute(base.where(near_col.in_(part))):
-                far = w.far(row)
-                d = w.depth[w.near(row)] + row.cost
-                if max_depth is not None and d > max_depth:
+        rows = [row for part in chunks(frontier) for row in conn.execute(base.where(near_col.in_(part)))]
+        rows.sort(key=lambda r: r.id)  # deterministic first-reached edges on every backend
+        for row in rows:
+            far = w.far(row)
+            d = w.depth[w.near(row)] + row.cost
+            if max_depth is not None and d > max_depth:
+                continue
+            if far not in w.depth:
+                if len(w.depth) >= max_nodes:
+                    w.truncated = True
                     continue
-                if far not in w.depth:
-                    if len(w.depth) >= max_nodes:
-                        w.truncated = True
-                        continue
-                    w.depth[far] = d
-                    w.parent[far] = row.id
-                    (same if row.cost == 0 else nxt).append(far)
-                w.edges[row.id] = row
+                w.depth[far] = d
+                w.parent[far] = row.id
+                (same if row.cost == 0 else nxt).append(far)
+            w.edges[row.id] = row
         w.expanded.update(frontier)
         return same, nxt
 
