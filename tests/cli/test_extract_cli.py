@@ -168,3 +168,19 @@ def test_payload_format_round_trips():
     assert r.exit_code == 0, r.output
     e = loads(r.stdout)
     assert e.direct[0].expression == "UPPER(s.a)"
+
+
+def test_demo_stores_its_event_and_queries_the_store(tmp_path):
+    url = f"sqlite:///{tmp_path / 'lineage.db'}"
+    r = invoke("demo", "--store", url)
+    assert r.exit_code == 0, r.output
+    assert "Stored 1 event" in r.stdout
+    assert "origin of internal.lineage_demo.lineage_customer_summary.region_group" in r.stdout
+    assert "impact of internal.lineage_demo.lineage_orders.amount" in r.stdout
+    from headwater.store import open_store
+
+    stats = open_store(url).get_lineage_stats()
+    assert stats.events_recorded == 1
+    again = invoke("demo", "--store", url)  # idempotent: the same event id
+    assert again.exit_code == 0
+    assert open_store(url).get_lineage_stats().events_recorded == 1

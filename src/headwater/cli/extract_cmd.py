@@ -149,17 +149,5 @@ def run_demo() -> ScriptResult:
     return Extractor().run(guide_script(), RunInfo(user=GUIDE_USER, client_ip=GUIDE_CLIENT_IP))
 
 
-def demo(
-    format: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.table,
-) -> None:
-    """Run the Doris guide's example script and print its lineage event."""
-    result = run_demo()
-    console = Console()
-    if format == OutputFormat.table:
-        console.print("[bold]headwater demo[/]: the Apache Doris 4.x Data Lineage guide's example script\n")
-    print_result(result, format, console, explain_skips=True, namespace="headwater")
-
-
 def register(app: typer.Typer) -> None:
     app.command()(extract)
-    app.command()(demo)
