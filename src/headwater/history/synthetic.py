@@ -12,7 +12,7 @@ Writers: ``write_jsonl``, ``write_csv``, ``write_audit_file`` (``fe.audit.log`` 
 
 >>> rows = generate_log(200, seed=1)
 >>> len(rows), sorted({r["state"] for r in rows})
-(200, ['ERR', 'OK'])
+(200, ['EOF', 'ERR', 'OK'])
 """
 
 from __future__ import annotations
