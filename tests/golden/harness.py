@@ -142,6 +142,8 @@ def event(e: LineageInfo) -> dict[str, Any]:
         out["output_indirect"] = [_indirect(i, True) for i in e.output_indirect]
     if e.diagnostics:
         out["diagnostics"] = [diagnostic(d) for d in e.diagnostics]
+    if e.context.external_catalog_properties:
+        out["properties"] = dict(e.context.external_catalog_properties)
     return out
 
 
