@@ -7,7 +7,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from headwater.service import errors, routes_query, routes_record
+from headwater.service import errors, routes_explorer, routes_query, routes_record
 from headwater.service.auth import Tokens
 from headwater.store import LineageStore
 
@@ -34,6 +34,7 @@ def create_app(store: LineageStore, tokens: Tokens | None = None) -> FastAPI:
 
     app.include_router(routes_query.router, prefix=API, tags=["query"])
     app.include_router(routes_record.router, prefix=API, tags=["record"])
+    app.include_router(routes_explorer.router, prefix=API, tags=["explorer"])
     if STATIC.is_dir():
         app.mount("/", StaticFiles(directory=STATIC, html=True), name="explorer")
     return app

@@ -1,0 +1,240 @@
+"""Read endpoints the explorer needs beyond the query API: search, children and columns, a field's
+whole origin and impact subgraph, and the statement (SQL and query context) behind an edge or job.
+
+All under ``/api/v1/explorer``, read scope, errors as everywhere else (``{"error": {field, message}}``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Query
+from pydantic import BaseModel, ConfigDict, Field
+
+from headwater.service import schemas as m
+from headwater.service.deps import get_store, require
+from headwater.service.errors import ApiError, as_api_errors
+from headwater.store import LineageStore, NodeType
+from headwater.store import search as s
+from headwater.store.names import to_us
+
+router = APIRouter(prefix="/explorer", dependencies=[Depends(require("read"))])
+Store = Annotated[LineageStore, Depends(get_store)]
+AsOf = Annotated[datetime | None, Query(description="answer as the graph was at this time (ISO 8601)")]
+ERRORS = {400: {"model": m.ErrorResponse}, 404: {"model": m.ErrorResponse}, 409: {"model": m.ErrorResponse}}
+_S = "internal.lineage_demo."
+_NODE = m.Node.model_config["json_schema_extra"]["examples"][0]  # type: ignore[index]
+_EDGE = m.Edge.model_config["json_schema_extra"]["examples"][0]  # type: ignore[index]
+_DATASET = {"id": 4, "type": "DATASET", "name": _S + "lineage_orders", "short": "lineage_orders", "parent_id": 1}
+_JOB = {
+    "id": 2,
+    "type": "JOB",
+    "name": "sql:977d69abd829cde4:" + _S + "lineage_customer_summary",
+    "short": "lineage_customer_summary#977d69ab",
+    "properties": {"source_command": "InsertIntoTableCommand"},
+}
+_STATEMENT = {
+    "event_id": "6fae6e1a-f8f7-5b2a-bae2-bfb240815af0",
+    "kind": "headwater",
+    "event_time": "2024-05-01T10:00:00Z",
+    "recorded_time": "2024-05-01T10:00:01Z",
+    "status": "COMPLETE",
+    "sql": "INSERT INTO lineage_customer_summary WITH customer_totals AS (…) SELECT … FROM customer_totals",
+    "context": {"query_id": "hw-9618", "user": "lineage_user", "client_ip": "192.0.2.10", "database": "lineage_demo"},
+    "deleted": False,
+}
+
+
+def _cfg(example: dict[str, Any]) -> ConfigDict:
+    return ConfigDict(from_attributes=True, json_schema_extra={"examples": [example]})
+
+
+class SearchHit(BaseModel):
+    model_config = _cfg({"node": _NODE, "match": "prefix", "parent": _DATASET})
+    node: m.Node
+    match: str = Field(
+        description="exact, prefix (of the short name), part (start of a dotted part), substring, browse"
+    )
+    parent: m.Node | None = Field(None, description="the dataset of a field, the system of a dataset")
+
+
+class SearchResult(BaseModel):
+    model_config = _cfg(
+        {
+            "query": "amou",
+            "hits": [SearchHit.model_config["json_schema_extra"]["examples"][0]],  # type: ignore[index]
+            "truncated": False,
+        }
+    )
+    query: str
+    hits: list[SearchHit]
+    truncated: bool = Field(description="more nodes matched than `limit`")
+
+
+class Children(BaseModel):
+    model_config = _cfg({"node": _DATASET, "children": [_NODE], "total": 5, "truncated": False})
+    node: m.Node
+    children: list[m.Node]
+    total: int
+    truncated: bool
+
+
+class DatasetColumns(BaseModel):
+    model_config = _cfg({"dataset": _DATASET, "fields": [_NODE]})
+    dataset: m.Node
+    fields: list[m.Node]
+
+
+class ColumnEdges(BaseModel):
+    model_config = _cfg(
+        {
+            "datasets": [{"dataset": _DATASET, "fields": [_NODE]}],
+            "edges": [_EDGE],
+            "peers": [],
+            "total_edges": 1,
+            "truncated": False,
+        }
+    )
+    datasets: list[DatasetColumns]
+    edges: list[m.Edge] = Field(description="MAPS_TO edges with an end among the datasets' fields")
+    peers: list[m.Node] = Field(description="the fields at the other end of those edges")
+    total_edges: int
+    truncated: bool = Field(description="more edges than `max_edges`: the lowest ids are returned")
+
+
+class ColumnsRequest(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"datasets": [3, 4], "as_of": None, "max_edges": 5000}]})
+    datasets: list[int] = Field(min_length=1, max_length=1000, description="dataset node ids")
+    as_of: datetime | None = None
+    max_edges: int = Field(5000, ge=1, le=50_000)
+
+
+class Subgraph(BaseModel):
+    model_config = _cfg({"nodes": [_NODE], "edges": [_EDGE], "truncated": False})
+    nodes: list[m.Node]
+    edges: list[m.Edge]
+    truncated: bool
+
+
+class FieldPaths(BaseModel):
+    model_config = _cfg(
+        {
+            "field": _NODE,
+            "include_indirect": True,
+            "upstream": {"nodes": [], "edges": [], "truncated": False},
+            "downstream": {"nodes": [], "edges": [], "truncated": False},
+            "datasets": [_DATASET],
+        }
+    )
+    field: m.Node
+    include_indirect: bool
+    upstream: Subgraph = Field(description="the origin side: fields the field is computed from, and the edges")
+    downstream: Subgraph = Field(description="the impact side: fields computed from the field, and the edges")
+    datasets: list[m.Node] = Field(description="the datasets holding the field and every field on its paths")
+
+
+class Statement(BaseModel):
+    model_config = _cfg(_STATEMENT)
+    event_id: str
+    kind: str = Field(description="headwater, openlineage or record (record_lineage)")
+    event_time: datetime | None
+    recorded_time: datetime | None
+    status: str | None
+    sql: str | None = Field(description="the statement's full SQL when the producer sent it")
+    context: dict[str, Any] = Field(description="query context: query id, user, client, database, time, …")
+    deleted: bool = False
+
+
+class EdgeDetail(BaseModel):
+    model_config = _cfg({"edge": _EDGE, "source": _NODE, "target": _NODE, "job": _JOB, "statement": _STATEMENT})
+    edge: m.Edge
+    source: m.Node
+    target: m.Node
+    job: m.Node | None = Field(description="the job (statement or pipeline) that asserted the edge")
+    statement: Statement | None = Field(description="the recorded event that made the edge")
+
+
+class JobDetail(BaseModel):
+    model_config = _cfg(
+        {"job": _JOB, "statements": [_STATEMENT], "total_statements": 1, "inputs": [_DATASET], "outputs": []}
+    )
+    job: m.Node
+    statements: list[Statement] = Field(description="recorded events of the job, latest first")
+    total_statements: int
+    inputs: list[m.Node]
+    outputs: list[m.Node]
+
+
+@router.get("/search", operation_id="explorer_search", response_model=SearchResult, responses=ERRORS)
+def search(
+    store: Store,
+    q: Annotated[str, Query(max_length=512, description="text in the name (empty: browse)", examples=["amou"])] = "",
+    types: Annotated[list[NodeType] | None, Query(description="keep only nodes of these types")] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 20,
+) -> SearchResult:
+    """Datasets, fields, jobs … whose name contains `q` (exact and prefix matches first), with their type."""
+    with as_api_errors("query.q"), store.engine.connect() as conn:
+        r = s.search_nodes(conn, q, [t.value for t in types or ()] or None, limit)
+    return SearchResult.model_validate(r)
+
+
+@router.get("/nodes/{node_id}/children", operation_id="explorer_children", response_model=Children, responses=ERRORS)
+def children(
+    store: Store,
+    node_id: Annotated[int, Path(description="node id", examples=[4])],
+    types: Annotated[list[NodeType] | None, Query(description="keep only children of these types")] = None,
+    as_of: AsOf = None,
+    limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
+) -> Children:
+    """What a node contains at `as_of`: a dataset's fields, a source system's datasets."""
+    with as_api_errors("path.node_id"), store.engine.connect() as conn:
+        r = s.node_children(conn, node_id, [t.value for t in types or ()] or None, to_us(as_of), limit)
+    return Children.model_validate(r)
+
+
+@router.post("/columns", operation_id="explorer_columns", response_model=ColumnEdges, responses=ERRORS)
+def columns(store: Store, body: ColumnsRequest) -> ColumnEdges:
+    """Fields of some datasets and every column-level (MAPS_TO) edge touching them, at `as_of`."""
+    with as_api_errors("body.datasets"), store.engine.connect() as conn:
+        r = s.dataset_columns(conn, body.datasets, to_us(body.as_of), body.max_edges)
+    return ColumnEdges.model_validate(r)
+
+
+@router.get("/field-paths", operation_id="explorer_field_paths", response_model=FieldPaths, responses=ERRORS)
+def field_paths(
+    store: Store,
+    field: Annotated[str, Query(description="a field: table.column, full name or #id", examples=["#7"])],
+    include_indirect: bool = True,
+    as_of: AsOf = None,
+    max_depth: Annotated[int | None, Query(ge=1, le=100)] = None,
+    max_nodes: Annotated[int, Query(ge=1, le=20_000)] = 2000,
+) -> FieldPaths:
+    """A field's origin subgraph (upstream) and impact subgraph (downstream): every path, not one per end."""
+    with as_api_errors("query.field"), store.engine.connect() as conn:
+        r = s.field_paths(conn, field, include_indirect, to_us(as_of), max_depth, max_nodes)
+    return FieldPaths.model_validate(r)
+
+
+@router.get("/edges/{edge_id}", operation_id="explorer_edge", response_model=EdgeDetail, responses=ERRORS)
+def edge(store: Store, edge_id: Annotated[int, Path(description="edge id", examples=[31])]) -> EdgeDetail:
+    """An edge, its ends, its job and the statement (SQL and query context) that made it."""
+    try:
+        with store.engine.connect() as conn:
+            r = s.edge_detail(conn, edge_id)
+    except s.EdgeNotFound as exc:
+        raise ApiError(404, "path.edge_id", str(exc)) from None
+    return EdgeDetail.model_validate(r)
+
+
+@router.get("/jobs/{job_id}", operation_id="explorer_job", response_model=JobDetail, responses=ERRORS)
+def job(
+    store: Store,
+    job_id: Annotated[int, Path(description="job (or step) node id", examples=[2])],
+    as_of: AsOf = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 20,
+) -> JobDetail:
+    """A job with its recorded statements (latest first) and the datasets it reads and writes."""
+    with as_api_errors("path.job_id"), store.engine.connect() as conn:
+        r = s.job_detail(conn, job_id, to_us(as_of), limit)
+    return JobDetail.model_validate(r)

@@ -1,0 +1,501 @@
+// SVG rendering of the lineage graph: cards, column rows, edges, pan and zoom, highlighting.
+
+const SVG = "http://www.w3.org/2000/svg";
+export const CARD_W = 210;
+const CARD_W_MAX = 360;
+export const HEADER = 46;
+export const ROW = 22;
+const PILL_W_MAX = 300;
+const PILL_H = 32;
+const STUB_W = 170;
+const STUB_H = 30;
+const PROCESS = new Set(["JOB", "STEP"]);
+const FLAT = new Set(["SOURCE_SYSTEM"]);
+
+export const SUBTYPE_COLOURS = {
+  IDENTITY: "#2563eb",
+  TRANSFORMATION: "#7c3aed",
+  AGGREGATION: "#db2777",
+  JOIN: "#ea580c",
+  FILTER: "#b45309",
+  GROUP_BY: "#0d9488",
+  SORT: "#64748b",
+  WINDOW: "#0891b2",
+  CONDITIONAL: "#4d7c0f",
+};
+export const DIRECT_SUBTYPES = ["IDENTITY", "TRANSFORMATION", "AGGREGATION"];
+export const INDIRECT_SUBTYPES = ["JOIN", "FILTER", "GROUP_BY", "SORT", "WINDOW", "CONDITIONAL"];
+export const TYPE_COLOURS = {
+  DATASET: "#2563eb",
+  FIELD: "#0f766e",
+  JOB: "#d97706",
+  STEP: "#ca8a04",
+  SOURCE_SYSTEM: "#475569",
+  EXTERNAL: "#7c3aed",
+  ENTITY: "#059669",
+  REPORT: "#db2777",
+  MODEL: "#9333ea",
+  DECISION: "#dc2626",
+};
+const FLOW_COLOUR = "#94a3b8";
+const OTHER_COLOUR = "#64748b";
+
+export const expandable = (n) => !PROCESS.has(n.type) && !FLAT.has(n.type);
+
+export function colourOf(edge) {
+  return SUBTYPE_COLOURS[edge.subtype] || OTHER_COLOUR;
+}
+
+function el(name, attrs = {}, parent = null) {
+  const e = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) e.setAttribute(k, v);
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+const measurer = document.createElement("canvas").getContext("2d");
+function textWidth(text, px, weight) {
+  measurer.font = `${weight} ${px}px system-ui, -apple-system, "Segoe UI", sans-serif`;
+  return measurer.measureText(text).width;
+}
+function fit(text, px, weight, maxWidth) {
+  measurer.font = `${weight} ${px}px system-ui, -apple-system, "Segoe UI", sans-serif`;
+  if (measurer.measureText(text).width <= maxWidth) return text;
+  let lo = 0;
+  let hi = text.length;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (measurer.measureText(`${text.slice(0, mid)}…`).width <= maxWidth) lo = mid;
+    else hi = mid - 1;
+  }
+  return `${text.slice(0, lo)}…`;
+}
+
+// The size a node takes: cards grow with their shown rows.
+// Widths follow the names (within bounds) so that most names show whole.
+export function nodeSize(node, rows, extraRow) {
+  if (node.kind === "stub") return { width: STUB_W, height: STUB_H };
+  if (PROCESS.has(node.type)) {
+    return { width: clamp(textWidth(node.short, 12, 500) + 44, 140, PILL_W_MAX), height: PILL_H };
+  }
+  let width = textWidth(node.short, 13.5, 650) + 64;
+  if (rows) {
+    const prefix = `${node.short}.`;
+    for (const f of rows) {
+      const label = f.short.startsWith(prefix) ? f.short.slice(prefix.length) : f.short;
+      width = Math.max(width, textWidth(label, 12.5, 400) + 40);
+    }
+  }
+  width = clamp(width, CARD_W, CARD_W_MAX);
+  if (rows === null) return { width, height: HEADER };
+  return { width, height: HEADER + Math.max(1, rows.length + (extraRow ? 1 : 0)) * ROW + 6 };
+}
+
+const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, Math.ceil(v)));
+
+export class GraphView {
+  constructor(svg, handlers) {
+    this.svg = svg;
+    this.h = handlers;
+    this.t = { x: 40, y: 40, k: 1 };
+    this.elements = new Map(); // "kind:id" -> element
+    this.defs = el("defs", {}, svg);
+    this.markers = new Set();
+    this.viewport = el("g", { class: "viewport" }, svg);
+    this.bounds = { width: 0, height: 0 };
+    this.positions = new Map();
+    this._panning();
+    this._events();
+  }
+
+  marker(colour) {
+    const id = `arrow-${colour.replace("#", "")}`;
+    if (!this.markers.has(id)) {
+      const m = el("marker", {
+        id,
+        viewBox: "0 0 10 10",
+        refX: 9,
+        refY: 5,
+        markerWidth: 7,
+        markerHeight: 7,
+        orient: "auto-start-reverse",
+        markerUnits: "userSpaceOnUse",
+      }, this.defs);
+      el("path", { d: "M0,1 L9,5 L0,9 z", fill: colour }, m);
+      this.markers.add(id);
+    }
+    return `url(#${id})`;
+  }
+
+  // scene: {nodes: [{node, kind, box, rows, extraRow, expanded, root, side}], edges: [{edge, points}],
+  //         stubs, columnEdges: [{edge, from, to}], rowsOf}
+  render(scene) {
+    this.viewport.replaceChildren();
+    this.elements.clear();
+    this.positions.clear();
+    this.scene = scene;
+    const gEdges = el("g", { class: "edges" }, this.viewport);
+    const gNodes = el("g", { class: "nodes" }, this.viewport);
+    const gCols = el("g", { class: "cedges" }, this.viewport);
+    for (const item of scene.nodes) this.positions.set(item.id, item.box);
+    for (const e of scene.edges) this._edge(gEdges, e);
+    for (const item of scene.nodes) this._node(gNodes, item);
+    this._columnEdges(gCols, scene.columnEdges);
+    this.bounds = { width: scene.width, height: scene.height };
+    this._apply();
+  }
+
+  _edge(parent, { edge, points }) {
+    if (!points || points.length < 2) return;
+    const g = el("g", {
+      class: `edge flow ${edge.type === "VIA" ? "via" : ""}`,
+      "data-kind": "edge",
+      "data-id": edge.id,
+      "data-edge-ids": edge.ids.join(","),
+    }, parent);
+    const d = smooth(points);
+    el("path", { class: "hit", d }, g);
+    el("path", { class: "line", d, stroke: FLOW_COLOUR, "marker-end": this.marker(FLOW_COLOUR) }, g);
+    this.elements.set(`edge:${edge.id}`, g);
+  }
+
+  _node(parent, item) {
+    const { node, box } = item;
+    if (item.kind === "stub") {
+      const g = el("g", {
+        class: "stub",
+        "data-kind": "stub",
+        "data-id": item.id,
+        transform: `translate(${box.x},${box.y})`,
+        tabindex: 0,
+        role: "button",
+      }, parent);
+      el("rect", { width: box.width, height: box.height, rx: 15 }, g);
+      const t = el("text", { x: box.width / 2, y: box.height / 2 + 4, "text-anchor": "middle" }, g);
+      t.textContent = `+${item.stub.hidden} more — show ${Math.min(50, item.stub.hidden)}`;
+      el("title", {}, g).textContent = `${item.stub.shown} of ${item.stub.shown + item.stub.hidden} neighbours shown`;
+      this.elements.set(`stub:${item.id}`, g);
+      return;
+    }
+    const cls = ["node", `t-${node.type}`];
+    if (item.root) cls.push("root");
+    if (item.expanded) cls.push("expanded");
+    const g = el("g", {
+      class: cls.join(" "),
+      "data-kind": "node",
+      "data-id": node.id,
+      "data-type": node.type,
+      transform: `translate(${box.x},${box.y})`,
+    }, parent);
+    this.elements.set(`node:${node.id}`, g);
+    const colour = TYPE_COLOURS[node.type] || OTHER_COLOUR;
+    el("title", {}, g).textContent = `${node.type} ${node.name}`;
+    if (PROCESS.has(node.type)) {
+      el("rect", { class: "card", width: box.width, height: box.height, rx: 16 }, g);
+      el("circle", { cx: 16, cy: box.height / 2, r: 5, fill: colour }, g);
+      const t = el("text", { class: "name", x: 28, y: box.height / 2 + 4 }, g);
+      t.textContent = fit(node.short, 12, 500, box.width - 40);
+      return;
+    }
+    el("rect", { class: "card", width: box.width, height: box.height, rx: 8 }, g);
+    el("rect", { class: "accent", width: 5, height: box.height, rx: 2, fill: colour }, g);
+    const type = el("text", { class: "type", x: 14, y: 17, fill: colour }, g);
+    const where = node.name.slice(0, Math.max(0, node.name.length - node.short.length - 1));
+    type.textContent = fit(where ? `${node.type} · ${where}` : node.type, 10, 600, box.width - 50);
+    const name = el("text", { class: "name", x: 14, y: 35 }, g);
+    name.textContent = fit(node.short, 13.5, 650, box.width - 50);
+    if (expandable(node)) {
+      const tg = el("g", {
+        class: "toggle",
+        "data-kind": "toggle",
+        "data-id": node.id,
+        transform: `translate(${box.width - 26},${12})`,
+        role: "button",
+        tabindex: 0,
+        "aria-label": item.expanded ? "hide columns" : "show columns",
+      }, g);
+      el("rect", { width: 20, height: 20, rx: 5 }, tg);
+      el("path", { d: item.expanded ? "M5,8 L10,13 L15,8" : "M8,5 L13,10 L8,15" }, tg);
+      el("title", {}, tg).textContent = item.expanded ? "hide columns" : "show columns";
+    }
+    const badge = el("text", { class: "pathbadge", x: box.width - 34, y: 38, "text-anchor": "end" }, g);
+    this.elements.set(`badge:${node.id}`, badge);
+    if (!item.rows) return;
+    const prefix = `${node.short}.`;
+    if (!item.rows.length && !item.extraRow) {
+      const t = el("text", { class: "empty", x: 14, y: HEADER + 15 }, g);
+      t.textContent = item.loading ? "loading columns…" : "no columns recorded";
+    }
+    item.rows.forEach((f, k) => {
+      const y = HEADER + k * ROW;
+      const r = el("g", {
+        class: "field",
+        "data-kind": "field",
+        "data-id": f.id,
+        "data-dataset": node.id,
+        transform: `translate(0,${y})`,
+        tabindex: 0,
+        role: "button",
+      }, g);
+      el("rect", { class: "row", x: 4, width: box.width - 8, height: ROW, rx: 4 }, r);
+      const label = f.short.startsWith(prefix) ? f.short.slice(prefix.length) : f.short;
+      const t = el("text", { x: 16, y: 15 }, r);
+      t.textContent = fit(label, 12.5, 400, box.width - 32);
+      el("circle", { class: "port", cx: 0, cy: ROW / 2, r: 3 }, r);
+      el("circle", { class: "port", cx: box.width, cy: ROW / 2, r: 3 }, r);
+      el("title", {}, r).textContent = f.name;
+      this.elements.set(`field:${f.id}`, r);
+    });
+    if (item.extraRow) {
+      const y = HEADER + item.rows.length * ROW;
+      const r = el("g", { class: "morecols", "data-kind": "morecols", "data-id": node.id, transform: `translate(0,${y})`, role: "button", tabindex: 0 }, g);
+      el("rect", { class: "row", x: 4, width: box.width - 8, height: ROW, rx: 4 }, r);
+      const t = el("text", { x: 16, y: 15 }, r);
+      t.textContent = `+${item.extraRow} more columns — show all`;
+    }
+  }
+
+  portOf(end, out) {
+    const box = this.positions.get(end.dataset);
+    if (!box) return null;
+    const x = out ? box.x + box.width : box.x;
+    if (end.field === undefined) return { x, y: box.y + HEADER / 2, card: true };
+    const k = this.scene.rowIndex(end.dataset, end.field);
+    return { x, y: box.y + HEADER + k * ROW + ROW / 2, card: false };
+  }
+
+  _columnEdges(parent, items) {
+    const groups = new Map();
+    const routed = [];
+    for (const item of items) {
+      const a = this.portOf(item.from, true);
+      const b = this.portOf(item.to, false);
+      if (!a || !b) continue;
+      const key = `${a.x},${a.y}>${b.x},${b.y}`;
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key).push(item);
+      routed.push([item, a, b, key]);
+    }
+    for (const [item, a, b, key] of routed) {
+      const group = groups.get(key);
+      const shift = (group.indexOf(item) - (group.length - 1) / 2) * 3;
+      const e = item.edge;
+      const colour = colourOf(e);
+      const g = el("g", {
+        class: `cedge ${e.dependency === "INDIRECT" ? "indirect" : "direct"}`,
+        "data-kind": "cedge",
+        "data-id": e.id,
+        "data-subtype": e.subtype || "",
+        "data-parallel": group.map((x) => x.edge.id).join(","),
+      }, parent);
+      const d = curve({ x: a.x, y: a.y + shift }, { x: b.x, y: b.y + shift });
+      el("path", { class: "hit", d }, g);
+      el("path", {
+        class: "line",
+        d,
+        stroke: colour,
+        "stroke-dasharray": e.dependency === "INDIRECT" ? "6 4" : null,
+        "marker-end": this.marker(colour),
+      }, g);
+      this.elements.set(`cedge:${e.id}`, g);
+    }
+  }
+
+  // hl: {root: fieldId|null, up: Set, down: Set, edgesUp: Set, edgesDown: Set, nodes: Set,
+  //      flowEdges: Set, badges: Map datasetId -> count, selectedNode: id|null}
+  highlight(hl) {
+    for (const e of this.viewport.querySelectorAll(".hl, .hl-up, .hl-down, .hl-root, .selected")) {
+      e.classList.remove("hl", "hl-up", "hl-down", "hl-root", "selected");
+    }
+    for (const b of this.viewport.querySelectorAll(".pathbadge")) b.textContent = "";
+    const on = !!(hl && (hl.root !== null || hl.nodes.size));
+    this.svg.classList.toggle("has-hl", on && hl.root !== null);
+    if (!hl) return;
+    const mark = (key, ...cls) => {
+      const e = this.elements.get(key);
+      if (e) e.classList.add("hl", ...cls);
+    };
+    if (hl.root !== null) mark(`field:${hl.root}`, "hl-root");
+    hl.up.forEach((id) => mark(`field:${id}`, "hl-up"));
+    hl.down.forEach((id) => mark(`field:${id}`, "hl-down"));
+    hl.edgesUp.forEach((id) => mark(`cedge:${id}`, "hl-up"));
+    hl.edgesDown.forEach((id) => mark(`cedge:${id}`, "hl-down"));
+    hl.nodes.forEach((id) => mark(`node:${id}`));
+    hl.flowEdges.forEach((id) => mark(`edge:${id}`));
+    for (const [id, n] of hl.badges) {
+      const b = this.elements.get(`badge:${id}`);
+      if (b) b.textContent = `${n} on path`;
+    }
+    if (hl.selectedNode !== null && hl.selectedNode !== undefined) {
+      const e = this.elements.get(`node:${hl.selectedNode}`);
+      if (e) e.classList.add("selected");
+    }
+    // Highlighted column edges drawn last, above the others.
+    const cols = this.viewport.querySelector(".cedges");
+    if (cols) for (const e of [...cols.querySelectorAll(".cedge.hl")]) cols.appendChild(e);
+  }
+
+  // ---------------------------------------------------------------- pan and zoom
+
+  _apply() {
+    if (this._frame) return;
+    this._frame = requestAnimationFrame(() => {
+      this._frame = null;
+      const { x, y, k } = this.t;
+      this.viewport.setAttribute("transform", `translate(${x.toFixed(1)},${y.toFixed(1)}) scale(${k.toFixed(4)})`);
+    });
+  }
+
+  zoomBy(factor, cx, cy) {
+    const r = this.svg.getBoundingClientRect();
+    const px = cx ?? r.width / 2;
+    const py = cy ?? r.height / 2;
+    const k = Math.min(2.5, Math.max(0.08, this.t.k * factor));
+    this.t.x = px - ((px - this.t.x) * k) / this.t.k;
+    this.t.y = py - ((py - this.t.y) * k) / this.t.k;
+    this.t.k = k;
+    this._apply();
+  }
+
+  // Fit the whole graph; when that would make text unreadable, centre on `focusId` at a readable scale.
+  fit(focusId, anchor = 0.5) {
+    const r = this.svg.getBoundingClientRect();
+    const pad = 40;
+    const w = Math.max(1, this.bounds.width);
+    const h = Math.max(1, this.bounds.height);
+    let k = Math.min((r.width - 2 * pad) / w, (r.height - 2 * pad) / h, 1.2);
+    if (k >= 0.45 || focusId === undefined || focusId === null) {
+      k = Math.max(k, 0.08);
+      this.t = { k, x: (r.width - w * k) / 2, y: Math.max(pad / 2, (r.height - h * k) / 2) };
+      this._apply();
+      return;
+    }
+    this.t.k = 0.75;
+    this.centerOn(focusId, anchor);
+  }
+
+  // Bring a node into view; `anchor` is where across the canvas it goes (0.5: the middle).
+  centerOn(id, anchor = 0.5) {
+    const box = this.positions.get(id);
+    if (!box) return;
+    const r = this.svg.getBoundingClientRect();
+    this.t.x = r.width * anchor - (box.x + box.width / 2) * this.t.k;
+    this.t.y = r.height / 2 - (box.y + Math.min(box.height, 300) / 2) * this.t.k;
+    this._apply();
+  }
+
+  _panning() {
+    let drag = null;
+    this.svg.addEventListener("pointerdown", (ev) => {
+      if (ev.button !== 0) return;
+      drag = { x: ev.clientX, y: ev.clientY, tx: this.t.x, ty: this.t.y, moved: false, id: ev.pointerId };
+    });
+    this.svg.addEventListener("pointermove", (ev) => {
+      if (!drag || ev.pointerId !== drag.id) return;
+      const dx = ev.clientX - drag.x;
+      const dy = ev.clientY - drag.y;
+      if (!drag.moved && Math.hypot(dx, dy) < 4) return;
+      if (!drag.moved) {
+        drag.moved = true;
+        this.svg.setPointerCapture(ev.pointerId);
+        this.svg.classList.add("panning");
+        this.h.onPanStart?.();
+      }
+      this.t.x = drag.tx + dx;
+      this.t.y = drag.ty + dy;
+      this._apply();
+    });
+    const end = (ev) => {
+      if (!drag || ev.pointerId !== drag.id) return;
+      this.suppressClick = drag.moved;
+      this.svg.classList.remove("panning");
+      drag = null;
+    };
+    this.svg.addEventListener("pointerup", end);
+    this.svg.addEventListener("pointercancel", end);
+    this.svg.addEventListener(
+      "wheel",
+      (ev) => {
+        ev.preventDefault();
+        const r = this.svg.getBoundingClientRect();
+        if (ev.ctrlKey || !ev.shiftKey) this.zoomBy(Math.exp(-ev.deltaY * 0.0015), ev.clientX - r.left, ev.clientY - r.top);
+        else {
+          this.t.x -= ev.deltaY;
+          this._apply();
+        }
+      },
+      { passive: false },
+    );
+  }
+
+  _events() {
+    const target = (ev) => ev.target.closest("[data-kind]");
+    this.svg.addEventListener("click", (ev) => {
+      if (this.suppressClick) {
+        this.suppressClick = false;
+        return;
+      }
+      const t = target(ev);
+      if (!t) return this.h.onBackground?.();
+      const id = t.dataset.id;
+      switch (t.dataset.kind) {
+        case "toggle":
+          return this.h.onToggle?.(Number(id));
+        case "field":
+          return this.h.onField?.(Number(id), Number(t.dataset.dataset));
+        case "node":
+          return this.h.onNode?.(Number(id));
+        case "stub":
+          return this.h.onStub?.(id);
+        case "morecols":
+          return this.h.onMoreColumns?.(Number(id));
+        case "cedge":
+        case "edge":
+          return this.h.onEdgeClick?.(t, ev);
+        default:
+      }
+    });
+    this.svg.addEventListener("dblclick", (ev) => {
+      const t = target(ev);
+      if (t && t.dataset.kind === "node") this.h.onNodeOpen?.(Number(t.dataset.id));
+    });
+    this.svg.addEventListener("keydown", (ev) => {
+      if (ev.key !== "Enter" && ev.key !== " ") return;
+      const t = target(ev);
+      if (!t) return;
+      ev.preventDefault();
+      t.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+    });
+    this.svg.addEventListener("pointerover", (ev) => {
+      const t = ev.target.closest("[data-kind=edge], [data-kind=cedge]");
+      if (t && ev.target.classList.contains("hit")) this.h.onEdgeEnter?.(t, ev);
+    });
+    this.svg.addEventListener("pointerout", (ev) => {
+      const t = ev.target.closest("[data-kind=edge], [data-kind=cedge]");
+      if (t && ev.target.classList.contains("hit")) this.h.onEdgeLeave?.(t, ev);
+    });
+  }
+}
+
+// A path through points with horizontal tangents at every point.
+export function smooth(points) {
+  let d = `M${r(points[0].x)},${r(points[0].y)}`;
+  for (let i = 1; i < points.length; i++) {
+    const a = points[i - 1];
+    const b = points[i];
+    if (Math.abs(a.y - b.y) < 0.5) {
+      d += ` L${r(b.x)},${r(b.y)}`;
+      continue;
+    }
+    const dx = Math.max(20, Math.abs(b.x - a.x) / 2);
+    d += ` C${r(a.x + dx)},${r(a.y)} ${r(b.x - dx)},${r(b.y)} ${r(b.x)},${r(b.y)}`;
+  }
+  return d;
+}
+
+function curve(a, b) {
+  const dx = Math.max(40, Math.abs(b.x - a.x) / 2);
+  return `M${r(a.x)},${r(a.y)} C${r(a.x + dx)},${r(a.y)} ${r(b.x - dx)},${r(b.y)} ${r(b.x)},${r(b.y)}`;
+}
+
+const r = (v) => Math.round(v * 10) / 10;

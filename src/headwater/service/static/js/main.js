@@ -1,0 +1,854 @@
+// The explorer: URL state, fetching, and wiring the graph, search and panels together.
+//
+// Everything a view shows is in the URL hash, so a view can be shared and Back works:
+//   #/node/<id>?dir=BOTH&depth=3&asof=<ISO>&exp=<dataset ids>&sel=<field id>&hide=<types>&ind=0&stmt=e<edge>|j<job>
+//   (&limit=<n>: the page size of the lineage answer, 2000 by default)
+
+import { api, setToken, setUnauthorizedHandler } from "./api.js";
+import { badge, fill, h } from "./dom.js";
+import { GraphView, HEADER, TYPE_COLOURS, expandable, nodeSize } from "./graph.js";
+import { layeredLayout } from "./layout.js";
+import { FAN_OUT, NODE_TYPES, buildView, columnEdges } from "./model.js";
+import {
+  renderEdgeStatement,
+  renderFieldDetails,
+  renderImpact,
+  renderJobStatements,
+  renderLegend,
+  renderNodeDetails,
+  tooltipContent,
+} from "./panels.js";
+import { initSearch } from "./search.js";
+
+const $ = (id) => document.getElementById(id);
+const LINEAGE_LIMIT = 2000;
+const ALL_DEPTH = 100;
+const ROW_LIMIT = 50;
+
+// ---------------------------------------------------------------- state
+
+const route = {};
+const data = {
+  lineageKey: null,
+  lineage: null,
+  columnsAsOf: undefined,
+  columns: new Map(), // datasetId -> {dataset, fields}
+  columnsTruncated: false,
+  fieldEdges: new Map(), // edgeId -> edge
+  fieldParent: new Map(), // fieldId -> datasetId
+  pathsKey: null,
+  paths: null,
+  origin: null,
+  impact: null,
+  edgeDetails: new Map(),
+};
+const ui = {
+  shown: new Map(), // "id:up|down" -> neighbours shown
+  allRows: new Set(), // datasets showing every column
+  selectedNode: null,
+  sceneKey: null,
+  scene: null,
+  fitPending: true,
+  centerPending: null,
+};
+
+function parseHash() {
+  const raw = location.hash.replace(/^#\/?/, "");
+  const [path, query = ""] = raw.split("?");
+  const p = new URLSearchParams(query);
+  const parts = path.split("/").filter(Boolean);
+  const ids = (s) => (s ? s.split(",").map(Number).filter(Number.isFinite) : []);
+  return {
+    view: parts[0] === "node" && parts[1] ? "node" : "home",
+    id: parts[0] === "node" ? Number(parts[1]) : null,
+    dir: ["UPSTREAM", "DOWNSTREAM", "BOTH"].includes(p.get("dir")) ? p.get("dir") : "BOTH",
+    depth: p.get("depth") === "all" ? "all" : Math.min(5, Math.max(1, Number(p.get("depth")) || 3)),
+    asof: p.get("asof") || null,
+    exp: new Set(ids(p.get("exp"))),
+    sel: p.get("sel") ? Number(p.get("sel")) : null,
+    hide: new Set((p.get("hide") || "").split(",").filter(Boolean)),
+    ind: p.get("ind") !== "0",
+    stmt: p.get("stmt") || null,
+    limit: Math.min(10000, Math.max(1, Number(p.get("limit")) || LINEAGE_LIMIT)),
+  };
+}
+
+function hashOf(r) {
+  if (r.view !== "node") return "#/";
+  const p = new URLSearchParams();
+  if (r.dir !== "BOTH") p.set("dir", r.dir);
+  if (r.depth !== 3) p.set("depth", String(r.depth));
+  if (r.asof) p.set("asof", r.asof);
+  if (r.exp.size) p.set("exp", [...r.exp].sort((a, b) => a - b).join(","));
+  if (r.sel !== null) p.set("sel", String(r.sel));
+  if (r.hide.size) p.set("hide", [...r.hide].sort().join(","));
+  if (!r.ind) p.set("ind", "0");
+  if (r.stmt) p.set("stmt", r.stmt);
+  if (r.limit !== LINEAGE_LIMIT) p.set("limit", String(r.limit));
+  const q = p.toString().replace(/%2C/g, ",").replace(/%3A/g, ":");
+  return `#/node/${r.id}${q ? `?${q}` : ""}`;
+}
+
+function go(changes, replace = false) {
+  const next = { ...route, ...changes };
+  const hash = hashOf(next);
+  if (hash === location.hash) return sync();
+  // pushState fires no hashchange: sync now, so that `settled()` covers this change.
+  if (replace) history.replaceState(null, "", hash);
+  else history.pushState(null, "", hash);
+  return sync();
+}
+
+// ---------------------------------------------------------------- notices and status
+
+function status(text) {
+  $("status").textContent = text || "";
+}
+
+function notices(list) {
+  fill($("notices"),
+    ...list.map(([kind, text, ...extra]) => h("div", { class: `banner ${kind}`, "data-notice": kind }, text, ...extra)),
+  );
+}
+// ---------------------------------------------------------------- syncing the page with the URL
+
+let syncing = Promise.resolve();
+function sync() {
+  syncing = syncing.then(doSync).catch((err) => {
+    console.error(err);
+    status("");
+    notices([["error", err.message || String(err)]]);
+  });
+  return syncing;
+}
+
+async function doSync() {
+  Object.assign(route, parseHash());
+  $("asof").value = route.asof ? toLocalInput(route.asof) : "";
+  if (route.view === "home") {
+    $("view").hidden = true;
+    $("home").hidden = false;
+    await showHome();
+    return;
+  }
+  $("home").hidden = true;
+  $("view").hidden = false;
+  controlsFromRoute();
+
+  const key = `${route.id}|${route.dir}|${route.depth}|${route.asof}|${route.limit}`;
+  if (key !== data.lineageKey) {
+    status("loading lineage…");
+    const depth = route.depth === "all" ? ALL_DEPTH : route.depth;
+    data.lineage = await api.lineage(`#${route.id}`, route.dir, depth, route.asof, route.limit);
+    data.lineageKey = key;
+    ui.shown.clear();
+    ui.fitPending = true;
+    ui.selectedNode = null;
+  }
+  if (data.columnsAsOf !== route.asof) {
+    data.columns.clear();
+    data.fieldEdges.clear();
+    data.fieldParent.clear();
+    data.columnsTruncated = false;
+    data.columnsAsOf = route.asof;
+  }
+  const drawnIds = new Set(data.lineage.nodes.map((n) => n.id));
+  drawnIds.add(data.lineage.root.id);
+  const missing = [...route.exp].filter((id) => drawnIds.has(id) && !data.columns.has(id));
+  if (missing.length) {
+    status("loading columns…");
+    const r = await api.columns(missing, route.asof);
+    for (const dc of r.datasets) {
+      data.columns.set(dc.dataset.id, dc);
+      for (const f of dc.fields) data.fieldParent.set(f.id, dc.dataset.id);
+    }
+    for (const p of r.peers) if (p.parent_id !== null) data.fieldParent.set(p.id, p.parent_id);
+    for (const e of r.edges) data.fieldEdges.set(e.id, e);
+    data.columnsTruncated = data.columnsTruncated || r.truncated;
+  }
+  const pathsKey = route.sel === null ? null : `${route.sel}|${route.ind}|${route.asof}`;
+  if (pathsKey !== data.pathsKey) {
+    data.paths = data.origin = data.impact = null;
+    if (pathsKey) {
+      status("tracing the column…");
+      const field = `#${route.sel}`;
+      const [paths, origin, impact] = await Promise.all([
+        api.fieldPaths(field, route.ind, route.asof),
+        api.fieldOrigin(field, route.ind, route.asof),
+        api.fieldImpact(field, route.asof),
+      ]);
+      Object.assign(data, { paths, origin, impact });
+      for (const side of [paths.upstream, paths.downstream]) {
+        for (const n of side.nodes) if (n.parent_id !== null) data.fieldParent.set(n.id, n.parent_id);
+      }
+      if (paths.field.parent_id !== null) data.fieldParent.set(paths.field.id, paths.field.parent_id);
+    }
+    data.pathsKey = pathsKey;
+  }
+  status("");
+  draw();
+  await details();
+  await statementDialog();
+}
+
+function controlsFromRoute() {
+  for (const b of $("direction").querySelectorAll("button")) {
+    b.setAttribute("aria-pressed", b.dataset.dir === route.dir ? "true" : "false");
+  }
+  $("depth").value = String(route.depth);
+  $("indirect").checked = route.ind;
+}
+
+// ---------------------------------------------------------------- drawing
+
+const graph = new GraphView($("graph"), {
+  onToggle: (id) => toggleExpand(id),
+  onField: (fieldId) => {
+    ui.selectedNode = null;
+    go({ sel: route.sel === fieldId ? null : fieldId, stmt: null });
+  },
+  onNode: (id) => {
+    ui.selectedNode = ui.selectedNode === id ? null : id;
+    if (route.sel !== null) go({ sel: null });
+    else {
+      applyHighlight();
+      details();
+    }
+  },
+  onNodeOpen: (id) => openNode(id),
+  onStub: (id) => showMore(id),
+  onMoreColumns: (id) => {
+    ui.allRows.add(id);
+    draw();
+  },
+  onBackground: () => {
+    hideTooltip(true);
+    if (ui.selectedNode !== null) {
+      ui.selectedNode = null;
+      applyHighlight();
+      details();
+    }
+  },
+  onEdgeEnter: (g, ev) => showTooltip(g, ev),
+  onEdgeLeave: () => hideTooltip(false),
+  onEdgeClick: (g, ev) => showTooltip(g, ev, true),
+  onPanStart: () => hideTooltip(true),
+});
+
+// Show the next FAN_OUT neighbours behind a "more" node, and keep that node (or the last one shown) in view.
+function showMore(id) {
+  const stub = ui.scene.stubs.find((s) => s.id === id);
+  if (!stub) return;
+  ui.shown.set(stub.key, (ui.shown.get(stub.key) ?? FAN_OUT) + FAN_OUT);
+  draw();
+  graph.centerOn(ui.scene.stubs.some((s) => s.id === id) ? id : stub.anchor);
+}
+
+function rowsOf(datasetId) {
+  if (!route.exp.has(datasetId)) return null;
+  const dc = data.columns.get(datasetId);
+  if (!dc) return [];
+  return ui.allRows.has(datasetId) ? dc.fields : dc.fields.slice(0, ROW_LIMIT);
+}
+
+function draw() {
+  const L = data.lineage;
+  const key = JSON.stringify([
+    data.lineageKey, [...route.hide].sort(), [...ui.shown], [...route.exp].sort(), [...ui.allRows].sort(),
+    [...route.exp].filter((id) => data.columns.has(id)).length, data.fieldEdges.size, data.fieldParent.size, route.ind,
+  ]);
+  if (key === ui.sceneKey && ui.scene) {
+    applyHighlight();
+    centerIfPending();
+    return;
+  }
+  ui.sceneKey = key;
+  const started = performance.now();
+  const view = buildView(L, route.hide, ui.shown);
+  const rowIndex = new Map();
+  const items = [];
+  for (const n of view.nodes) {
+    const rows = expandable(n) ? rowsOf(n.id) : null;
+    const total = rows ? data.columns.get(n.id)?.fields.length ?? 0 : 0;
+    const extra = rows && total > rows.length ? total - rows.length : 0;
+    if (rows) rows.forEach((f, k) => rowIndex.set(f.id, k));
+    items.push({
+      id: n.id,
+      node: n,
+      kind: "node",
+      rows,
+      extraRow: extra,
+      expanded: !!rows,
+      loading: rows && !data.columns.has(n.id),
+      root: n.id === view.rootId,
+      ...nodeSize(n, rows, extra),
+    });
+  }
+  for (const s of view.stubs) items.push({ id: s.id, kind: "stub", stub: s, ...nodeSize({ kind: "stub" }) });
+  const edges = [...view.edges];
+  for (const s of view.stubs) {
+    edges.push(s.side === "up"
+      ? { id: `${s.id}:e`, source: s.id, target: s.anchor, type: "MORE", ids: [] }
+      : { id: `${s.id}:e`, source: s.anchor, target: s.id, type: "MORE", ids: [] });
+  }
+  const lay = layeredLayout({
+    nodes: items.map((it) => ({ id: it.id, width: it.width, height: it.height })),
+    edges: edges.map((e) => ({ id: e.id, source: e.source, target: e.target })),
+  });
+  for (const it of items) it.box = lay.nodes.get(it.id);
+  // Dataset-level edges meet an expanded card at its header, not halfway down its columns.
+  const boxes = new Map(items.map((it) => [it.id, it]));
+  const attach = (id, p) => {
+    const it = boxes.get(id);
+    return it && it.expanded ? { x: p.x, y: it.box.y + HEADER / 2 } : p;
+  };
+  const routeOf = (e) => {
+    const pts = lay.edges.get(e.id);
+    if (!pts) return pts;
+    const out = pts.slice();
+    out[0] = attach(e.source, out[0]);
+    out[out.length - 1] = attach(e.target, out[out.length - 1]);
+    return out;
+  };
+  const drawn = new Set(view.nodes.map((n) => n.id));
+  const shownRows = new Map();
+  const rowsShown = (ds) => {
+    if (!shownRows.has(ds)) shownRows.set(ds, new Set((rowsOf(ds) || []).map((f) => f.id)));
+    return shownRows.get(ds);
+  };
+  const cols = columnEdges(data.fieldEdges, data.fieldParent, drawn, rowsShown, route.ind);
+  const scene = {
+    view,
+    nodes: items,
+    edges: edges.map((e) => ({ edge: e, points: routeOf(e) })),
+    stubs: view.stubs,
+    columnEdges: cols.edges,
+    rowIndex: (_ds, fieldId) => rowIndex.get(fieldId) ?? 0,
+    width: lay.width,
+    height: lay.height,
+    drawn,
+    edgeByEnds: new Map(view.edges.map((e) => [`${e.source}>${e.target}`, e])),
+    crossings: lay.crossings,
+  };
+  ui.scene = scene;
+  graph.render(scene);
+  $("graph").dataset.nodes = String(view.nodes.length);
+  $("graph").dataset.crossings = String(lay.crossings);
+  $("graph").dataset.drawMs = String(Math.round(performance.now() - started));
+  applyHighlight();
+
+  const root = L.root;
+  fill($("root-type"), badge(root.type, TYPE_COLOURS[root.type]));
+  $("root-name").textContent = root.name;
+  $("root-name").title = root.name;
+  document.title = `${root.short} · headwater`;
+  typeFilter(L);
+
+  const list = [];
+  if (L.truncated) {
+    list.push(["warn", `Partial graph: the store stopped walking at its node cap — ${L.total_nodes} nodes found so far. Lower the depth or pick a narrower node.`]);
+  }
+  if (L.total_nodes > L.nodes.length) {
+    list.push(["warn", `Truncated answer: showing the first ${L.nodes.length} of ${L.total_nodes} nodes (page limit ${route.limit}).`]);
+  }
+  const hiddenBehind = view.stubs.reduce((a, s) => a + s.hidden, 0);
+  if (hiddenBehind) {
+    const more = view.stubs.slice(0, 3).map((st) =>
+      h("button", { type: "button", class: "more", "data-stub": st.id, onclick: () => showMore(st.id) },
+        `show ${Math.min(FAN_OUT, st.hidden)} more ${st.side === "up" ? "inputs" : "outputs"} of ${L.nodes.find((n) => n.id === st.anchor)?.short ?? st.anchor}`));
+    list.push(["info", `Large fan-out: ${hiddenBehind} neighbours are folded behind “more” nodes (first ${FAN_OUT} shown). `, ...more]);
+  }
+  if (data.columnsTruncated) list.push(["warn", "Column edges truncated: the answer hit its cap; some column edges are missing."]);
+  if (cols.offscreen && route.exp.size) {
+    list.push(["info", `${cols.offscreen} column edges lead to datasets outside this view.`]);
+  }
+  if (route.asof) list.push(["info", `Showing the graph as it was at ${new Date(route.asof).toLocaleString()}.`]);
+  notices(list);
+
+  if (ui.fitPending) {
+    ui.fitPending = false;
+    graph.fit(view.rootId, { UPSTREAM: 0.8, DOWNSTREAM: 0.2 }[route.dir] ?? 0.5);
+  }
+  centerIfPending();
+}
+
+function centerIfPending() {
+  if (ui.centerPending !== null) {
+    graph.centerOn(ui.centerPending);
+    ui.centerPending = null;
+  }
+}
+
+function highlightSets() {
+  const hl = {
+    root: null,
+    up: new Set(),
+    down: new Set(),
+    edgesUp: new Set(),
+    edgesDown: new Set(),
+    nodes: new Set(),
+    flowEdges: new Set(),
+    badges: new Map(),
+    selectedNode: ui.selectedNode,
+  };
+  const P = data.paths;
+  const scene = ui.scene;
+  if (!P || !scene) return hl;
+  hl.root = P.field.id;
+  P.upstream.nodes.forEach((n) => hl.up.add(n.id));
+  P.downstream.nodes.forEach((n) => hl.down.add(n.id));
+  const drawnCols = new Set(scene.columnEdges.map((c) => c.edge.id));
+  const edgeSides = [[P.upstream.edges, hl.edgesUp], [P.downstream.edges, hl.edgesDown]];
+  for (const [list, set] of edgeSides) for (const e of list) if (drawnCols.has(e.id)) set.add(e.id);
+  const fieldsOnPath = [P.field.id, ...hl.up, ...hl.down];
+  for (const f of fieldsOnPath) {
+    const ds = data.fieldParent.get(f);
+    if (ds === undefined || !scene.drawn.has(ds)) continue;
+    hl.nodes.add(ds);
+    if (!route.exp.has(ds) || !(rowsOf(ds) || []).some((r) => r.id === f)) {
+      hl.badges.set(ds, (hl.badges.get(ds) || 0) + 1);
+    }
+  }
+  for (const e of [...P.upstream.edges, ...P.downstream.edges]) {
+    const ds = data.fieldParent.get(e.source);
+    const dt = data.fieldParent.get(e.target);
+    const j = e.job_id;
+    const viaJob = j !== null && scene.drawn.has(j);
+    if (viaJob) {
+      const a = scene.edgeByEnds.get(`${ds}>${j}`);
+      const b = scene.edgeByEnds.get(`${j}>${dt}`);
+      if (a && b && scene.drawn.has(ds) && scene.drawn.has(dt)) {
+        hl.nodes.add(j);
+        hl.flowEdges.add(a.id);
+        hl.flowEdges.add(b.id);
+      }
+    }
+    const direct = scene.edgeByEnds.get(`${ds}>${dt}`);
+    if (direct) hl.flowEdges.add(direct.id);
+  }
+  return hl;
+}
+
+function applyHighlight() {
+  const hl = highlightSets();
+  graph.highlight(hl);
+  $("graph").dataset.selected = route.sel === null ? "" : String(route.sel);
+}
+
+function toggleExpand(id) {
+  const exp = new Set(route.exp);
+  if (exp.has(id)) exp.delete(id);
+  else exp.add(id);
+  go({ exp }, true);
+}
+
+function openNode(id) {
+  go({ view: "node", id, exp: new Set(), sel: null, stmt: null });
+}
+
+// Work started outside `sync` (a jump resolves a name first) joins the chain `settled()` waits for.
+function track(promise) {
+  syncing = Promise.all([syncing, promise.catch(() => {})]).then(() => undefined);
+  return promise;
+}
+
+// Jump to a node from a list: stay in this view when it is drawn, else centre the view on it.
+function jumpTo(target) {
+  return track(jumpToNow(target));
+}
+
+async function jumpToNow(target) {
+  let node = target;
+  if (node.id === undefined) {
+    try {
+      node = await api.resolve(`${target.type}:${target.name}`);
+    } catch (err) {
+      notices([["error", `cannot open ${target.name}: ${err.message}`]]);
+      return;
+    }
+  }
+  const drawn = ui.scene ? ui.scene.drawn : new Set();
+  if (node.type === "FIELD") {
+    const ds = node.parent_id;
+    if (drawn.has(ds)) {
+      ui.centerPending = ds;
+      go({ exp: new Set([...route.exp, ds]), sel: node.id, stmt: null });
+    } else {
+      go({ view: "node", id: ds, exp: new Set([ds]), sel: node.id, stmt: null });
+    }
+    return;
+  }
+  if (drawn.has(node.id)) {
+    ui.selectedNode = node.id;
+    graph.centerOn(node.id);
+    if (route.sel !== null || route.stmt) go({ sel: null, stmt: null });
+    else {
+      applyHighlight();
+      details();
+    }
+    return;
+  }
+  openNode(node.id);
+}
+
+function typeFilter(L) {
+  const counts = new Map();
+  for (const n of L.nodes) counts.set(n.type, (counts.get(n.type) || 0) + 1);
+  const box = $("type-filter");
+  fill(box, 
+    ...NODE_TYPES.filter((t) => counts.has(t) || route.hide.has(t)).map((t) =>
+      h("label", { class: "chip" },
+        h("input", {
+          type: "checkbox",
+          value: t,
+          checked: !route.hide.has(t),
+          onchange: (ev) => {
+            const hide = new Set(route.hide);
+            if (ev.target.checked) hide.delete(t);
+            else hide.add(t);
+            ui.fitPending = true;
+            go({ hide });
+          },
+        }),
+        h("span", { class: "dot", style: `background:${TYPE_COLOURS[t]}` }),
+        ` ${t} (${counts.get(t) || 0})`,
+      ),
+    ),
+  );
+  const hidden = route.hide.size ? ` · ${route.hide.size} hidden` : "";
+  $("types").querySelector("summary").textContent = `node types${hidden}`;
+}
+
+// ---------------------------------------------------------------- side panel
+
+let detailsToken = 0;
+async function details() {
+  const box = $("tab-details");
+  const token = ++detailsToken;
+  const drawn = ui.scene ? ui.scene.drawn : new Set();
+  const actions = {
+    open: (n) => openNode(n.id),
+    jump: (n) => jumpTo(n),
+    expand: (n) => {
+      if (!route.exp.has(n.id)) toggleExpand(n.id);
+    },
+    impact: (n) => openImpact(n),
+    clear: () => go({ sel: null }),
+    expandPath: () => {
+      const exp = new Set(route.exp);
+      for (const d of data.paths.datasets) if (drawn.has(d.id)) exp.add(d.id);
+      go({ exp });
+    },
+    jobStatements: (job) => go({ stmt: `j${job.id}` }),
+  };
+  if (data.paths) {
+    renderFieldDetails(box, {
+      field: data.paths.field,
+      origin: data.origin,
+      impact: data.impact,
+      paths: data.paths,
+      drawn,
+      includeIndirect: route.ind,
+      actions,
+    });
+    setImpactTarget(data.paths.field);
+    return;
+  }
+  const id = ui.selectedNode ?? data.lineage.root.id;
+  const node = data.lineage.nodes.find((n) => n.id === id) || data.lineage.root;
+  const [summary, job] = await Promise.all([
+    api.summary(`#${id}`, route.asof).catch(() => null),
+    node.type === "JOB" || node.type === "STEP" ? api.job(id, route.asof).catch(() => null) : null,
+  ]);
+  if (token !== detailsToken) return;
+  renderNodeDetails(box, {
+    node,
+    summary,
+    job,
+    isRoot: id === data.lineage.root.id,
+    drawn: drawn.has(id) && expandable(node) && !route.exp.has(id),
+    actions,
+  });
+  setImpactTarget(node);
+}
+
+let impactTargetEdited = false;
+function setImpactTarget(node) {
+  if (impactTargetEdited) return;
+  $("impact-target").value = node.name.includes(":") ? `#${node.id}` : node.name;
+  $("impact-cols-label").hidden = node.type === "FIELD";
+}
+
+function openImpact(node) {
+  impactTargetEdited = false;
+  setImpactTarget(node);
+  selectTab("impact");
+  $("impact-run").focus();
+}
+
+function selectTab(name) {
+  for (const b of document.querySelectorAll("[role=tab]")) b.setAttribute("aria-selected", b.dataset.tab === name ? "true" : "false");
+  $("tab-details").hidden = name !== "details";
+  $("tab-impact").hidden = name !== "impact";
+}
+
+async function runImpact(ev) {
+  ev.preventDefault();
+  const change = $("impact-change").value;
+  const details = {};
+  if (change === "SCHEMA_CHANGE") details.operation = $("impact-op").value;
+  const cols = $("impact-cols").value.split(",").map((s) => s.trim()).filter(Boolean);
+  if (cols.length && !$("impact-cols-label").hidden) details.columns = cols;
+  const out = $("impact-result");
+  fill(out, h("p", { class: "muted" }, "analyzing…"));
+  try {
+    const result = await api.analyzeImpact({
+      target: $("impact-target").value.trim(),
+      change_type: change,
+      details,
+      as_of: route.asof,
+      sample_size: 10,
+    });
+    renderImpact(out, result, (t) => jumpTo(t));
+  } catch (err) {
+    fill(out, 
+      h("p", { class: "banner error" }, err.message),
+      err.candidates ? h("ul", { class: "plain" }, err.candidates.map((c) => h("li", {}, c))) : null,
+    );
+  }
+}
+
+// ---------------------------------------------------------------- edge tooltip and statements
+
+const tooltip = $("tooltip");
+let tooltipTimer = null;
+let tooltipPinned = false;
+let tooltipFor = null;
+
+function edgeOf(g) {
+  if (g.dataset.kind === "cedge") {
+    const find = (id) => data.fieldEdges.get(id) || findPathEdge(id);
+    const e = find(Number(g.dataset.id));
+    if (!e) return null;
+    // Edges between the same two ports are drawn on top of each other: show them all.
+    const others = (g.dataset.parallel || "").split(",").map(Number).filter((id) => id !== e.id).map(find);
+    return { edge: e, detailId: e.id, ends: [nameOf(e.source), nameOf(e.target)], parallel: others.filter(Boolean) };
+  }
+  const ve = ui.scene.view.edges.find((e) => e.id === g.dataset.id);
+  if (!ve) return null;
+  const first = data.lineage.edges.find((e) => e.id === ve.ids[0]);
+  if (!first) return null;
+  const src = data.lineage.nodes.find((n) => n.id === ve.source);
+  const dst = data.lineage.nodes.find((n) => n.id === ve.target);
+  const ends = [src?.short ?? ve.source, dst?.short ?? ve.target];
+  if (ve.type === "VIA") {
+    const via = ve.via.map((id) => data.lineage.nodes.find((n) => n.id === id)?.short ?? id);
+    return { edge: { ...first, type: `via ${via.join(", ")}`, expression: null }, detailId: first.id, ends };
+  }
+  return { edge: first, detailId: first.id, ends };
+}
+
+function findPathEdge(id) {
+  const P = data.paths;
+  if (!P) return null;
+  return [...P.upstream.edges, ...P.downstream.edges].find((e) => e.id === id) || null;
+}
+
+function nameOf(fieldId) {
+  for (const dc of data.columns.values()) {
+    const f = dc.fields.find((x) => x.id === fieldId);
+    if (f) return f.short;
+  }
+  return `#${fieldId}`;
+}
+
+async function showTooltip(g, ev, pin = false) {
+  clearTimeout(tooltipTimer);
+  const info = edgeOf(g);
+  if (!info) return;
+  tooltipPinned = pin || (tooltipPinned && tooltipFor === g.dataset.id);
+  tooltipFor = g.dataset.id;
+  const href = hashOf({ ...route, stmt: `e${info.detailId}` });
+  const paint = (detail) => {
+    fill(tooltip, ...tooltipContent(info.edge, detail, info.ends, href, info.parallel || []));
+    tooltip.dataset.edge = String(info.detailId);
+  };
+  paint(data.edgeDetails.has(info.detailId) ? data.edgeDetails.get(info.detailId) : undefined);
+  tooltip.hidden = false;
+  const pad = 14;
+  const w = tooltip.offsetWidth;
+  const hgt = tooltip.offsetHeight;
+  const x = Math.min(window.innerWidth - w - 8, ev.clientX + pad);
+  const y = ev.clientY + pad + hgt > window.innerHeight ? Math.max(8, ev.clientY - hgt - pad) : ev.clientY + pad;
+  tooltip.style.left = `${x}px`;
+  tooltip.style.top = `${y}px`;
+  if (!data.edgeDetails.has(info.detailId)) {
+    try {
+      data.edgeDetails.set(info.detailId, await api.edge(info.detailId));
+    } catch {
+      data.edgeDetails.set(info.detailId, null);
+    }
+    if (tooltipFor === g.dataset.id && !tooltip.hidden) paint(data.edgeDetails.get(info.detailId));
+  }
+}
+
+function hideTooltip(now) {
+  clearTimeout(tooltipTimer);
+  if (now) {
+    tooltip.hidden = true;
+    tooltipPinned = false;
+    tooltipFor = null;
+    return;
+  }
+  if (tooltipPinned) return;
+  tooltipTimer = setTimeout(() => {
+    tooltip.hidden = true;
+    tooltipFor = null;
+  }, 350);
+}
+
+tooltip.addEventListener("pointerenter", () => clearTimeout(tooltipTimer));
+tooltip.addEventListener("pointerleave", () => hideTooltip(false));
+tooltip.addEventListener("click", (ev) => {
+  if (ev.target.closest("a")) hideTooltip(true);
+});
+
+async function statementDialog() {
+  const dlg = $("statement");
+  if (!route.stmt) {
+    if (dlg.open) dlg.close();
+    return;
+  }
+  const body = $("statement-body");
+  fill(body, h("p", { class: "muted" }, "loading…"));
+  if (!dlg.open) dlg.showModal();
+  const kind = route.stmt[0];
+  const id = Number(route.stmt.slice(1));
+  try {
+    if (kind === "e") {
+      $("statement-title").textContent = `Statement behind edge #${id}`;
+      const detail = data.edgeDetails.get(id) || (await api.edge(id));
+      data.edgeDetails.set(id, detail);
+      renderEdgeStatement(body, detail, (n) => jumpFromDialog(n));
+    } else {
+      $("statement-title").textContent = "Statements of the job";
+      renderJobStatements(body, await api.job(id, route.asof), (n) => jumpFromDialog(n));
+    }
+  } catch (err) {
+    fill(body, h("p", { class: "banner error" }, err.message));
+  }
+}
+
+function jumpFromDialog(node) {
+  $("statement").close();
+  route.stmt = null;
+  jumpTo(node);
+}
+
+$("statement").addEventListener("close", () => {
+  if (route.stmt) go({ stmt: null }, true);
+});
+
+// ---------------------------------------------------------------- home
+
+async function showHome() {
+  document.title = "headwater · lineage explorer";
+  const [stats, list] = await Promise.all([api.stats(route.asof), api.search("", ["DATASET"], 100)]);
+  fill($("home-stats"), 
+    ...[
+      ["datasets", stats.nodes_by_type.DATASET || 0],
+      ["columns", stats.nodes_by_type.FIELD || 0],
+      ["jobs", stats.nodes_by_type.JOB || 0],
+      ["column edges", stats.total_field_mappings],
+      ["events", stats.events_recorded],
+    ].map(([k, v]) => h("div", { class: "stat" }, h("b", {}, String(v)), h("span", {}, k))),
+  );
+  fill($("home-list"), 
+    ...list.hits.map((hit) =>
+      h("li", {}, h("a", { href: `#/node/${hit.node.id}` }, badge(hit.node.type, TYPE_COLOURS[hit.node.type]), " ", hit.node.short),
+        h("span", { class: "muted" }, ` ${hit.node.name}`)),
+    ),
+    list.truncated ? h("li", { class: "muted" }, "… and more: use the search") : null,
+    list.hits.length ? null : h("li", { class: "muted" }, "The store is empty: record some lineage first (headwater ingest …)."),
+  );
+}
+
+// ---------------------------------------------------------------- controls
+
+function toLocalInput(iso) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return "";
+  const pad = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+$("direction").addEventListener("click", (ev) => {
+  const b = ev.target.closest("button[data-dir]");
+  if (b) go({ dir: b.dataset.dir });
+});
+$("depth").addEventListener("change", (ev) => go({ depth: ev.target.value === "all" ? "all" : Number(ev.target.value) }));
+$("indirect").addEventListener("change", (ev) => go({ ind: ev.target.checked }));
+$("asof").addEventListener("change", (ev) => {
+  const v = ev.target.value;
+  const iso = v ? new Date(v).toISOString() : null;
+  if (route.view === "node") go({ asof: iso });
+  else {
+    route.asof = iso;
+    showHome();
+  }
+});
+$("asof-form").addEventListener("submit", (ev) => ev.preventDefault());
+$("asof-now").addEventListener("click", () => {
+  $("asof").value = "";
+  if (route.view === "node") go({ asof: null });
+});
+$("expand-all").addEventListener("click", () => {
+  const exp = new Set(route.exp);
+  for (const n of ui.scene.view.nodes) if (expandable(n)) exp.add(n.id);
+  go({ exp }, true);
+});
+$("collapse-all").addEventListener("click", () => go({ exp: new Set() }, true));
+$("zoom-in").addEventListener("click", () => graph.zoomBy(1.25));
+$("zoom-out").addEventListener("click", () => graph.zoomBy(0.8));
+$("zoom-fit").addEventListener("click", () => graph.fit());
+for (const b of document.querySelectorAll("[role=tab]")) b.addEventListener("click", () => selectTab(b.dataset.tab));
+$("impact-form").addEventListener("submit", runImpact);
+$("impact-target").addEventListener("input", () => (impactTargetEdited = true));
+$("impact-change").addEventListener("change", (ev) => ($("impact-op-label").hidden = ev.target.value !== "SCHEMA_CHANGE"));
+document.addEventListener("keydown", (ev) => {
+  if (ev.key === "Escape" && !$("statement").open && document.activeElement === document.body) {
+    hideTooltip(true);
+    if (route.sel !== null) go({ sel: null });
+  }
+});
+
+setUnauthorizedHandler(() => {
+  $("auth").hidden = false;
+  $("auth-token").focus();
+});
+$("auth-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  setToken($("auth-token").value.trim());
+  $("auth").hidden = true;
+  data.lineageKey = null;
+  sync();
+});
+
+initSearch({
+  input: $("search-input"),
+  typeSelect: $("search-type"),
+  list: $("search-list"),
+  box: $("search"),
+  onOpen: (node) => {
+    if (node.type === "FIELD" && node.parent_id !== null) {
+      go({ view: "node", id: node.parent_id, exp: new Set([node.parent_id]), sel: node.id, stmt: null });
+    } else openNode(node.id);
+  },
+});
+
+renderLegend($("legend"), ["DATASET", "JOB", "EXTERNAL", "ENTITY", "REPORT"]);
+window.addEventListener("hashchange", sync);
+// For debugging and the browser tests: the state, and a promise that settles when the page has caught up.
+window.headwater = { route, data, ui, graph, settled: () => syncing };
+sync();
+

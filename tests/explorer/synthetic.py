@@ -1,0 +1,129 @@
+"""A synthetic warehouse for the explorer's large-graph tests, as headwater events.
+
+- layered: 10 layers of 38 tables (``l0_t00`` … ``l9_t37``); table t of layer k > 0 is written by
+  one job reading tables 3t, 3t + 1 and 3t + 2 (mod 38) of layer k - 1. Upstream of ``l9_t00`` at
+  full depth is a graph of 498 nodes (268 tables, 230 jobs) and 920 edges.
+- ``hub``: 10 sources → ``hub`` → 120 marts → 120 reports: ``hub`` has a fan-out of 120 jobs.
+
+Every table has the columns ``id``, ``a``, ``b`` and ``c``: ``id`` and ``a`` are copied (IDENTITY),
+``b`` computed (TRANSFORMATION), ``c`` aggregated (AGGREGATION), and the first input's ``id``
+filters (FILTER, INDIRECT).
+"""
+
+from __future__ import annotations
+
+from headwater.model import (
+    ColumnRef,
+    DirectInput,
+    DirectLineage,
+    DirectType,
+    Field,
+    IndirectLineage,
+    IndirectType,
+    LineageInfo,
+    Origin,
+    QueryContext,
+    SourceCommand,
+    TableRef,
+    Target,
+    make_event_id,
+)
+
+DB = "synth"
+LAYERS = 10
+WIDTH = 38
+MARTS = 120
+COLUMNS = ("id", "a", "b", "c")
+
+
+def table(name: str) -> TableRef:
+    return TableRef("internal", DB, name)
+
+
+def event(target: str, inputs: list[str], k: int) -> LineageInfo:
+    """``INSERT INTO target SELECT … FROM inputs[0] JOIN inputs[1] … WHERE inputs[0].id > 0``."""
+    tgt = table(target)
+    srcs = [table(i) for i in inputs]
+    first = srcs[0]
+    col = ColumnRef
+    b_inputs = tuple(col(s, "b") for s in srcs)
+    direct = (
+        DirectLineage(
+            "id",
+            f"{first.name}.id",
+            DirectType.IDENTITY,
+            Origin.COLUMN,
+            (col(first, "id"),),
+            (DirectInput(col(first, "id")),),
+        ),
+        DirectLineage(
+            "a",
+            f"{first.name}.a",
+            DirectType.IDENTITY,
+            Origin.COLUMN,
+            (col(first, "a"),),
+            (DirectInput(col(first, "a")),),
+        ),
+        DirectLineage(
+            "b",
+            " + ".join(f"{s.name}.b" for s in srcs),
+            DirectType.TRANSFORMATION,
+            Origin.COLUMN,
+            b_inputs,
+            tuple(DirectInput(c) for c in b_inputs),
+        ),
+        DirectLineage(
+            "c",
+            f"SUM({srcs[-1].name}.c)",
+            DirectType.AGGREGATION,
+            Origin.COLUMN,
+            (col(srcs[-1], "c"),),
+            (DirectInput(col(srcs[-1], "c"), ("SUM",)),),
+        ),
+    )
+    indirect = (IndirectLineage(IndirectType.FILTER, f"{first.name}.id > 0", (col(first, "id"),)),)
+    joins = " ".join(f"JOIN {s.name} ON {s.name}.id = {first.name}.id" for s in srcs[1:])
+    sql = (
+        f"INSERT INTO {target}\nSELECT {first.name}.id, {first.name}.a,\n"
+        f"       {' + '.join(f'{s.name}.b' for s in srcs)} AS b,\n       SUM({srcs[-1].name}.c) AS c\n"
+        f"FROM {first.name} {joins}\nWHERE {first.name}.id > 0\nGROUP BY 1, 2, 3"
+    )
+    qid = f"synth-{target}"
+    return LineageInfo(
+        event_id=make_event_id(qid, tgt),
+        source_command=SourceCommand.INSERT_INTO,
+        target=Target(tgt, tuple(Field(c) for c in COLUMNS)),
+        sources=tuple(srcs),
+        direct=direct,
+        dataset_indirect=indirect,
+        output_indirect=(),
+        context=QueryContext(
+            SourceCommand.INSERT_INTO,
+            qid,
+            sql,
+            user="etl",
+            database=DB,
+            timestamp=f"2024-06-01T{(k // 3600) % 24:02d}:{(k // 60) % 60:02d}:{k % 60:02d}Z",
+        ),
+    )
+
+
+def layered_name(layer: int, k: int) -> str:
+    return f"l{layer}_t{k:02d}"
+
+
+def synthetic_events() -> list[LineageInfo]:
+    out: list[LineageInfo] = []
+    n = 0
+    for layer in range(1, LAYERS):
+        for k in range(WIDTH):
+            inputs = [layered_name(layer - 1, (3 * k + d) % WIDTH) for d in (0, 1, 2)]
+            out.append(event(layered_name(layer, k), inputs, n))
+            n += 1
+    out.append(event("hub", [f"src_{k}" for k in range(10)], n))
+    for k in range(MARTS):
+        n += 1
+        out.append(event(f"mart_{k:03d}", ["hub"], n))
+        n += 1
+        out.append(event(f"rpt_{k:03d}", [f"mart_{k:03d}"], n))
+    return out
