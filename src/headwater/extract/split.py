@@ -59,11 +59,11 @@ def split_script(sql: str, dialect: str) -> list[Piece]:
 
 
 def _start_of(tok: Token, sql: str) -> tuple[int, int, int]:
-    """(offset, line, column) of a token's first character, comments before it included."""
-    start = tok.start
-    line = sql.count("\n", 0, start) + 1
-    col = start - (sql.rfind("\n", 0, start) + 1) + 1
-    return start, line, col
+    """(offset, line, column) of a token's first character (the tokenizer records its end)."""
+    if "\n" in tok.text:  # a token spanning lines: count from the text
+        start = tok.start
+        return start, sql.count("\n", 0, start) + 1, start - (sql.rfind("\n", 0, start) + 1) + 1
+    return tok.start, tok.line, tok.col - (tok.end - tok.start)
 
 
 SKIP_STATEMENT_SET = "statement-set: groups the statements inside it, each of which makes its own event"
