@@ -86,7 +86,7 @@ def test_in_and_exists_subqueries_are_filters_over_what_they_compare():
         ("FILTER", "customers.`level` = 'VIP'"),
         ("FILTER", "orders.cust IN (SELECT customers.id FROM customers)"),
         ("FILTER", "items.order_id = orders.id"),
-        ("FILTER", "EXISTS(SELECT 1 FROM items WHERE items.order_id = orders.id)"),
+        ("FILTER", "EXISTS(SELECT * FROM items WHERE items.order_id = orders.id)"),
     ]
     assert cols(e.dataset_indirect[1].sources) == ["orders.cust", "customers.id"]
     assert cols(e.dataset_indirect[3].sources) == ["items.order_id", "orders.id"]

@@ -269,15 +269,18 @@ class Resolver:
             if clause is not None:
                 for part in conjuncts(clause.this):
                     self._record(IndirectType.FILTER, self.resolve(part, scope, alias_first=True))
-        order = sel.args.get("order")
-        if order is not None:
-            for ordered in order.expressions:
-                self._record(IndirectType.SORT, self._key(ordered.this, scope, items, alias_first=True))
+        for key in ("order", "sort", "cluster"):  # ORDER BY; Hive SORT BY and CLUSTER BY
+            clause = sel.args.get(key)
+            for ordered in clause.expressions if clause is not None else []:
+                node = ordered.this if isinstance(ordered, exp.Ordered) else ordered
+                self._record(IndirectType.SORT, self._key(node, scope, items, alias_first=True))
         return rel
 
     def _group(self, group: exp.Group, scope: Scope, items: list[exp.Expression]) -> None:
         keys: list[exp.Expression] = []
         nodes = list(group.expressions)
+        if group.args.get("all"):  # GROUP BY ALL: every select item without an aggregate
+            nodes.extend(i for i in items if not any(isinstance(n, exp.AggFunc) for n in i.walk()))
         for key in ("grouping_sets", "cube", "rollup"):
             nodes.extend(group.args.get(key) or [])
         for node in nodes:
@@ -602,8 +605,13 @@ class Resolver:
         scalar = not isinstance(parent, exp.In | exp.Exists | exp.Any | exp.All)
         if scalar and len(rel.columns) == 1:
             return [self._take(alt) for alt in rel.columns[0]]
-        # a predicate subquery: render what it compares, over its base tables
-        select = exp.Select(expressions=[self._take(alts[0]) for alts in rel.columns if alts] or [exp.Star()])
+        # a predicate subquery: render what it compares, over its base tables. EXISTS compares no
+        # output (its select list is irrelevant), only its correlation predicates.
+        if isinstance(parent, exp.Exists):
+            outputs: list[exp.Expression] = [exp.Star()]
+        else:
+            outputs = [self._take(alts[0]) for alts in rel.columns if alts] or [exp.Star()]
+        select = exp.Select(expressions=outputs)
         if rel.tables:
             select.set("from_", exp.From(this=exp.to_table(rel.tables[0].name)))
             for t in rel.tables[1:]:
