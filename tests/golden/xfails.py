@@ -9,9 +9,6 @@ expected files alone unless given ``--include-xfail``.
 XFAIL: dict[str, str] = {
     "doris/star_location": "F01",
     "starrocks/bitmap_agg": "F02",
-    "hive/partition_ddl": "F04",
-    "hive/static_partition": "F05",
-    "spark/temp_view_use": "F06",
     "spark/pivot": "F07",
     "flink/watermark_ddl": "F09",
     "flink/window_tvf": "F10",

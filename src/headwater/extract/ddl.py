@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlglot import exp
 
@@ -30,6 +30,7 @@ class Session:
 
     catalog: str
     database: str | None
+    temp_views: dict[str, TableSchema] = field(default_factory=dict)  # session-scoped, not in a database
 
     def ref(self, name: str, database: str | None = None, catalog: str | None = None) -> TableRef:
         return TableRef(catalog or self.catalog, database or self.database, name)
@@ -43,13 +44,40 @@ def table_ref(node: exp.Table, names: Names, session: Session) -> TableRef:
     )
 
 
-def _column_defs(schema: exp.Schema, names: Names, dialect: str | None) -> tuple[ColumnSchema, ...]:
+def _column_defs(schema: exp.Schema, names: Names, dialect: str | None, tree: exp.Create | None = None) -> tuple[ColumnSchema, ...]:
+    """The declared columns, then Hive-style ``PARTITIONED BY (dt STRING)`` columns."""
+    defs = list(schema.expressions)
+    props = tree.args.get("properties") if tree is not None else None
+    for p in props.expressions if props is not None else ():
+        if isinstance(p, exp.PartitionedByProperty) and isinstance(p.this, exp.Schema):
+            defs.extend(p.this.expressions)
     cols = []
-    for c in schema.expressions:
+    for c in defs:
         if isinstance(c, exp.ColumnDef):
             kind = c.args.get("kind")
-            cols.append(ColumnSchema(names.column_ident(c.this) or "", kind.sql(dialect=dialect) if kind else None))
+            name = names.column_ident(c.this) or ""
+            if name not in {x.name for x in cols}:
+                cols.append(ColumnSchema(name, kind.sql(dialect=dialect) if kind else None))
     return tuple(cols)
+
+
+def _bind_tables(query: exp.Expression, session: Session) -> exp.Expression:
+    """The view's query with unqualified tables bound to the session database of its creation."""
+    if session.database is None:
+        return query
+    ctes = {c.alias_or_name.lower() for c in query.find_all(exp.CTE)} | {v.lower() for v in session.temp_views}
+    bound = query.copy()
+    for t in bound.find_all(exp.Table):
+        if isinstance(t.this, exp.Identifier) and not t.args.get("db") and t.name.lower() not in ctes:
+            t.set("db", exp.to_identifier(session.database, quoted=True))
+    return bound
+
+
+def is_temporary(tree: exp.Create) -> bool:
+    props = tree.args.get("properties")
+    return bool(tree.args.get("temporary")) or any(
+        isinstance(p, exp.TemporaryProperty) for p in (props.expressions if props is not None else ())
+    )
 
 
 def _options(tree: exp.Create) -> tuple[tuple[str, str], ...]:
@@ -89,7 +117,7 @@ def apply_statement(tree: exp.Expression, catalog: LayeredCatalog, names: Names,
             if isinstance(target, exp.Schema) and isinstance(target.this, exp.Table):
                 catalog.put(
                     table_ref(target.this, names, session),
-                    TableSchema(_column_defs(target, names, dialect), properties=_options(tree)),
+                    TableSchema(_column_defs(target, names, dialect, tree), properties=_options(tree)),
                 )
             elif isinstance(target, exp.Table):
                 like = next((p for p in tree.find_all(exp.LikeProperty)), None)
@@ -106,10 +134,12 @@ def apply_statement(tree: exp.Expression, catalog: LayeredCatalog, names: Names,
                         ColumnSchema(names.column_ident(c.this if isinstance(c, exp.ColumnDef) else c) or "")
                         for c in target.expressions
                     )
-                ref = table_ref(table, names, session)
-                catalog.put(
-                    ref, TableSchema(cols, view_sql=tree.expression.sql(dialect=dialect), view_dialect=names.dialect)
-                )
+                query = _bind_tables(tree.expression, session)
+                schema = TableSchema(cols, view_sql=query.sql(dialect=dialect), view_dialect=names.dialect)
+                if is_temporary(tree) and table.args.get("db") is None:
+                    session.temp_views[names.table_ident(table.this) or ""] = schema
+                else:
+                    catalog.put(table_ref(table, names, session), schema)
         return
     if isinstance(tree, exp.Drop):
         kind = str(tree.args.get("kind") or "").upper()

@@ -15,6 +15,7 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
 from headwater.catalog import Catalog, ColumnSchema, LayeredCatalog, Names, TableSchema
+from headwater.catalog.names import MYSQL_FAMILY
 from headwater.extract.beyond import RESULT_DATABASE, merge_branches, update_query
 from headwater.extract.classify import classify
 from headwater.extract.context import generated_query_id, now_iso, redact
@@ -171,18 +172,27 @@ class Extractor:
         query = tree.expression
         ctes = resolver._with(tree, {}, None)  # INSERT … WITH may hang the WITH on the INSERT
         rel = resolver.relation(query, None, ctes)
+        partition, rel = self._partition(target_node, rel)
         if not resolver.tables and not resolver.via and self.options.statements == "doris":
             if kind.name == "ctas":
                 self._register_ctas(target, rel)
             return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, skip_reason=SKIP_NO_TABLE)
 
-        event = self._event(piece, kind, run, index, target, column_list, rel, resolver)
+        event = self._event(piece, kind, run, index, target, column_list, rel, resolver, partition)
         if kind.name == "ctas":
             self._register_ctas(target, rel)
         return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=(event,))
 
     def _resolver(self, index: int) -> Resolver:
-        return Resolver(self.catalog, self.names, self.session.catalog, self.session.database, index, self._has_base)
+        return Resolver(
+            self.catalog,
+            self.names,
+            self.session.catalog,
+            self.session.database,
+            index,
+            self._has_base,
+            self.session.temp_views,
+        )
 
     def _beyond(self, piece: Piece, tree: exp.Expression, run: RunInfo, index: int) -> StatementResult | None:
         """Lineage of the statements the Doris rules skip (``--statements all``); None: not one of them."""
@@ -269,20 +279,57 @@ class Extractor:
             index, piece.line, piece.column, piece.sql, "multi-insert", events=tuple(events), skip_reason=skip
         )
 
+    def _partition(self, target: exp.Table, rel: Relation) -> tuple[list[str] | None, Relation]:
+        """Hive-style ``PARTITION (dt = '…', hr)``: the partition columns in binding order, and the
+        relation with the static values appended as constant outputs (dynamic ones come from the query)."""
+        spec = target.args.get("partition")
+        if not isinstance(spec, exp.Partition) or self.dialect in MYSQL_FAMILY:
+            return None, rel  # Doris / StarRocks ``PARTITION (p1, p2)`` names partitions, not columns
+        dynamic: list[str] = []
+        static: list[tuple[str, exp.Expression]] = []
+        for item in spec.expressions:
+            if isinstance(item, exp.EQ) and isinstance(item.this, exp.Column):
+                static.append((self.names.column_ident(item.this.this) or "", item.expression))
+            elif isinstance(item, exp.Column):
+                dynamic.append(self.names.column_ident(item.this) or "")
+        extended = Relation(
+            rel.names + [n for n, _ in static],
+            rel.labels + [n for n, _ in static],
+            rel.columns + [[value.copy()] for _, value in static],
+            rel.complete,
+            rel.tables,
+        )
+        return dynamic + [n for n, _ in static], extended
+
     def _register_ctas(self, target: TableRef, rel: Relation) -> None:
         self.catalog.put(target, TableSchema(tuple(ColumnSchema(n) for n in rel.names)))
 
     def _target_columns(
-        self, target: TableRef, column_list: list[str] | None, rel: Relation, kind: Kind, resolver: Resolver
+        self,
+        target: TableRef,
+        column_list: list[str] | None,
+        rel: Relation,
+        kind: Kind,
+        resolver: Resolver,
+        partition: list[str] | None = None,
     ) -> tuple[Field, ...]:
+        """The target columns the query's outputs bind to, in binding order.
+
+        ``partition``: the columns of a ``PARTITION (…)`` clause, which the query gives after the
+        other columns (dynamic ones from the select list, static ones as constants).
+        """
         insert_like = kind.name in ("insert", "update", "merge")
         schema = self.catalog.table(target) if insert_like else None
         types = {c.name: c.type for c in schema.columns} if schema else {}
+        if partition and schema is not None and column_list is None:
+            column_list = [c for c in schema.column_names if c not in partition]
+        if partition and column_list is not None:
+            column_list = [*column_list, *partition]
         if column_list is not None:
             names = column_list
             if schema is not None:
                 for name in names:
-                    if name not in types:
+                    if name not in types and name not in (partition or ()):  # schemas may omit partition columns
                         resolver.diag(
                             "unknown_target_column",
                             f"column {name} is not in target {target.qualified}",
@@ -319,9 +366,10 @@ class Extractor:
         column_list: list[str] | None,
         rel: Relation,
         resolver: Resolver,
+        partition: list[str] | None = None,
     ) -> LineageInfo:
         render = self._render
-        fields = self._target_columns(target, column_list, rel, kind, resolver)
+        fields = self._target_columns(target, column_list, rel, kind, resolver, partition)
         direct: list[DirectLineage] = []
         output_indirect: dict[tuple, IndirectLineage] = {}
         unresolved_columns = 0

@@ -54,6 +54,7 @@ class Resolver:
         database: str | None,
         statement_index: int,
         report_unknown_tables: bool = False,
+        temp_views: dict[str, TableSchema] | None = None,
     ) -> None:
         self.catalog = catalog
         self.names = names
@@ -61,6 +62,7 @@ class Resolver:
         self.database = database
         self.statement_index = statement_index
         self.report_unknown_tables = report_unknown_tables
+        self.temp_views = temp_views or {}
         self.tables: dict[TableRef, None] = {}
         self.via: dict[TableRef, None] = {}
         self.indirect: list[tuple[IndirectType, exp.Expression]] = []
@@ -407,6 +409,9 @@ class Resolver:
             if cte.opaque:
                 return Source(alias=alias or name, opaque=cte.opaque)
             return Source(alias=alias or name, load=lambda: cte.relation or Relation([], [], [], False))
+        if not node.args.get("db") and name in self.temp_views:  # session-scoped temporary view
+            ref = TableRef(self.catalog_name, None, name)
+            return self._view_source(ref, self.temp_views[name], alias or name)
         ref = self.table_ref(node)
         schema = self.catalog.table(ref)
         if schema is not None and schema.view_sql:
