@@ -55,7 +55,31 @@ def test_ctas_takes_the_select_names_and_registers_the_table():
 def test_insert_overwrite_with_partition():
     e = one_event("INSERT OVERWRITE TABLE t PARTITION (dt='2024') SELECT id FROM orders", SCHEMA, dialect="hive")
     assert e.source_command.value == "InsertOverwriteTableCommand"
-    assert direct(e) == [("id", "orders.id", "IDENTITY")]
+    assert direct(e) == [("id", "orders.id", "IDENTITY"), ("dt", "'2024'", "TRANSFORMATION")]
+    assert e.direct_for("dt")[0].origin.value == "CONSTANT"
+
+
+def test_static_and_dynamic_partitions_bind_after_the_other_columns():
+    e = one_event(
+        "CREATE TABLE t (a INT, b INT) PARTITIONED BY (dt STRING, hr STRING);"
+        "INSERT OVERWRITE TABLE t PARTITION (dt = '2024', hr) SELECT id, amount, cust FROM orders",
+        SCHEMA,
+        dialect="hive",
+    )
+    assert [f.name for f in e.target.columns] == ["a", "b", "hr", "dt"]
+    assert direct(e) == [
+        ("a", "orders.id", "IDENTITY"),
+        ("b", "orders.amount", "IDENTITY"),
+        ("hr", "orders.cust", "IDENTITY"),
+        ("dt", "'2024'", "TRANSFORMATION"),
+    ]
+    assert e.status is Status.COMPLETE
+
+
+def test_doris_partition_clause_names_partitions_not_columns():
+    e = one_event("CREATE TABLE t2 (x INT, y INT); INSERT INTO t2 PARTITION (p1, p2) SELECT id, amount FROM orders", SCHEMA)
+    assert direct(e) == [("x", "orders.id", "IDENTITY"), ("y", "orders.amount", "IDENTITY")]
+    assert e.diagnostics == ()
 
 
 # ---------------------------------------------------------------- without a schema
