@@ -77,7 +77,9 @@ def test_static_and_dynamic_partitions_bind_after_the_other_columns():
 
 
 def test_doris_partition_clause_names_partitions_not_columns():
-    e = one_event("CREATE TABLE t2 (x INT, y INT); INSERT INTO t2 PARTITION (p1, p2) SELECT id, amount FROM orders", SCHEMA)
+    e = one_event(
+        "CREATE TABLE t2 (x INT, y INT); INSERT INTO t2 PARTITION (p1, p2) SELECT id, amount FROM orders", SCHEMA
+    )
     assert direct(e) == [("x", "orders.id", "IDENTITY"), ("y", "orders.amount", "IDENTITY")]
     assert e.diagnostics == ()
 

@@ -231,3 +231,23 @@ def test_output_indirect_for_conditional_only_column():
     assert view(e, "f") == [("s.flag", ["INDIRECT"], ("CONDITIONAL",), ())]
     assert DIRECT not in field_dependencies(e)["f"].inputs[0].dependencies
     assert INDIRECT in field_dependencies(e)["f"].inputs[0].dependencies
+
+
+def test_pivot_is_the_aggregation_it_stands_for():
+    e = one_event(
+        "INSERT INTO t SELECT * FROM s PIVOT (SUM(amount) AS total, COUNT(*) AS n FOR month IN ('JAN', 'FEB')) AS p",
+        {"D.S": ["REGION", "MONTH", "AMOUNT"]},
+        dialect="snowflake",
+        db="D",
+    )
+    assert e.status is Status.COMPLETE
+    assert [f.name for f in e.target.columns] == ["REGION", "'JAN'_total", "'JAN'_n", "'FEB'_total", "'FEB'_n"]
+    assert [d.expression for d in e.direct] == [
+        "S.REGION",
+        "SUM(CASE WHEN S.MONTH = 'JAN' THEN S.AMOUNT END)",
+        "COUNT(CASE WHEN S.MONTH = 'JAN' THEN 1 END)",
+        "SUM(CASE WHEN S.MONTH = 'FEB' THEN S.AMOUNT END)",
+        "COUNT(CASE WHEN S.MONTH = 'FEB' THEN 1 END)",
+    ]
+    assert [(i.type.value, i.expression) for i in e.dataset_indirect] == [("GROUP_BY", "S.REGION")]
+    assert output(e)[0] == ("'JAN'_total", "CONDITIONAL", "S.MONTH = 'JAN'")

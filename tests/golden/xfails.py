@@ -8,9 +8,6 @@ expected files alone unless given ``--include-xfail``.
 
 XFAIL: dict[str, str] = {
     "doris/star_location": "F01",
-    "starrocks/bitmap_agg": "F02",
-    "spark/pivot": "F07",
     "flink/watermark_ddl": "F09",
     "flink/window_tvf": "F10",
-    "bigquery/unnest": "F11",
 }

@@ -61,6 +61,58 @@ WINDOW_ONLY = (
 )
 
 
+# Functions that engines know and sqlglot does not parse into a class: labelled by their own name
+# (other unknown functions are UDFs). The aggregates among them make an AGGREGATION.
+ENGINE_AGGREGATES = frozenset(
+    {
+        "BITMAP_UNION",
+        "BITMAP_UNION_COUNT",
+        "BITMAP_UNION_INT",
+        "BITMAP_INTERSECT",
+        "BITMAP_AGG",
+        "GROUP_BITMAP_XOR",
+        "INTERSECT_COUNT",
+        "ORTHOGONAL_BITMAP_UNION_COUNT",
+        "ORTHOGONAL_BITMAP_INTERSECT",
+        "HLL_UNION",
+        "HLL_UNION_AGG",
+        "HLL_RAW_AGG",
+        "NDV",
+        "RETENTION",
+        "WINDOW_FUNNEL",
+        "COLLECT_LIST",
+        "COLLECT_SET",
+        "PERCENTILE_APPROX",
+        "APPROX_PERCENTILE",
+        "TOPN",
+        "GROUP_CONCAT",
+        "MULTI_DISTINCT_COUNT",
+    }
+)
+ENGINE_FUNCTIONS = ENGINE_AGGREGATES | frozenset(
+    {
+        "TO_BITMAP",
+        "BITMAP_HASH",
+        "BITMAP_HASH64",
+        "BITMAP_COUNT",
+        "BITMAP_AND",
+        "BITMAP_OR",
+        "BITMAP_XOR",
+        "BITMAP_TO_STRING",
+        "BITMAP_FROM_STRING",
+        "BITMAP_EMPTY",
+        "BITMAP_CONTAINS",
+        "HLL_HASH",
+        "HLL_EMPTY",
+        "HLL_CARDINALITY",
+    }
+)
+
+
+def anonymous_name(node: exp.Anonymous) -> str:
+    return str(node.this).upper()
+
+
 @dataclass(frozen=True, slots=True)
 class Classified:
     type: DirectType
@@ -77,7 +129,8 @@ def function_label(node: exp.Expression) -> str | None:
     if isinstance(node, ARITHMETIC):
         return "ARITHMETIC"
     if isinstance(node, exp.Anonymous):
-        return "UDF"
+        name = anonymous_name(node)
+        return name if name in ENGINE_FUNCTIONS else "UDF"
     if isinstance(node, exp.Case):
         return "CASE"
     if isinstance(node, exp.Dot):
@@ -117,7 +170,9 @@ class _Walker:
             else:
                 self.unresolved = True
             return
-        if isinstance(node, exp.AggFunc) and not isinstance(node, WINDOW_ONLY):
+        if (isinstance(node, exp.AggFunc) and not isinstance(node, WINDOW_ONLY)) or (
+            isinstance(node, exp.Anonymous) and anonymous_name(node) in ENGINE_AGGREGATES
+        ):
             self.aggregate = True
             if not any(isinstance(v, exp.Expression) for v in node.args.values()) or isinstance(node.this, exp.Star):
                 self.system = True

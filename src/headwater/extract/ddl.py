@@ -44,7 +44,9 @@ def table_ref(node: exp.Table, names: Names, session: Session) -> TableRef:
     )
 
 
-def _column_defs(schema: exp.Schema, names: Names, dialect: str | None, tree: exp.Create | None = None) -> tuple[ColumnSchema, ...]:
+def _column_defs(
+    schema: exp.Schema, names: Names, dialect: str | None, tree: exp.Create | None = None
+) -> tuple[ColumnSchema, ...]:
     """The declared columns, then Hive-style ``PARTITIONED BY (dt STRING)`` columns."""
     defs = list(schema.expressions)
     props = tree.args.get("properties") if tree is not None else None

@@ -346,13 +346,48 @@ class Resolver:
             src = Source(alias=alias or f"__derived{len(scope.sources)}", load=load)
         else:
             return self._opaque(node, scope, node.key.upper())
-        scope.add(src)
         for pivot in node.args.get("pivots") or []:
-            self.diag(
-                "unsupported_construct", "PIVOT / UNPIVOT: lineage through it is not resolved", pivot, construct="PIVOT"
-            )
-            src.opaque = "PIVOT"
+            src = self._pivot_source(src, pivot, scope)
+        scope.add(src)
         return src
+
+    def _pivot_source(self, base: Source, pivot: exp.Pivot, scope: Scope) -> Source:
+        """PIVOT as the aggregation it is: ``PIVOT (SUM(v) FOR k IN ('a' AS x))`` makes
+        ``x = SUM(CASE WHEN k = 'a' THEN v END)``, grouped by the other input columns.
+
+        UNPIVOT, and a PIVOT over an input whose columns are unknown, are reported, not resolved.
+        """
+        alias_node = pivot.args.get("alias")
+        alias = (
+            self.names.table_ident(alias_node.this) if alias_node is not None and alias_node.this else None
+        ) or base.alias
+        field = (pivot.args.get("fields") or [None])[0]
+        columns = base.known_columns()
+        if pivot.args.get("unpivot") or not isinstance(field, exp.In) or columns is None:
+            why = "UNPIVOT" if pivot.args.get("unpivot") else "PIVOT over an input whose columns are unknown"
+            self.diag("unsupported_construct", f"{why}: lineage through it is not resolved", pivot, construct="PIVOT")
+            return Source(alias=alias, opaque="PIVOT")
+        inner = Scope(scope.parent, scope.ctes)
+        inner.add(base)
+        aggs = [a.this if isinstance(a, exp.Alias) else a for a in pivot.expressions]
+        used = {self.names.column_ident(c.this) for a in [field.this, *aggs] for c in a.find_all(exp.Column)}
+        group = [c for c in columns if c not in used]
+        names, outputs = list(group), [self.resolve(exp.column(c, quoted=True), inner) for c in group]
+        for key in outputs:
+            self._record(IndirectType.GROUP_BY, key)
+        values = [v.this if isinstance(v, exp.PivotAlias) else v for v in field.expressions]
+        labels = [self.names.column_ident(c) or "" for c in pivot.args.get("columns") or []]
+        k = 0
+        for value in values:
+            for agg in aggs:
+                cond = exp.EQ(this=field.this.copy(), expression=value.copy())
+                arg = agg.this if not isinstance(agg.this, exp.Star) else exp.Literal.number(1)
+                case = exp.Case(ifs=[exp.If(this=cond, true=arg.copy())])
+                names.append(labels[k] if k < len(labels) else f"{value.name}_{agg.key}")
+                outputs.append(self.resolve(agg.__class__(**{**agg.args, "this": case}), inner))
+                k += 1
+        rel = Relation(names, list(names), outputs, tables=[base.table] if base.table else [])
+        return Source(alias=alias, load=lambda: rel)
 
     def _unnest_source(self, node: exp.Expression, scope: Scope, alias: str | None) -> Source:
         """UNNEST / EXPLODE / LATERAL VIEW: each output column is the function over its array.
@@ -758,6 +793,11 @@ class Resolver:
         if rel is None:
             return self._unresolved(node, "unknown_column", f"column {name}: its relation is unknown", Severity.ERROR)
         idx = rel.index(name)
+        element = rel.index(src.alias)
+        if idx is None and element is not None and isinstance(node, exp.Column) and node.args.get("table"):
+            # UNNEST(array_of_structs) AS i … i.sku: a field of the element, which the alias names
+            field = exp.Identifier(this=node.name, quoted=bool(node.this.args.get("quoted")))
+            return [exp.Dot(this=clone(alt), expression=field.copy()) for alt in rel.columns[element]]
         if idx is None:
             if not rel.complete:
                 return self._unresolved(
