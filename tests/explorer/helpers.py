@@ -37,10 +37,10 @@ def free_port() -> int:
 class Server:
     """uvicorn in a thread on 127.0.0.1 and a random port, serving ``create_app(store)``."""
 
-    def __init__(self, store: LineageStore) -> None:
+    def __init__(self, store: LineageStore, tokens: dict[str, frozenset[str]] | None = None) -> None:
         self.store = store
         self.port = free_port()
-        config = uvicorn.Config(create_app(store), host="127.0.0.1", port=self.port, log_level="warning")
+        config = uvicorn.Config(create_app(store, tokens), host="127.0.0.1", port=self.port, log_level="warning")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 

@@ -51,10 +51,43 @@ _EDGE_COLS = (
     _E.valid_from,
     _E.valid_to,
 )
+_SHOWN_EDGE_TYPES = tuple(t.value for t in EdgeType)
+_DATASET_FLOW = tuple(t.value for t in EdgeType if t not in (EdgeType.CONTAINS, EdgeType.MAPS_TO))
 MATCHES = ("exact", "prefix", "part", "substring")
 """How a search hit matched, best first: the whole short name or full name; the start of the short
 name; the start of a dotted part of the full name (a column, a database); anywhere. (``browse`` for
 an empty query.)"""
+
+
+# ---------------------------------------------------------------------------- virtual edges
+#
+# A store that keeps a statement's dataset-level JOIN / FILTER / GROUP_BY / SORT mapping once per
+# source field (``headwater.store.indirect``) answers with *virtual* MAPS_TO edges for it: one per
+# target column, with a negative id. The explorer shows them like stored edges.
+
+
+def _indirect() -> Any:
+    try:
+        from headwater.store import indirect
+    except ImportError:  # a store version that writes every such edge per column
+        return None
+    return indirect
+
+
+def _virtual_touching(conn: Connection, fields: Sequence[int], as_of: int | None) -> list[Any]:
+    mod = _indirect()
+    return list(mod.touching(conn, fields, as_of)) if mod else []
+
+
+def _virtual_edge(conn: Connection, edge_id: int) -> Any:
+    mod = _indirect()
+    return mod.fetch(conn, edge_id) if mod else None
+
+
+def _edge_order(row: Any) -> Any:
+    """Stored edges by id; a virtual one where the stored edges it stands for would be."""
+    mod = _indirect()
+    return mod.order(row) if mod else (row.id, 0)
 
 
 # ---------------------------------------------------------------------------- search
@@ -203,7 +236,9 @@ def dataset_columns(
             stmt = select(*_EDGE_COLS).where(near.in_(part), _E.type == EdgeType.MAPS_TO.value, valid_at(as_of))
             for row in conn.execute(stmt):
                 found[row.id] = row
-    ordered = [found[k] for k in sorted(found)]
+    for row in _virtual_touching(conn, field_ids, as_of):
+        found[row.id] = row
+    ordered = sorted(found.values(), key=_edge_order)
     kept = ordered[:max_edges]
     own = set(field_ids)
     peer_ids = {r.src_id for r in kept if r.src_id not in own} | {r.dst_id for r in kept if r.dst_id not in own}
@@ -370,7 +405,12 @@ _EVENT_COLS = (_EV.id, _EV.event_id, _EV.kind, _EV.event_us, _EV.recorded_us, _E
 def edge_detail(conn: Connection, edge_id: int) -> EdgeDetail:
     """An edge with its two ends, the job (statement or pipeline) that asserted it and the recorded
     event that made it."""
-    row = conn.execute(select(*_EDGE_COLS, _E.event_pk).where(_E.id == edge_id)).first()
+    if edge_id < 0:
+        row = _virtual_edge(conn, edge_id)
+    else:
+        row = conn.execute(
+            select(*_EDGE_COLS, _E.event_pk).where(_E.id == edge_id, _E.type.in_(_SHOWN_EDGE_TYPES))
+        ).first()
     if row is None:
         raise EdgeNotFound(edge_id)
     infos = fetch_nodes(conn, [i for i in (row.src_id, row.dst_id, row.job_id) if i is not None])
@@ -399,10 +439,7 @@ def job_detail(conn: Connection, job: str | int, as_of: int | None = None, limit
     ins: list[int] = []
     outs: list[int] = []
     flow = select(_E.src_id, _E.dst_id).where(
-        or_(_E.dst_id == node.id, _E.src_id == node.id),
-        _E.type != EdgeType.CONTAINS.value,
-        _E.type != EdgeType.MAPS_TO.value,
-        valid_at(as_of),
+        or_(_E.dst_id == node.id, _E.src_id == node.id), _E.type.in_(_DATASET_FLOW), valid_at(as_of)
     )
     for src, dst in conn.execute(flow):
         (ins if dst == node.id else outs).append(src if dst == node.id else dst)

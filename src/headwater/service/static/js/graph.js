@@ -78,7 +78,8 @@ export function nodeSize(node, rows, extraRow) {
   if (PROCESS.has(node.type)) {
     return { width: clamp(textWidth(node.short, 12, 500) + 44, 140, PILL_W_MAX), height: PILL_H };
   }
-  let width = textWidth(node.short, 13.5, 650) + 64;
+  const where = node.name.slice(0, Math.max(0, node.name.length - node.short.length - 1));
+  let width = Math.max(textWidth(node.short, 13.5, 650), textWidth(`${node.type} · ${where}`, 10, 600)) + 64;
   if (rows) {
     const prefix = `${node.short}.`;
     for (const f of rows) {
@@ -343,6 +344,12 @@ export class GraphView {
       this._frame = null;
       const { x, y, k } = this.t;
       this.viewport.setAttribute("transform", `translate(${x.toFixed(1)},${y.toFixed(1)}) scale(${k.toFixed(4)})`);
+      // Far out, text is too small to read: not painting it keeps panning smooth on big graphs.
+      const far = k < 0.35;
+      if (far !== this.far) {
+        this.far = far;
+        this.svg.classList.toggle("far", far);
+      }
     });
   }
 

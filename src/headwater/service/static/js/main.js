@@ -4,7 +4,7 @@
 //   #/node/<id>?dir=BOTH&depth=3&asof=<ISO>&exp=<dataset ids>&sel=<field id>&hide=<types>&ind=0&stmt=e<edge>|j<job>
 //   (&limit=<n>: the page size of the lineage answer, 2000 by default)
 
-import { api, setToken, setUnauthorizedHandler } from "./api.js";
+import { ApiError, api, setToken, setUnauthorizedHandler } from "./api.js";
 import { badge, fill, h } from "./dom.js";
 import { GraphView, HEADER, TYPE_COLOURS, expandable, nodeSize } from "./graph.js";
 import { layeredLayout } from "./layout.js";
@@ -115,8 +115,9 @@ function notices(list) {
 let syncing = Promise.resolve();
 function sync() {
   syncing = syncing.then(doSync).catch((err) => {
-    console.error(err);
     status("");
+    if (err instanceof ApiError && (err.status === 401 || err.status === 403)) return; // the token form is up
+    console.error(err);
     notices([["error", err.message || String(err)]]);
   });
   return syncing;
@@ -849,6 +850,12 @@ initSearch({
 renderLegend($("legend"), ["DATASET", "JOB", "EXTERNAL", "ENTITY", "REPORT"]);
 window.addEventListener("hashchange", sync);
 // For debugging and the browser tests: the state, and a promise that settles when the page has caught up.
-window.headwater = { route, data, ui, graph, settled: () => syncing };
+async function settled() {
+  for (let s = null; s !== syncing; ) {
+    s = syncing;
+    await s;
+  }
+}
+window.headwater = { route, data, ui, graph, settled };
 sync();
 
