@@ -8,6 +8,4 @@ expected files alone unless given ``--include-xfail``.
 
 XFAIL: dict[str, str] = {
     "doris/star_location": "F01",
-    "flink/watermark_ddl": "F09",
-    "flink/window_tvf": "F10",
 }

@@ -105,6 +105,10 @@ ENGINE_FUNCTIONS = ENGINE_AGGREGATES | frozenset(
         "HLL_HASH",
         "HLL_EMPTY",
         "HLL_CARDINALITY",
+        "TUMBLE",
+        "HOP",
+        "CUMULATE",
+        "SESSION",
     }
 )
 

@@ -20,7 +20,7 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
-from headwater.catalog.dialects import sqlglot_dialect
+from headwater.catalog.dialects import Flink, flink_tokens, sqlglot_dialect
 from headwater.model import Diagnostic, Severity
 
 
@@ -103,6 +103,8 @@ def _parse_chunk(index: int, chunk: list[Token], sql: str, d: Dialect) -> Piece:
         return _parse_embedded(index, sql, start + marker.end(), start + len(text), d)
     if _words(chunk, 4) == ["BEGIN", "STATEMENT", "SET"] or (len(chunk) == 1 and chunk[0].text.upper() == "END"):
         return Piece(index, line, col, text, None, skip=SKIP_STATEMENT_SET)
+    if isinstance(d, Flink):
+        chunk = flink_tokens(chunk)
     try:
         trees = d.parser().parse(chunk, sql)
     except ParseError as err:
