@@ -15,6 +15,8 @@ BEGIN … END``) are handled when a script is split (``headwater.extract.split``
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlglot.dialects.dialect import NormalizationStrategy
 from sqlglot.dialects.hive import Hive
 
@@ -51,6 +53,11 @@ def flink_tokens(tokens: list) -> list:
     return _window_tvfs(tokens)
 
 
+def _quoted(token: Any) -> str:
+    """A name token as SQL text (a quoted identifier keeps its backquotes)."""
+    return f"`{token.text}`" if token.token_type.name == "IDENTIFIER" else token.text
+
+
 def _window_tvfs(tokens: list) -> list:
     from sqlglot.tokens import Token
 
@@ -83,9 +90,9 @@ def _window_tvfs(tokens: list) -> list:
                 out.append(tokens[i])
                 i += 1
                 continue
-            col = time_col.text if time_col.token_type.name != "IDENTIFIER" else f"`{time_col.text}`"
+            col, source = _quoted(time_col), _quoted(table)
             window = ", ".join(f"{func}({col}) AS {name}" for name in ("window_start", "window_end", "window_time"))
-            sql = f"(SELECT *, {window} FROM {table.text if table.token_type.name != 'IDENTIFIER' else '`' + table.text + '`'})"
+            sql = f"(SELECT *, {window} FROM {source})"
             for t in Flink().tokenize(sql):
                 out.append(Token(t.token_type, t.text, start.line, start.col, start.start, start.end, []))
             i = j + 1
