@@ -27,6 +27,8 @@ def _facts(e: LineageInfo, suffix: str) -> tuple:
     """The event's lineage with the tables' unique suffix removed (comparable with the guide's)."""
 
     def x(text: str) -> str:
+        # expressions are rendered in each backend's dialect: compare them without identifier quotes
+        text = text.replace("`", "").replace('"', "")
         return text.replace(f"_{suffix}", "") if suffix else text
 
     return (

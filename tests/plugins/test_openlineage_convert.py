@@ -83,7 +83,7 @@ def test_dataset_level_indirect_inputs() -> None:
             [("INDIRECT", "JOIN", join), ("INDIRECT", "GROUP_BY", "lineage_orders.customer_id")],
         ),
         (CUSTOMERS, "customer_id", [("INDIRECT", "JOIN", join)]),
-        (ORDERS, "status", [("INDIRECT", "FILTER", "lineage_orders.status = 'PAID'")]),
+        (ORDERS, "status", [("INDIRECT", "FILTER", "lineage_orders.`status` = 'PAID'")]),
         (CUSTOMERS, "customer_level", [("INDIRECT", "FILTER", "lineage_customers.customer_level = 'VIP'")]),
         (
             ORDERS,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from enum import StrEnum
-from importlib import resources
 from pathlib import Path
 from typing import Annotated
 
@@ -14,6 +13,7 @@ from rich.console import Console
 from headwater.catalog import CatalogError, open_catalog
 from headwater.cli.render import render_event, render_skips
 from headwater.extract import ExtractOptions, Extractor, RunInfo, ScriptResult
+from headwater.extract.examples import GUIDE_CLIENT_IP, GUIDE_USER, guide_script
 from headwater.extract.split import sqlglot_dialect
 from headwater.model import Severity, event_to_json
 
@@ -134,14 +134,6 @@ def extract(
         print_result(result, format, console, explain_skips, namespace)
         failed = failed or statement_failed(result)
     raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
-
-
-GUIDE_USER, GUIDE_CLIENT_IP = "lineage_user", "192.0.2.10"
-
-
-def guide_script() -> str:
-    """The complete example script of the Doris 4.x Data Lineage guide."""
-    return resources.files("headwater.extract").joinpath("examples/doris_guide.sql").read_text()
 
 
 def run_demo() -> ScriptResult:

@@ -1,6 +1,6 @@
 """Hand-built events for tests, benchmarks and plugin authors (no extraction involved).
 
-``guide_event`` is the event of the Doris guide's example insert, written out by hand.
+``guide_event`` is the event of the Doris guide's example insert (extracted from the guide's script).
 
 >>> e = guide_event("q-1")
 >>> [d.type.value for d in e.direct]
@@ -17,8 +17,6 @@ from headwater.model import (
     DirectLineage,
     DirectType,
     Field,
-    IndirectLineage,
-    IndirectType,
     LineageInfo,
     Origin,
     QueryContext,
@@ -52,120 +50,13 @@ def tiny_event(query_id: str, target: str = "t", source: str = "s", db: str = "d
     )
 
 
-GUIDE_INSERT = """INSERT INTO lineage_customer_summary
-WITH customer_totals AS (
-    SELECT
-        o.customer_id,
-        UPPER(o.region) AS region_label,
-        SUM(o.amount) AS total_amount
-    FROM lineage_orders o
-    JOIN lineage_customers c
-        ON o.customer_id = c.customer_id
-    WHERE o.status = 'PAID'
-      AND c.customer_level = 'VIP'
-    GROUP BY o.customer_id, UPPER(o.region)
-    HAVING SUM(o.amount) >= 50
-)
-SELECT
-    customer_id,
-    region_label,
-    total_amount,
-    ROW_NUMBER() OVER (ORDER BY customer_id) AS customer_seq,
-    CASE
-        WHEN region_label = 'EAST' THEN 'CORE'
-        ELSE 'OTHER'
-    END AS region_group
-FROM customer_totals
-ORDER BY total_amount DESC"""
-
-
 def guide_event(
-    query_id: str = "guide-q1", user: str | None = "lineage_user", timestamp: str | None = None
+    query_id: str = "guide-q1", user: str | None = "lineage_user", timestamp: str | None = "2026-01-01T00:00:00Z"
 ) -> LineageInfo:
-    """The guide's example event (``INSERT INTO lineage_customer_summary WITH … SELECT …``)."""
-    orders, customers, summary = _t("lineage_orders"), _t("lineage_customers"), _t("lineage_customer_summary")
-    o_cust, o_region = ColumnRef(orders, "customer_id"), ColumnRef(orders, "region")
-    o_amount, o_status = ColumnRef(orders, "amount"), ColumnRef(orders, "status")
-    c_cust, c_level = ColumnRef(customers, "customer_id"), ColumnRef(customers, "customer_level")
-    upper = "UPPER(lineage_orders.region)"
-    total = "SUM(lineage_orders.amount)"
-    case = f"CASE WHEN {upper} = 'EAST' THEN 'CORE' ELSE 'OTHER' END"
-    direct = (
-        DirectLineage(
-            "customer_id",
-            "lineage_orders.customer_id",
-            DirectType.IDENTITY,
-            Origin.COLUMN,
-            (o_cust,),
-            (DirectInput(o_cust),),
-        ),
-        DirectLineage(
-            "region_label",
-            upper,
-            DirectType.TRANSFORMATION,
-            Origin.COLUMN,
-            (o_region,),
-            (DirectInput(o_region, ("UPPER",)),),
-        ),
-        DirectLineage(
-            "total_amount",
-            total,
-            DirectType.AGGREGATION,
-            Origin.COLUMN,
-            (o_amount,),
-            (DirectInput(o_amount, ("SUM",)),),
-        ),
-        DirectLineage(
-            "customer_seq",
-            "ROW_NUMBER() OVER (ORDER BY lineage_orders.customer_id)",
-            DirectType.TRANSFORMATION,
-            Origin.SYSTEM,
-            (o_cust,),
-            (),
-        ),
-        DirectLineage("region_group", case, DirectType.TRANSFORMATION, Origin.CONSTANT, (o_region,), ()),
-    )
-    dataset = (
-        IndirectLineage(
-            IndirectType.JOIN, "lineage_orders.customer_id = lineage_customers.customer_id", (o_cust, c_cust)
-        ),
-        IndirectLineage(IndirectType.FILTER, "lineage_orders.status = 'PAID'", (o_status,)),
-        IndirectLineage(IndirectType.FILTER, "lineage_customers.customer_level = 'VIP'", (c_level,)),
-        IndirectLineage(IndirectType.FILTER, f"{total} >= 50", (o_amount,)),
-        IndirectLineage(IndirectType.GROUP_BY, "lineage_orders.customer_id", (o_cust,)),
-        IndirectLineage(IndirectType.GROUP_BY, upper, (o_region,)),
-        IndirectLineage(IndirectType.SORT, total, (o_amount,)),
-    )
-    output = (
-        IndirectLineage(IndirectType.WINDOW, "lineage_orders.customer_id", (o_cust,), "customer_seq"),
-        IndirectLineage(IndirectType.CONDITIONAL, f"{upper} = 'EAST'", (o_region,), "region_group"),
-    )
-    columns = (
-        Field("customer_id", "BIGINT"),
-        Field("region_label", "VARCHAR(16)"),
-        Field("total_amount", "DECIMAL(18, 2)"),
-        Field("customer_seq", "BIGINT"),
-        Field("region_group", "VARCHAR(16)"),
-    )
-    return LineageInfo(
-        event_id=make_event_id(query_id, summary),
-        source_command=SourceCommand.INSERT_INTO,
-        target=Target(summary, columns),
-        sources=(orders, customers),
-        direct=direct,
-        dataset_indirect=dataset,
-        output_indirect=output,
-        context=QueryContext(
-            SourceCommand.INSERT_INTO,
-            query_id,
-            GUIDE_INSERT,
-            user=user,
-            client_ip="192.0.2.10",
-            database=_DB,
-            timestamp=timestamp,
-            duration_ms=12,
-        ),
-    )
+    """The guide's example event (``INSERT INTO lineage_customer_summary WITH … SELECT …``), as extracted."""
+    from headwater.extract.examples import guide_event as extracted
+
+    return extracted(query_id, user, timestamp, duration_ms=12)
 
 
 def guide_tables(s: str) -> list[str]:
