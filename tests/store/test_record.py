@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from tests.store.conftest import guide
 
-from headwater.store import LineageStore
+from headwater.store import LineageStore, indirect
 from headwater.store.schema import OPEN, edges, events, nodes
 
 
 def _edges(store: LineageStore, type_: str) -> set[tuple[str, str, str | None, str | None]]:
+    """Open edges of a type by (source, target, subtype, dependency); MAPS_TO includes the ones that
+    dataset-level mappings stand for (what every query sees)."""
     n = nodes.alias()
     m = nodes.alias()
     q = (
@@ -18,7 +20,18 @@ def _edges(store: LineageStore, type_: str) -> set[tuple[str, str, str | None, s
         .where(edges.c.type == type_, edges.c.valid_to == OPEN)
     )
     with store.engine.connect() as conn:
-        return {tuple(r) for r in conn.execute(q)}
+        out = {tuple(r) for r in conn.execute(q)}
+        if type_ == "MAPS_TO":
+            names = dict(conn.execute(select(nodes.c.id, nodes.c.name)).all())
+            fields = sorted(i for i, t in conn.execute(select(nodes.c.id, nodes.c.type)) if t == "FIELD")
+            out |= {(names[e.src_id], names[e.dst_id], e.subtype, e.dependency) for e in indirect.out_of(conn, fields)}
+        return out
+
+
+def _stored(store: LineageStore, type_: str) -> int:
+    with store.engine.connect() as conn:
+        q = select(func.count()).select_from(edges).where(edges.c.type == type_, edges.c.valid_to == OPEN)
+        return conn.execute(q).scalar_one()
 
 
 S = "internal.lineage_demo."
@@ -43,6 +56,10 @@ def test_guide_event_edges(store: LineageStore) -> None:
     status = {b for a, b, s, d in maps if a == S + "lineage_orders.status"}
     assert len(status) == 5 and all(s == "FILTER" for a, b, s, d in maps if a == S + "lineage_orders.status")
     assert len(maps) == 3 + 2 + 5 * 8  # direct + output-level + 8 distinct dataset-level inputs x 5
+    # stored: one MAPS_TO_ALL row per (source field, subtype) of the dataset-level entries, and no
+    # WRITES_FIELD row (every target column has a column-level mapping)
+    assert (_stored(store, "MAPS_TO"), _stored(store, "MAPS_TO_ALL"), _stored(store, "WRITES_FIELD")) == (5, 8, 0)
+    assert store.get_lineage_stats().edges_by_type["MAPS_TO"] == 45
     reads = {a for a, b, s, d in _edges(store, "READ")}
     assert reads == {S + "lineage_orders", S + "lineage_customers"}
     writes = {b for a, b, s, d in _edges(store, "WRITE")}

@@ -8,12 +8,22 @@ from __future__ import annotations
 
 from sqlalchemy import ColumnElement, Connection, delete, or_, select, update
 
+from headwater.store import indirect
 from headwater.store.errors import InvalidInput, NodeNotFound
 from headwater.store.names import now_us
 from headwater.store.resolve import resolve
 from headwater.store.results import DeleteResult
 from headwater.store.schema import OPEN, edges, events, nodes
-from headwater.store.types import ENTITY_TYPES, PROCESS_TYPES, NodeType
+from headwater.store.types import (
+    ENTITY_TYPES,
+    MAPS_TO_ALL,
+    PROCESS_TYPES,
+    STORAGE_EDGE_TYPES,
+    WRITES_FIELD,
+    EdgeType,
+    NodeType,
+)
+from headwater.store.write import insert_edges
 
 _E = edges.c
 
@@ -46,21 +56,84 @@ def delete_lineage(
         node = resolve(conn, dataset, types=(NodeType.DATASET, NodeType.EXTERNAL, *sorted(ENTITY_TYPES)))
         members = select(nodes.c.id).where(nodes.c.parent_id == node.id)
         which = or_(_E.src_id == node.id, _E.dst_id == node.id, _E.src_id.in_(members), _E.dst_id.in_(members))
+    # dataset-level mappings count as the MAPS_TO edges they stand for (one per column they apply
+    # to while open), as when they were stored that way; their WRITES_FIELD companions do not count
+    jobs = [
+        j
+        for j in conn.execute(
+            select(_E.job_id).distinct().where(which, _E.type.in_((*STORAGE_EDGE_TYPES, EdgeType.MAPS_TO.value)))
+        ).scalars()
+        if j is not None
+    ]
+    virtual_before = indirect.count(conn, None, jobs) if jobs else 0
+    plain = _E.type.not_in(STORAGE_EDGE_TYPES)
+    kept = _still_written(conn, which) if dataset is not None else []
     if purge:
-        purged = conn.execute(delete(edges).where(which)).rowcount
+        purged = conn.execute(delete(edges).where(which, plain)).rowcount
+        conn.execute(delete(edges).where(which, _E.type.in_(STORAGE_EDGE_TYPES)))
+        insert_edges(
+            conn,
+            [[WRITES_FIELD, ds, f, None, None, None, None, False, j, None, 1, 1, t0, OPEN] for j, ds, f, t0 in kept],
+        )
+        purged += virtual_before - (indirect.count(conn, None, jobs) if jobs else 0)
         gone = conn.execute(delete(events).where(events_q)).rowcount if events_q is not None else 0
         return DeleteResult(0, purged, gone)
     t = at if at is not None else now_us()
-    closed = conn.execute(
-        update(edges).where(which, _E.valid_to == OPEN, _E.valid_from <= t).values(valid_to=t)
-    ).rowcount
-    # edges starting after the closing time end where they start: they never were valid
-    closed += conn.execute(
-        update(edges).where(which, _E.valid_to == OPEN, _E.valid_from > t).values(valid_to=_E.valid_from)
-    ).rowcount
+    closed = 0
+    for kind in (plain, _E.type.in_(STORAGE_EDGE_TYPES)):
+        n = conn.execute(update(edges).where(which, kind, _E.valid_to == OPEN, _E.valid_from <= t).values(valid_to=t))
+        # edges starting after the closing time end where they start: they never were valid
+        m = conn.execute(
+            update(edges).where(which, kind, _E.valid_to == OPEN, _E.valid_from > t).values(valid_to=_E.valid_from)
+        )
+        if kind is plain:
+            closed = n.rowcount + m.rowcount
+    insert_edges(
+        conn, [[WRITES_FIELD, ds, f, None, None, None, None, False, j, None, 1, 1, t, OPEN] for j, ds, f, _ in kept]
+    )
+    closed += virtual_before - (indirect.count(conn, None, jobs) if jobs else 0)
     marked = 0
     if events_q is not None:
         marked = conn.execute(
             update(events).where(events_q, events.c.deleted_us.is_(None)).values(deleted_us=t)
         ).rowcount
     return DeleteResult(closed, 0, marked)
+
+
+def _still_written(conn: Connection, which: ColumnElement[bool]) -> list[tuple[int, int, int, int]]:
+    """(job, dataset, column, start) for columns whose last open witness ``which`` removes while the job
+    keeps an open MAPS_TO_ALL into the dataset (deleting one source of a join keeps the other
+    source's JOIN mapping on every column): they get a WRITES_FIELD edge instead."""
+    gone = conn.execute(
+        select(_E.job_id, _E.dst_id, _E.valid_from).where(
+            which, _E.type.in_(indirect.WITNESS_TYPES), _E.valid_to == OPEN, _E.job_id.is_not(None)
+        )
+    ).all()
+    if not gone:
+        return []
+    jobs = sorted({j for j, _, _ in gone})
+    parent = {
+        n: p
+        for n, p in conn.execute(select(nodes.c.id, nodes.c.parent_id).where(nodes.c.id.in_({f for _, f, _ in gone})))
+    }
+    others = ~which
+    mapped = {
+        (j, d)
+        for j, d in conn.execute(
+            select(_E.job_id, _E.dst_id).where(_E.type == MAPS_TO_ALL, _E.valid_to == OPEN, _E.job_id.in_(jobs), others)
+        )
+    }
+    left = {
+        (j, f)
+        for j, f in conn.execute(
+            select(_E.job_id, _E.dst_id).where(
+                _E.type.in_(indirect.WITNESS_TYPES), _E.valid_to == OPEN, _E.job_id.in_(jobs), others
+            )
+        )
+    }
+    start: dict[tuple[int, int, int], int] = {}
+    for j, f, t in gone:
+        ds = parent.get(f)
+        if ds is not None and (j, ds) in mapped and (j, f) not in left:
+            start[(j, ds, f)] = min(t, start.get((j, ds, f), t))
+    return [(j, ds, f, t) for (j, ds, f), t in sorted(start.items())]

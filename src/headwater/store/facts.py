@@ -2,6 +2,13 @@
 
 Every producer format (headwater events, OpenLineage run events, ``record_lineage`` calls) is
 translated to ``Facts`` by a ``FactsBuilder``; ``write.apply`` then stores any batch of them.
+
+Edges are plain tuples (``Edge``) because a batch holds hundreds of thousands of them. A
+dataset-level INDIRECT mapping (JOIN, FILTER, GROUP_BY, SORT: it applies to every column the
+statement writes) is asserted once per source field with ``FactsBuilder.indirect_all``, stored as
+one ``MAPS_TO_ALL`` edge from the source field to the target dataset; ``finish`` adds a
+``WRITES_FIELD`` edge for each written column that no column-level mapping of the recording reaches,
+so that the queries know every column the mapping applies to (see ``indirect.py``).
 """
 
 from __future__ import annotations
@@ -10,10 +17,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from headwater.store.names import dataset_name, field_name, ident, short_of
-from headwater.store.types import PROCESS_TYPES, NodeType
+from headwater.store.types import MAPS_TO_ALL, WRITES_FIELD, EdgeType, NodeType
 
 NodeKey = tuple[str, str]
 """(node type, normalised name): the identity of a node."""
+
+Edge = tuple[str, NodeKey, NodeKey, str | None, str | None, str | None, str | None, bool, NodeKey | None]
+"""(type, src, dst, subtype, dependency, expression, labels joined by commas or None, masking, scope).
+``scope`` overrides the recording's job as the owner of the edge."""
+
+_MAPS_TO = EdgeType.MAPS_TO.value
 
 
 @dataclass(slots=True)
@@ -30,29 +43,6 @@ class NodeSpec:
 
 
 @dataclass(slots=True)
-class EdgeSpec:
-    """One edge in data-flow orientation. ``scope`` overrides the recording's job as the owner."""
-
-    type: str
-    src: NodeKey
-    dst: NodeKey
-    subtype: str | None = None
-    dependency: str | None = None
-    expression: str | None = None
-    labels: tuple[str, ...] = ()
-    masking: bool = False
-    scope: NodeKey | None = None
-
-    @property
-    def up_cost(self) -> int:
-        return 0 if self.src[0] in PROCESS_TYPES else 1
-
-    @property
-    def down_cost(self) -> int:
-        return 0 if self.dst[0] in PROCESS_TYPES else 1
-
-
-@dataclass(slots=True)
 class Facts:
     """One recording: its event row, the nodes it mentions, the edges it asserts for its job."""
 
@@ -64,14 +54,51 @@ class Facts:
     status: str | None = None
     payload: str | None = None
     nodes: dict[NodeKey, NodeSpec] = field(default_factory=dict)
-    edges: list[EdgeSpec] = field(default_factory=list)
+    edges: list[Edge] = field(default_factory=list)
+
+
+class Names:
+    """Normalised dataset and field nodes by their raw names, shared by the recordings of a batch
+    (normalising the same names again for every event is most of the translation's cost)."""
+
+    __slots__ = ("datasets", "fields")
+
+    def __init__(self) -> None:
+        self.datasets: dict[tuple[Any, ...], tuple[NodeSpec, NodeSpec]] = {}
+        self.fields: dict[tuple[NodeKey, str], NodeSpec] = {}
+
+    def dataset(self, type_: str, system: str, parts: tuple[str | None, ...]) -> tuple[NodeSpec, NodeSpec]:
+        raw = (type_, system, parts)
+        hit = self.datasets.get(raw)
+        if hit is None:
+            sys_name = ident(system)
+            sys_spec = NodeSpec(NodeType.SOURCE_SYSTEM.value, sys_name, sys_name)
+            name = dataset_name(system, *parts)
+            spec = NodeSpec(type_, name, short_of(name, field=False), sys_spec.key)
+            hit = self.datasets[raw] = (spec, sys_spec)
+            if len(self.datasets) > 200_000:
+                self.datasets.clear()
+        return hit
+
+    def field(self, dataset: NodeKey, column: str) -> NodeSpec:
+        raw = (dataset, column)
+        spec = self.fields.get(raw)
+        if spec is None:
+            name = field_name(dataset[1], column)
+            spec = self.fields[raw] = NodeSpec(NodeType.FIELD.value, name, short_of(name, field=True), dataset)
+            if len(self.fields) > 500_000:
+                self.fields.clear()
+        return spec
 
 
 class FactsBuilder:
     """Collects the nodes and edges of one ``Facts``, normalising names on the way in."""
 
-    def __init__(self, facts: Facts) -> None:
+    def __init__(self, facts: Facts, names: Names | None = None) -> None:
         self.facts = facts
+        self.names = names or Names()
+        self._all: list[tuple[NodeKey, NodeKey, str, str | None, bool, tuple[NodeKey, ...]]] = []
+        self._written: dict[NodeKey, list[NodeKey]] = {}
 
     def node(
         self,
@@ -92,13 +119,84 @@ class FactsBuilder:
 
     def dataset(self, system: str, *parts: str | None, type_: str = NodeType.DATASET) -> NodeKey:
         """A dataset (or entity-side node) inside its source system."""
-        parent = self.system(system)
-        name = dataset_name(system, *parts)
-        return self.node(type_, name, short_of(name, field=False), parent)
+        spec, sys_spec = self.names.dataset(str(type_), system, parts)
+        nodes = self.facts.nodes
+        key = (spec.type, spec.name)
+        if key not in nodes:
+            nodes[key] = spec
+            nodes.setdefault((sys_spec.type, sys_spec.name), sys_spec)
+        return key
 
     def field(self, dataset: NodeKey, column: str) -> NodeKey:
-        name = field_name(dataset[1], column)
-        return self.node(NodeType.FIELD, name, short_of(name, field=True), dataset)
+        spec = self.names.field(dataset, column)
+        key = (spec.type, spec.name)
+        self.facts.nodes.setdefault(key, spec)
+        return key
 
-    def edge(self, type_: str, src: NodeKey, dst: NodeKey, **attrs: Any) -> None:
-        self.facts.edges.append(EdgeSpec(type_, src, dst, **attrs))
+    def edge(
+        self,
+        type_: str,
+        src: NodeKey,
+        dst: NodeKey,
+        subtype: str | None = None,
+        dependency: str | None = None,
+        expression: str | None = None,
+        labels: tuple[str, ...] = (),
+        masking: bool = False,
+        scope: NodeKey | None = None,
+    ) -> None:
+        self.facts.edges.append(
+            (str(type_), src, dst, subtype, dependency, expression, ",".join(labels) or None, masking, scope)
+        )
+
+    def written(self, dataset: NodeKey, columns: list[NodeKey]) -> None:
+        """The columns the recording writes into ``dataset``: what its next ``indirect_all`` calls for
+        that dataset apply to."""
+        self._written[dataset] = columns
+
+    def indirect_all(
+        self, src: NodeKey, dataset: NodeKey, subtype: str, expression: str | None, masking: bool = False
+    ) -> None:
+        """A dataset-level INDIRECT mapping from ``src`` to every column written into ``dataset``."""
+        self._all.append((src, dataset, subtype, expression, masking, tuple(self._written.get(dataset, ()))))
+
+    def finish(self, expand: bool = False) -> None:
+        """Store the ``indirect_all`` mappings: one MAPS_TO_ALL edge each, plus WRITES_FIELD edges for
+        written columns that no column-level mapping reaches.
+
+        The mappings of a dataset are stored as before (one MAPS_TO edge to each written column)
+        when ``expand``, or when the compact form would not say exactly the same: their column
+        lists differ, a column-level mapping of the recording reaches a column of the dataset
+        outside the list, or a mapping's (source, subtype) also maps column-level to a listed
+        column (the two would have been one edge)."""
+        if not self._all:
+            return
+        edges = self.facts.edges
+        nodes = self.facts.nodes
+        mapped: dict[NodeKey, set[tuple[NodeKey, str | None]]] = {}
+        mapped_in: dict[NodeKey | None, set[NodeKey]] = {}
+        for e in edges:
+            if e[0] == _MAPS_TO and e[8] is None:
+                mapped.setdefault(e[2], set()).add((e[1], e[3]))
+                spec = nodes.get(e[2])
+                mapped_in.setdefault(spec.parent if spec else None, set()).add(e[2])
+        by_dataset: dict[NodeKey, list[tuple[NodeKey, NodeKey, str, str | None, bool, tuple[NodeKey, ...]]]] = {}
+        for entry in self._all:
+            by_dataset.setdefault(entry[1], []).append(entry)
+        for dataset, entries in by_dataset.items():
+            targets = entries[0][5]
+            compact = not expand and all(
+                e[5] == targets and not any((e[0], e[2]) in mapped.get(t, ()) for t in targets) for e in entries
+            )
+            compact = compact and mapped_in.get(dataset, set()) <= set(targets)
+            for src, _, subtype, expression, masking, cols in entries:
+                if compact:
+                    edges.append((MAPS_TO_ALL, src, dataset, subtype, "INDIRECT", expression, None, masking, None))
+                else:
+                    for t in cols:
+                        edges.append((_MAPS_TO, src, t, subtype, "INDIRECT", expression, None, masking, None))
+            if compact:
+                for t in targets:
+                    if t not in mapped:
+                        edges.append((WRITES_FIELD, dataset, t, None, None, None, None, False, None))
+        self._all.clear()

@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from headwater.store.indirect import order
 from headwater.store.resolve import fetch_nodes, resolve
 from headwater.store.results import FieldImpact, FieldOrigin, FieldPath, NodeInfo
 from headwater.store.traverse import DEFAULT_MAX_NODES, Walk, edge_info, walk
@@ -50,6 +51,7 @@ def get_field_origin(
         max_depth,
         max_nodes,
         dependency=None if include_indirect else "DIRECT",
+        from_fields=True,
     )
     leaves = w.leaves()
     infos = fetch_nodes(conn, leaves, w.depth)
@@ -79,7 +81,7 @@ def get_field_impact(
     """Every field downstream of ``field``: DIRECT when some path of DIRECT mappings reaches it
     (that path is returned), INDIRECT otherwise (with its shortest path)."""
     root = field_node(conn, field)
-    w = walk(conn, [root.id], False, MAPS_TO, as_of, max_depth, max_nodes)
+    w = walk(conn, [root.id], False, MAPS_TO, as_of, max_depth, max_nodes, from_fields=True)
     direct_parent = direct_reach(w, [root.id])
     infos = fetch_nodes(conn, w.depth, w.depth)
     entries = []
@@ -115,7 +117,7 @@ def direct_reach(w: Walk, roots: list[int], accept: Any = None) -> dict[int, int
     queue = deque(roots)
     while queue:
         n = queue.popleft()
-        for row in sorted(out_edges.get(n, ()), key=lambda r: r.id):
+        for row in sorted(out_edges.get(n, ()), key=order):
             if row.dst_id not in parent:
                 parent[row.dst_id] = row.id
                 queue.append(row.dst_id)

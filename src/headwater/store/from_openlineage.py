@@ -7,7 +7,8 @@
   through OpenLineage meets lineage recorded directly; any other namespace is its own source system;
 - the ``schema`` facet's fields become FIELD nodes; ``columnLineage`` inputs become MAPS_TO edges
   (transformation type/subtype → dependency/subtype; legacy ``transformationType`` IDENTITY →
-  IDENTITY, anything else TRANSFORMATION); the facet's ``dataset`` entries apply to every output field;
+  IDENTITY, anything else TRANSFORMATION); the facet's ``dataset`` entries apply to every output field
+  (INDIRECT ones are stored once per input field, like a headwater event's dataset-level entries);
 - FAIL and ABORT events are counted but assert no edges.
 """
 
@@ -134,10 +135,14 @@ def run_event_facts(event: Mapping[str, Any], namespaces: Collection[str] = ("he
                         expression=desc or spec.get("transformationDescription"),
                         masking=masking,
                     )
+        b.written(key, list(dict.fromkeys(out_fields)))
         for j, inp in enumerate(cl.get("dataset") or ()):
             path = f"event.outputs[{k}].facets.columnLineage.dataset[{j}]"
             src = b.field(ds.key(_get(inp, "namespace", path), _get(inp, "name", path)), _get(inp, "field", path))
             for dep, sub, desc, masking in _transformations(inp, None):
+                if dep == "INDIRECT":
+                    b.indirect_all(src, key, sub, desc, masking)
+                    continue
                 for dst in dict.fromkeys(out_fields):
                     b.edge(
                         EdgeType.MAPS_TO,
@@ -148,6 +153,7 @@ def run_event_facts(event: Mapping[str, Any], namespaces: Collection[str] = ("he
                         expression=desc,
                         masking=masking,
                     )
+    b.finish()
     return facts
 
 

@@ -95,7 +95,7 @@ def analyze_impact(
     root = resolve(conn, target)
     rules = RULES[rule_set(change_type, details)]
     roots = _changed_fields(conn, root, details)
-    fw = walk(conn, roots, False, MAPS_TO, as_of, None, max_nodes)
+    fw = walk(conn, roots, False, MAPS_TO, as_of, None, max_nodes, from_fields=True)
     ident = direct_reach(fw, roots, lambda r: r.dependency == "DIRECT" and r.subtype == "IDENTITY")
     value = direct_reach(fw, roots)
     severity: dict[int, ImpactSeverity] = {}
@@ -115,11 +115,11 @@ def analyze_impact(
     field_datasets = {infos[n].parent_id for n in fw.depth if n not in roots and infos[n].parent_id}
     table_only: set[int] = set()
     if root.type != NodeType.FIELD:
-        tw = walk(conn, [root.id], False, FLOW_EDGE_TYPES, as_of, None, max_nodes)
+        tw = walk(conn, [root.id], False, FLOW_EDGE_TYPES, as_of, None, max_nodes, from_fields=False)
         table_only = set(tw.depth) - {root.id}
         truncated = truncated or tw.truncated
     elif field_datasets and _has_entities(conn):
-        tw = walk(conn, sorted(field_datasets), False, FLOW_EDGE_TYPES, as_of, None, max_nodes)
+        tw = walk(conn, sorted(field_datasets), False, FLOW_EDGE_TYPES, as_of, None, max_nodes, from_fields=False)
         table_only = set(tw.depth)
         truncated = truncated or tw.truncated
     all_infos = {**infos, **fetch_nodes(conn, (set(severity) | table_only) - set(infos))}

@@ -7,10 +7,11 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from headwater.store.indirect import order
 from headwater.store.resolve import fetch_nodes, resolve
 from headwater.store.results import LineageGraph, NodeInfo
 from headwater.store.traverse import DEFAULT_MAX_NODES, Walk, edge_info, walk
-from headwater.store.types import FLOW_EDGE_TYPES, Direction
+from headwater.store.types import FLOW_EDGE_TYPES, Direction, NodeType
 
 
 def get_lineage(
@@ -32,11 +33,12 @@ def get_lineage(
     """
     direction = Direction(direction)
     root = resolve(conn, node)
+    isf = root.type == NodeType.FIELD
     walks: list[Walk] = []
     if direction in (Direction.UPSTREAM, Direction.BOTH):
-        walks.append(walk(conn, [root.id], True, FLOW_EDGE_TYPES, as_of, max_depth, max_nodes))
+        walks.append(walk(conn, [root.id], True, FLOW_EDGE_TYPES, as_of, max_depth, max_nodes, from_fields=isf))
     if direction in (Direction.DOWNSTREAM, Direction.BOTH):
-        walks.append(walk(conn, [root.id], False, FLOW_EDGE_TYPES, as_of, max_depth, max_nodes))
+        walks.append(walk(conn, [root.id], False, FLOW_EDGE_TYPES, as_of, max_depth, max_nodes, from_fields=isf))
     depth: dict[int, int] = {root.id: 0}
     edge_rows: dict[int, tuple[Any, int, int]] = {}  # id -> (row, far, near)
     for w in walks:
@@ -55,7 +57,7 @@ def get_lineage(
     page = kept[offset : offset + limit if limit is not None else None]
     page_ids = {n.id for n in page}
     all_edges = [(row, far, near) for row, far, near in edge_rows.values() if far in kept_ids and near in kept_ids]
-    page_edges = [edge_info(row) for row, far, _ in sorted(all_edges, key=lambda x: x[0].id) if far in page_ids]
+    page_edges = [edge_info(row) for row, far, _ in sorted(all_edges, key=lambda x: order(x[0])) if far in page_ids]
     return LineageGraph(
         root=NodeInfo(root.id, root.type, root.name, root.short, root.parent_id, 0, root.properties),
         direction=direction.value,

@@ -21,7 +21,7 @@ from headwater.store import lineage as _lineage
 from headwater.store import summary as _summary
 from headwater.store import trace as _trace
 from headwater.store.engine import write_lock
-from headwater.store.facts import Facts
+from headwater.store.facts import Facts, Names, NodeKey
 from headwater.store.from_event import event_facts
 from headwater.store.from_external import lineage_facts
 from headwater.store.from_openlineage import run_event_facts
@@ -44,6 +44,7 @@ from headwater.store.write import WriteResult, apply, chunks
 
 AsOf = datetime | str | int | None
 BATCH = 500
+NODE_CACHE = 1_000_000
 
 
 class LineageStore:
@@ -55,6 +56,8 @@ class LineageStore:
         url = engine.url.render_as_string(hide_password=True)
         self._lock: AbstractContextManager[Any] = write_lock(url) if engine.dialect.name == "sqlite" else nullcontext()
         self._guard = threading.Lock()
+        self._node_ids: dict[NodeKey, int] = {}  # ids of committed nodes, by (type, name)
+        self._names = Names()  # normalised names by raw name
 
     @property
     def dialect(self) -> str:
@@ -67,18 +70,26 @@ class LineageStore:
 
     def _write(self, facts: Sequence[Facts]) -> WriteResult:
         result = WriteResult()
-        with self._lock, self.engine.connect().execution_options(headwater_write=True) as conn, conn.begin():
-            for part in chunks(list(facts), BATCH):
-                result.add(apply(conn, part))
+        staged: dict[NodeKey, int] = {}
+        with self._lock, self.engine.connect().execution_options(headwater_write=True) as conn:
+            with conn.begin():
+                for part in chunks(list(facts), BATCH):
+                    result.add(apply(conn, part, self._node_ids, staged))
+            # committed: the ids are valid from now on (nodes are never deleted)
+            with self._guard:
+                if len(self._node_ids) + len(staged) > NODE_CACHE:
+                    self._node_ids = {}
+                self._node_ids.update(staged)
         return result
 
     def record(self, event: LineageInfo) -> WriteResult:
         """Record one headwater event; a replay of a recorded ``event_id`` changes nothing."""
-        return self._write([event_facts(event)])
+        return self._write([event_facts(event, self._names)])
 
     def record_batch(self, events: Iterable[LineageInfo]) -> WriteResult:
         """Record many events in one transaction (all or nothing)."""
-        return self._write([event_facts(e) for e in events])
+        names = self._names
+        return self._write([event_facts(e, names) for e in events])
 
     def record_lineage(
         self,

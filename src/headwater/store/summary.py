@@ -6,12 +6,13 @@ from collections import Counter
 
 from sqlalchemy import Connection, func, or_, select
 
+from headwater.store import indirect
 from headwater.store.names import from_us
 from headwater.store.resolve import fetch_nodes, resolve
 from headwater.store.results import LineageStats, LineageSummary
 from headwater.store.schema import edges, events, nodes
 from headwater.store.traverse import DEFAULT_MAX_NODES, valid_at, walk
-from headwater.store.types import FLOW_EDGE_TYPES, PROCESS_TYPES, EdgeType, NodeType
+from headwater.store.types import FLOW_EDGE_TYPES, MAPS_TO_ALL, PROCESS_TYPES, WRITES_FIELD, EdgeType, NodeType
 
 _E = edges.c
 
@@ -26,8 +27,9 @@ def get_lineage_summary(
     edge touching the node or its fields.
     """
     root = resolve(conn, node)
-    up = walk(conn, [root.id], True, FLOW_EDGE_TYPES, as_of, None, max_nodes)
-    down = walk(conn, [root.id], False, FLOW_EDGE_TYPES, as_of, None, max_nodes)
+    isf = root.type == NodeType.FIELD
+    up = walk(conn, [root.id], True, FLOW_EDGE_TYPES, as_of, None, max_nodes, from_fields=isf)
+    down = walk(conn, [root.id], False, FLOW_EDGE_TYPES, as_of, None, max_nodes, from_fields=isf)
     around = (set(up.depth) | set(down.depth)) - {root.id}
     infos = fetch_nodes(conn, around)
     counts = Counter(n.type for n in infos.values())
@@ -65,7 +67,9 @@ def get_lineage_summary(
 
 
 def get_lineage_stats(conn: Connection, as_of: int | None = None) -> LineageStats:
-    """Nodes by type, edges valid at ``as_of`` (now: open) by type, MAPS_TO count, events recorded."""
+    """Nodes by type, edges valid at ``as_of`` (now: open) by type, MAPS_TO count, events recorded.
+
+    A dataset-level mapping counts once per column it applies to, as a MAPS_TO edge."""
     nq = select(nodes.c.type, func.count()).group_by(nodes.c.type)
     eq = select(_E.type, func.count()).where(valid_at(as_of)).group_by(_E.type)
     evq = select(func.count()).select_from(events)
@@ -74,6 +78,11 @@ def get_lineage_stats(conn: Connection, as_of: int | None = None) -> LineageStat
         evq = evq.where(events.c.recorded_us <= as_of)
     by_node = {t: c for t, c in conn.execute(nq)}
     by_edge = {t: c for t, c in conn.execute(eq)}
+    if by_edge.pop(MAPS_TO_ALL, 0):  # each stands for one MAPS_TO per column it applies to
+        maps_to = by_edge.get(EdgeType.MAPS_TO.value, 0) + indirect.count(conn, as_of)
+        if maps_to:
+            by_edge[EdgeType.MAPS_TO.value] = maps_to
+    by_edge.pop(WRITES_FIELD, None)
     return LineageStats(
         total_nodes=sum(by_node.values()),
         total_edges=sum(by_edge.values()),

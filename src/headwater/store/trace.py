@@ -31,7 +31,8 @@ def trace_origin(
     further upstream — and to SOURCE_SYSTEM nodes; each root comes with its system (through
     CONTAINS: field → dataset → system) and the path of edges from it to ``node``."""
     root = resolve(conn, node)
-    w = walk(conn, [root.id], True, FLOW_EDGE_TYPES, as_of, max_depth, max_nodes)
+    isf = root.type == NodeType.FIELD
+    w = walk(conn, [root.id], True, FLOW_EDGE_TYPES, as_of, max_depth, max_nodes, from_fields=isf)
     leaves = set(w.leaves())
     reached = fetch_nodes(conn, w.depth, w.depth)
     parents: dict[int, NodeInfo] = {}

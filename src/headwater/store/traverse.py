@@ -7,6 +7,10 @@ the edges seen. Cycles stop at visited nodes; ``max_nodes`` caps the answer (``t
 
 Depth counts only hops into non-process nodes (``up_cost``/``down_cost``), so dataset → job →
 dataset is one level.
+
+A walk over MAPS_TO from fields also follows the dataset-level indirect mappings stored once per
+source field (``indirect.py``): each level adds one set query for them, and they take part as
+virtual MAPS_TO edges (negative ids), in the order the former cross-product rows had.
 """
 
 from __future__ import annotations
@@ -17,9 +21,11 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, and_, select
 
+from headwater.store import indirect
 from headwater.store.names import from_us
 from headwater.store.results import EdgeInfo
-from headwater.store.schema import OPEN, edges
+from headwater.store.schema import OPEN, edges, nodes
+from headwater.store.types import MAPS_TO_ALL, EdgeType, NodeType
 from headwater.store.write import chunks
 
 _E = edges.c
@@ -88,12 +94,24 @@ def walk(
     max_depth: int | None = None,
     max_nodes: int = DEFAULT_MAX_NODES,
     dependency: str | None = None,
+    from_fields: bool | None = None,
 ) -> Walk:
-    """Walk from ``roots`` along ``types`` edges, up or down, to ``max_depth`` (None: no limit)."""
+    """Walk from ``roots`` along ``types`` edges, up or down, to ``max_depth`` (None: no limit).
+
+    ``from_fields``: whether the roots are fields (None: look it up), i.e. whether the walk follows
+    dataset-level mappings (MAPS_TO only connects fields)."""
     w = Walk(upstream)
+    roots = list(dict.fromkeys(roots))
+    virtual = dependency != "DIRECT" and EdgeType.MAPS_TO.value in types
+    if virtual and from_fields is not None:  # the caller knows whether it walks from fields
+        virtual = from_fields
+    elif virtual:
+        virtual = _has_field(conn, roots)
     near_col = _E.dst_id if upstream else _E.src_id
     cost_col = _E.up_cost if upstream else _E.down_cost
-    base = select(*_FIELDS, cost_col.label("cost")).where(_E.type.in_(sorted(types)), valid_at(as_of))
+    # downstream, the MAPS_TO_ALL rows out of the frontier come with the level's query
+    queried = sorted(types) + ([MAPS_TO_ALL] if virtual and not upstream else [])
+    base = select(*_FIELDS, cost_col.label("cost")).where(_E.type.in_(queried), valid_at(as_of))
     if dependency:
         base = base.where(_E.dependency == dependency)
 
@@ -102,8 +120,15 @@ def walk(
         nxt: list[int] = []
         if max_depth is not None:
             frontier = [n for n in frontier if w.depth[n] < max_depth]
-        rows = [row for part in chunks(frontier) for row in conn.execute(base.where(near_col.in_(part)))]
-        rows.sort(key=lambda r: r.id)  # deterministic first-reached edges on every backend
+        rows: list[Any] = [row for part in chunks(frontier) for row in conn.execute(base.where(near_col.in_(part)))]
+        if virtual and upstream:
+            rows.extend(indirect.into(conn, frontier, as_of))
+        elif virtual:
+            stored = [r for r in rows if r.type == MAPS_TO_ALL]
+            if stored:
+                rows = [r for r in rows if r.type != MAPS_TO_ALL]
+                rows.extend(indirect.expand(conn, stored, as_of))
+        rows.sort(key=indirect.order)  # deterministic first-reached edges on every backend
         for row in rows:
             far = w.far(row)
             d = w.depth[w.near(row)] + row.cost
@@ -120,7 +145,7 @@ def walk(
         w.expanded.update(frontier)
         return same, nxt
 
-    frontier = list(dict.fromkeys(roots))
+    frontier = roots
     for r in frontier:
         w.depth[r] = 0
     while frontier and not w.truncated:
@@ -130,6 +155,14 @@ def walk(
             nxt.extend(more)
         frontier = nxt
     return w
+
+
+def _has_field(conn: Connection, ids: list[int]) -> bool:
+    for part in chunks(ids):
+        q = select(nodes.c.id).where(nodes.c.id.in_(part), nodes.c.type == NodeType.FIELD.value).limit(1)
+        if conn.execute(q).first() is not None:
+            return True
+    return False
 
 
 def edge_info(row: Any) -> EdgeInfo:

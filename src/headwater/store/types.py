@@ -46,6 +46,17 @@ class EdgeType(StrEnum):
 FLOW_EDGE_TYPES = tuple(t.value for t in EdgeType if t is not EdgeType.CONTAINS)
 """Edges that carry data; CONTAINS is structure and is never followed by lineage queries."""
 
+MAPS_TO_ALL = "MAPS_TO_ALL"
+"""Stored edge type, never shown: source field → target dataset, a dataset-level INDIRECT mapping (JOIN,
+FILTER, GROUP_BY, SORT) of a job. It stands for one INDIRECT ``MAPS_TO`` from the source field to every
+column the same job writes into that dataset (``indirect.py`` expands it in every query)."""
+
+WRITES_FIELD = "WRITES_FIELD"
+"""Stored edge type, never shown: target dataset → column, "the job writes this column" for a column no
+column-level mapping of the job reaches (a constant), so that its ``MAPS_TO_ALL`` edges reach it too."""
+
+STORAGE_EDGE_TYPES = (MAPS_TO_ALL, WRITES_FIELD)
+
 
 class Direction(StrEnum):
     UPSTREAM = "UPSTREAM"

@@ -1,12 +1,18 @@
 """Store a batch of ``Facts`` in one transaction: idempotent, set-based, time-aware.
 
 1. events already recorded are dropped (``event_id`` is unique: a replay changes nothing);
-2. nodes are upserted, parents first, and their ids read back in bulk;
-3. for every job (scope) of the batch, its open edges are loaded once and the batch's recordings
-   are applied in time order in memory: an edge asserted again stays open, a new or changed one
-   opens at the event time, and an edge the job no longer asserts (from another run) closes;
-4. CONTAINS edges (system → dataset → field) open for every membership not already open;
-5. the resulting inserts and closes are written with ``executemany``.
+2. node ids come from the store's cache of committed nodes, then from one bulk read by name; the
+   missing nodes are inserted (SQLite: with ids assigned here, the write transaction being
+   ``BEGIN IMMEDIATE``; PostgreSQL: ``INSERT … ON CONFLICT DO NOTHING RETURNING``, then a read of what
+   a concurrent producer inserted first);
+3. a job (scope) that existed before the batch has its open edges loaded once, and the batch's
+   recordings are applied in time order in memory: an edge asserted again stays open, a new or
+   changed one opens at the event time, and an edge the job no longer asserts (from another run)
+   closes. A scope created by this batch has nothing stored, so its edges go straight to the insert;
+4. CONTAINS edges (system → dataset → field) open for every membership not already open (only
+   nodes that existed before the batch can have one);
+5. the inserts are written with one ``executemany`` (SQLite) or COPY (PostgreSQL), the closes with
+   one ``executemany``.
 
 A recording older than its job's latest one only adds history: its edges that are not open are
 inserted closed at the latest recording's time, and open ones it confirms start earlier.
@@ -19,13 +25,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, func, select, update
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import Connection, func, select
 
-from headwater.store.facts import EdgeSpec, Facts, NodeKey, NodeSpec
+from headwater.store.facts import Facts, NodeKey, NodeSpec
 from headwater.store.names import now_us
 from headwater.store.schema import OPEN, edges, events, nodes
-from headwater.store.types import EdgeType, NodeType
+from headwater.store.types import PROCESS_TYPES, EdgeType
 
 CHUNK = 500
 
@@ -34,7 +39,7 @@ _E = edges.c
 
 @dataclass(slots=True)
 class WriteResult:
-    """What a recording changed: events recorded and skipped as replays, edges opened and closed."""
+    """What a recording changed: events recorded and skipped as replays, edge rows opened and closed."""
 
     recorded: int = 0
     duplicates: int = 0
@@ -52,7 +57,7 @@ class WriteResult:
 
 @dataclass(slots=True)
 class _Edge:
-    """An open edge of a scope: stored (``id`` set) or pending insertion (``row`` set)."""
+    """An open edge of a stored scope: stored (``id`` set) or pending insertion (``row`` set)."""
 
     attrs: tuple[Any, ...]
     run_key: str
@@ -78,21 +83,7 @@ EDGE_COLUMNS = (
     "valid_to",
 )
 _FROM, _TO = EDGE_COLUMNS.index("valid_from"), EDGE_COLUMNS.index("valid_to")
-
-
-def insert_edges(conn: Connection, rows: Sequence[Sequence[Any]]) -> None:
-    """Bulk insert of edge rows (``EDGE_COLUMNS`` order): COPY on PostgreSQL, executemany on SQLite."""
-    if not rows:
-        return
-    cols = ", ".join(EDGE_COLUMNS)
-    if conn.dialect.name == "postgresql":
-        cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-        with cursor.copy(f"COPY {edges.name} ({cols}) FROM STDIN") as copy:
-            for r in rows:
-                copy.write_row(r)
-        return
-    marks = ", ".join("?" * len(EDGE_COLUMNS))
-    conn.exec_driver_sql(f"INSERT INTO {edges.name} ({cols}) VALUES ({marks})", [tuple(r) for r in rows])
+_CONTAINS = EdgeType.CONTAINS.value
 
 
 def chunks(items: Sequence[Any], size: int = CHUNK) -> Iterator[Sequence[Any]]:
@@ -100,9 +91,39 @@ def chunks(items: Sequence[Any], size: int = CHUNK) -> Iterator[Sequence[Any]]:
         yield items[i : i + size]
 
 
-def _insert(conn: Connection, table: Any) -> Any:
-    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
-    return dialect.insert(table).on_conflict_do_nothing()
+def _pg(conn: Connection) -> bool:
+    return conn.dialect.name == "postgresql"
+
+
+def _in(conn: Connection, sql: str, values: Sequence[Any]) -> Iterator[Any]:
+    """Rows of ``sql`` (with one ``IN ({})``) for ``values``, in chunks; plain DBAPI, no compilation."""
+    mark = "%s" if _pg(conn) else "?"
+    for part in chunks(values):
+        yield from conn.exec_driver_sql(sql.format(", ".join([mark] * len(part))), tuple(part))
+
+
+def _executemany(conn: Connection, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+    """``executemany`` on the DBAPI cursor of ``conn`` (inside its transaction): rows may be lists."""
+    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        cursor.executemany(sql, rows)
+    finally:
+        cursor.close()
+
+
+def insert_edges(conn: Connection, rows: Sequence[Sequence[Any]]) -> None:
+    """Bulk insert of edge rows (``EDGE_COLUMNS`` order): COPY on PostgreSQL, executemany on SQLite."""
+    if not rows:
+        return
+    cols = ", ".join(EDGE_COLUMNS)
+    if _pg(conn):
+        cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        with cursor.copy(f"COPY {edges.name} ({cols}) FROM STDIN") as copy:
+            for r in rows:
+                copy.write_row(r)
+        return
+    marks = ", ".join("?" * len(EDGE_COLUMNS))
+    _executemany(conn, f"INSERT INTO {edges.name} ({cols}) VALUES ({marks})", rows)
 
 
 def _rank(spec: NodeSpec, specs: dict[NodeKey, NodeSpec]) -> int:
@@ -113,56 +134,88 @@ def _rank(spec: NodeSpec, specs: dict[NodeKey, NodeSpec]) -> int:
     return rank
 
 
-def ensure_nodes(conn: Connection, specs: dict[NodeKey, NodeSpec], now: int) -> dict[NodeKey, int]:
-    """Ids of the given nodes, inserting the missing ones (parents before children)."""
+def _node_row(s: NodeSpec, ids: dict[NodeKey, int], now: int) -> tuple[Any, ...]:
+    props = json.dumps(s.properties, sort_keys=True) if s.properties else None
+    return (s.type, s.name, s.short, ids.get(s.parent) if s.parent else None, props, now)
+
+
+_BY_NAME = f"SELECT id, type, name FROM {nodes.name} WHERE name IN ({{}})"
+
+
+def ensure_nodes(
+    conn: Connection,
+    specs: dict[NodeKey, NodeSpec],
+    now: int,
+    known: dict[NodeKey, int] | None = None,
+) -> tuple[dict[NodeKey, int], set[NodeKey]]:
+    """Ids of the given nodes, inserting the missing ones. ``known`` holds ids of nodes known to
+    exist (the store's cache of committed nodes); nodes are never deleted, so they stay valid.
+
+    Returns the ids and the keys inserted by this call (nodes that cannot have edges yet).
+    """
+    known = known or {}
     ids: dict[NodeKey, int] = {}
-
-    def read(names: Sequence[str]) -> None:
-        for part in chunks(names):
-            for nid, typ, name in conn.execute(
-                select(nodes.c.id, nodes.c.type, nodes.c.name).where(nodes.c.name.in_(part))
-            ):
-                if (typ, name) in specs:
-                    ids[(typ, name)] = nid
-
-    read(sorted({k[1] for k in specs}))
-    missing = [s for k, s in specs.items() if k not in ids]
+    missing: list[NodeKey] = []
+    for k in specs:
+        nid = known.get(k)
+        if nid is None:
+            missing.append(k)
+        else:
+            ids[k] = nid
+    if not missing:
+        return ids, set()
+    for nid, typ, name in _in(conn, _BY_NAME, sorted({k[1] for k in missing})):
+        if (typ, name) in specs:
+            ids[(typ, name)] = nid
+    todo = [specs[k] for k in missing if k not in ids]
+    if not todo:
+        return ids, set()
+    cols = "type, name, short, parent_id, properties, created_us"
+    if not _pg(conn):
+        # BEGIN IMMEDIATE holds the database: no one else inserts, so ids can be assigned here
+        start = conn.exec_driver_sql(f"SELECT coalesce(max(id), 0) FROM {nodes.name}").scalar_one()
+        for k, s in enumerate(todo, start + 1):
+            ids[(s.type, s.name)] = k
+        rows = [(ids[(s.type, s.name)], *_node_row(s, ids, now)) for s in todo]
+        sql = f"INSERT INTO {nodes.name} (id, {cols}) VALUES (?, ?, ?, ?, ?, ?, ?)"
+        _executemany(conn, sql, rows)
+        return ids, {(s.type, s.name) for s in todo}
     by_rank: dict[int, list[NodeSpec]] = {}
-    for s in missing:
+    for s in todo:
         by_rank.setdefault(_rank(s, specs), []).append(s)
+    inserted: set[NodeKey] = set()
     for rank in sorted(by_rank):
-        rows = [
-            {
-                "type": s.type,
-                "name": s.name,
-                "short": s.short,
-                "parent_id": ids.get(s.parent) if s.parent else None,
-                "properties": json.dumps(s.properties, sort_keys=True) if s.properties else None,
-                "created_us": now,
-            }
-            for s in by_rank[rank]
-        ]
-        conn.execute(_insert(conn, nodes), rows)
-        read(sorted({s.name for s in by_rank[rank]}))
-    return ids
+        group = by_rank[rank]
+        for part in chunks(group, 1000):
+            values = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(part))
+            params = [v for s in part for v in _node_row(s, ids, now)]
+            sql = f"INSERT INTO {nodes.name} ({cols}) VALUES {values} ON CONFLICT DO NOTHING RETURNING id, type, name"
+            for nid, typ, name in conn.exec_driver_sql(sql, tuple(params)):
+                ids[(typ, name)] = nid
+                inserted.add((typ, name))
+        late = sorted({s.name for s in group if (s.type, s.name) not in ids})  # inserted concurrently
+        for nid, typ, name in _in(conn, _BY_NAME, late):
+            if (typ, name) in specs:
+                ids[(typ, name)] = nid
+    return ids, inserted
 
 
 def _new_events(conn: Connection, batch: Sequence[Facts], job_ids: dict[str, int | None], now: int) -> dict[str, int]:
-    rows = [
-        {
-            "event_id": f.event_id,
-            "kind": f.kind,
-            "job_id": job_ids[f.event_id],
-            "run_key": f.run_key,
-            "event_us": f.event_us,
-            "recorded_us": now,
-            "status": f.status,
-            "payload": f.payload,
-        }
-        for f in batch
-    ]
-    stmt = _insert(conn, events).returning(events.c.id, events.c.event_id)
-    return {event_id: pk for pk, event_id in conn.execute(stmt, rows)}
+    cols = "event_id, kind, job_id, run_key, event_us, recorded_us, status, payload"
+    rows = [(f.event_id, f.kind, job_ids[f.event_id], f.run_key, f.event_us, now, f.status, f.payload) for f in batch]
+    if not _pg(conn):
+        # the batch's event ids were checked inside this BEGIN IMMEDIATE transaction: all are new
+        start = conn.exec_driver_sql(f"SELECT coalesce(max(id), 0) FROM {events.name}").scalar_one()
+        pks = {f.event_id: k for k, f in enumerate(batch, start + 1)}
+        sql = f"INSERT INTO {events.name} (id, {cols}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        _executemany(conn, sql, [(pks[r[0]], *r) for r in rows])
+        return pks
+    out: dict[str, int] = {}
+    for part in chunks(rows, 500):
+        values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s, %s)"] * len(part))
+        sql = f"INSERT INTO {events.name} ({cols}) VALUES {values} ON CONFLICT DO NOTHING RETURNING id, event_id"
+        out.update({event_id: pk for pk, event_id in conn.exec_driver_sql(sql, tuple(v for r in part for v in r))})
+    return out
 
 
 def _load_open(conn: Connection, scopes: Sequence[int]) -> dict[int, dict[tuple[Any, ...], _Edge]]:
@@ -203,79 +256,84 @@ def _latest(conn: Connection, jobs: Sequence[int]) -> dict[int, int]:
 
 def _lock_jobs(conn: Connection, jobs: Sequence[int]) -> None:
     """Serialise concurrent recordings of one job (PostgreSQL; SQLite writers are serial)."""
-    if conn.dialect.name == "postgresql" and jobs:
+    if _pg(conn) and jobs:
         for part in chunks(sorted(jobs)):
             conn.execute(select(nodes.c.id).where(nodes.c.id.in_(part)).order_by(nodes.c.id).with_for_update())
+
+
+def _wanted(f: Facts, ids: dict[NodeKey, int], evpk: int) -> dict[int | None, dict[tuple[Any, ...], list[Any]]]:
+    """The edge rows a recording asserts, per scope, merged by key (labels united, masking or-ed).
+
+    Rows are in ``EDGE_COLUMNS`` order, open from the event time."""
+    out: dict[int | None, dict[tuple[Any, ...], list[Any]]] = {}
+    job = ids[f.job] if f.job else None
+    t = f.event_us
+    process = PROCESS_TYPES
+    for typ, src, dst, subtype, dep, expr, labels, masking, scope in f.edges:
+        sc = ids[scope] if scope else job
+        s, d = ids[src], ids[dst]
+        key = (typ, s, d, subtype)
+        per = out.get(sc)
+        if per is None:
+            per = out[sc] = {}
+        row = per.get(key)
+        if row is None:
+            per[key] = [
+                typ,
+                s,
+                d,
+                subtype,
+                dep,
+                expr,
+                labels,
+                masking,
+                sc,
+                evpk,
+                0 if src[0] in process else 1,
+                0 if dst[0] in process else 1,
+                t,
+                OPEN,
+            ]
+        elif labels or (masking and not row[7]):
+            if labels:
+                merged = [x for x in dict.fromkeys([*(row[6] or "").split(","), *labels.split(",")]) if x]
+                row[6] = ",".join(merged) or None
+            row[7] = row[7] or masking
+    return out
 
 
 class _Diff:
     """Accumulates the inserts, closes and start-time changes of one batch."""
 
     def __init__(self) -> None:
-        self.pending: list[_Edge] = []
-        self.closes: list[dict[str, int]] = []
-        self.starts: list[dict[str, int]] = []
+        self.rows: list[list[Any]] = []
+        self.closes: list[tuple[int, int]] = []
+        self.starts: list[tuple[int, int]] = []
 
     def close(self, e: _Edge, t: int) -> None:
         if e.id is not None:
-            self.closes.append({"b_id": e.id, "b_t": max(t, e.valid_from)})
+            self.closes.append((max(t, e.valid_from), e.id))
         elif e.row is not None:
             if t <= e.valid_from:
-                e.row = None
+                e.row[_TO] = None  # never valid: dropped from the insert
             else:
                 e.row[_TO] = t
 
-    def open(
-        self,
-        spec: EdgeSpec,
-        ids: dict[NodeKey, int],
-        attrs: tuple[Any, ...],
-        scope: int | None,
-        evpk: int,
-        run_key: str,
-        t: int,
-        until: int = OPEN,
-    ) -> _Edge:
-        row = [
-            spec.type,
-            ids[spec.src],
-            ids[spec.dst],
-            spec.subtype,
-            *attrs,
-            scope,
-            evpk,
-            spec.up_cost,
-            spec.down_cost,
-            t,
-            until,
-        ]
-        e = _Edge(attrs, run_key, t, row=row)
-        self.pending.append(e)
-        return e
+    def open(self, row: list[Any], run_key: str, until: int = OPEN) -> _Edge:
+        row[_TO] = until
+        self.rows.append(row)
+        return _Edge((row[4], row[5], row[6], row[7]), run_key, row[_FROM], row=row)
 
 
-def _wanted(
-    f: Facts, ids: dict[NodeKey, int]
-) -> dict[int | None, dict[tuple[Any, ...], tuple[EdgeSpec, tuple[Any, ...]]]]:
-    """The edges a recording asserts, per scope, merged by key (labels united, masking or-ed)."""
-    out: dict[int | None, dict[tuple[Any, ...], tuple[EdgeSpec, tuple[Any, ...]]]] = {}
-    job = ids[f.job] if f.job else None
-    for s in f.edges:
-        scope = ids[s.scope] if s.scope else job
-        key = (s.type, ids[s.src], ids[s.dst], s.subtype)
-        per = out.setdefault(scope, {})
-        prev = per.get(key)
-        if prev is None:
-            per[key] = (s, (s.dependency, s.expression, ",".join(s.labels) or None, s.masking))
-        else:
-            dep, expr, labels, masking = prev[1]
-            merged = [x for x in dict.fromkeys([*(labels or "").split(","), *s.labels]) if x]
-            per[key] = (prev[0], (dep, expr, ",".join(merged) or None, masking or s.masking))
-    return out
-
-
-def apply(conn: Connection, batch: Sequence[Facts]) -> WriteResult:
-    """Record ``batch`` inside the caller's transaction."""
+def apply(
+    conn: Connection,
+    batch: Sequence[Facts],
+    known: dict[NodeKey, int] | None = None,
+    staged: dict[NodeKey, int] | None = None,
+) -> WriteResult:
+    """Record ``batch`` inside the caller's transaction. ``known``: node ids known to exist (read
+    only); ``staged`` receives the ids this batch used, for the caller to add to ``known`` once the
+    transaction commits (ids of nodes inserted by a transaction that rolls back must be forgotten)."""
     result = WriteResult()
     now = now_us()
     unique: dict[str, Facts] = {}
@@ -284,9 +342,7 @@ def apply(conn: Connection, batch: Sequence[Facts]) -> WriteResult:
             result.duplicates += 1
         else:
             unique[f.event_id] = f
-    seen: set[str] = set()
-    for part in chunks(list(unique)):
-        seen.update(conn.execute(select(events.c.event_id).where(events.c.event_id.in_(part))).scalars())
+    seen = {r[0] for r in _in(conn, f"SELECT event_id FROM {events.name} WHERE event_id IN ({{}})", list(unique))}
     todo = [f for f in unique.values() if f.event_id not in seen]
     result.duplicates += len(unique) - len(todo)
     if not todo:
@@ -294,32 +350,42 @@ def apply(conn: Connection, batch: Sequence[Facts]) -> WriteResult:
     specs: dict[NodeKey, NodeSpec] = {}
     for f in todo:
         for k, s in f.nodes.items():
-            specs.setdefault(k, s)
-    ids = ensure_nodes(conn, specs, now)
+            if k not in specs:
+                specs[k] = s
+    ids, fresh_keys = ensure_nodes(conn, specs, now, known)
+    fresh = {ids[k] for k in fresh_keys}
     jobs = sorted({ids[f.job] for f in todo if f.job})
-    _lock_jobs(conn, jobs)
-    latest = _latest(conn, jobs)
+    stored_jobs = [j for j in jobs if j not in fresh]
+    _lock_jobs(conn, stored_jobs)
+    latest = _latest(conn, stored_jobs)
     pks = _new_events(conn, todo, {f.event_id: ids[f.job] if f.job else None for f in todo}, now)
     result.duplicates += len(todo) - len(pks)  # recorded concurrently by another writer
     todo = sorted((f for f in todo if f.event_id in pks), key=lambda f: f.event_us)
     result.recorded = len(todo)
     result.event_ids = [f.event_id for f in todo]
-    wanted = [(f, _wanted(f, ids)) for f in todo]
-    scopes = sorted({s for _, w in wanted for s in w if s is not None})
-    state = _load_open(conn, scopes)
+    wanted = [(f, _wanted(f, ids, pks[f.event_id])) for f in todo]
+    uses: dict[int | None, int] = {}
+    for _, w in wanted:
+        for s in w:
+            uses[s] = uses.get(s, 0) + 1
+    state = _load_open(conn, sorted(s for s in uses if s is not None and s not in fresh))
     diff = _Diff()
+    rows = diff.rows
     for f, per_scope in wanted:
-        t, evpk = f.event_us, pks[f.event_id]
+        t = f.event_us
         late_until = latest.get(ids[f.job]) if f.job else None
         late = late_until is not None and t < late_until
         for scope, want in per_scope.items():
-            current = state.setdefault(scope, {}) if scope is not None else {}
-            for key, (spec, attrs) in want.items():
+            if scope is None or (not late and scope in fresh and scope not in state and uses[scope] == 1):
+                rows.extend(want.values())  # nothing stored or pending for this scope: all new
+                continue
+            current = state.setdefault(scope, {})
+            for key, row in want.items():
                 cur = current.get(key)
-                if cur is not None and cur.attrs == attrs:
+                if cur is not None and cur.attrs == (row[4], row[5], row[6], row[7]):
                     if late and cur.valid_from > t:
                         if cur.id is not None:
-                            diff.starts.append({"b_id": cur.id, "b_t": t})
+                            diff.starts.append((t, cur.id))
                         elif cur.row is not None:
                             cur.row[_FROM] = t
                         cur.valid_from = t
@@ -327,59 +393,59 @@ def apply(conn: Connection, batch: Sequence[Facts]) -> WriteResult:
                 if late:
                     if cur is None:
                         assert late_until is not None
-                        diff.open(spec, ids, attrs, scope, evpk, f.run_key, t, late_until)
+                        diff.open(row, f.run_key, late_until)
                     continue
                 if cur is not None:
                     diff.close(cur, t)
-                current[key] = diff.open(spec, ids, attrs, scope, evpk, f.run_key, t)
-            if not late and scope is not None:
+                current[key] = diff.open(row, f.run_key)
+            if not late:
                 for key in [k for k, e in current.items() if k not in want and e.run_key != f.run_key]:
                     diff.close(current.pop(key), t)
         if f.job and not late:
             latest[ids[f.job]] = t
-    contains = _contains(conn, todo, specs, ids)
-    inserts = [e.row for e in diff.pending if e.row is not None] + contains
+    inserts = [r for r in rows if r[_TO] is not None]
+    inserts += _contains(conn, todo, ids, fresh)
     insert_edges(conn, inserts)
     if diff.closes:
-        conn.execute(
-            update(edges).where(_E.id == bindparam("b_id")).values(valid_to=bindparam("b_t")),
-            diff.closes,
-        )
+        _executemany(conn, _update_sql(conn, "valid_to"), diff.closes)
     if diff.starts:
-        conn.execute(
-            update(edges).where(_E.id == bindparam("b_id")).values(valid_from=bindparam("b_t")),
-            diff.starts,
-        )
+        _executemany(conn, _update_sql(conn, "valid_from"), diff.starts)
+    if staged is not None:
+        staged.update(ids)
     result.edges_opened = len(inserts)
     result.edges_closed = len(diff.closes)
     return result
 
 
-def _contains(
-    conn: Connection, todo: Sequence[Facts], specs: dict[NodeKey, NodeSpec], ids: dict[NodeKey, int]
-) -> list[dict[str, Any]]:
-    """CONTAINS rows for memberships of the batch that are not open yet."""
+def _update_sql(conn: Connection, column: str) -> str:
+    mark = "%s" if _pg(conn) else "?"
+    return f"UPDATE {edges.name} SET {column} = {mark} WHERE id = {mark}"
+
+
+def _contains(conn: Connection, todo: Sequence[Facts], ids: dict[NodeKey, int], fresh: set[int]) -> list[list[Any]]:
+    """CONTAINS rows for memberships of the batch that are not open yet (a node inserted by this
+    batch has none)."""
     first: dict[tuple[int, int], int] = {}
-    kinds: dict[tuple[int, int], tuple[str, str]] = {}
     for f in todo:
+        t = f.event_us
         for k, s in f.nodes.items():
             if s.parent is not None:
                 pair = (ids[s.parent], ids[k])
-                if pair not in first or f.event_us < first[pair]:
-                    first[pair] = f.event_us
-                    kinds[pair] = (s.parent[0], k[0])
+                prev = first.get(pair)
+                if prev is None or t < prev:
+                    first[pair] = t
     if not first:
         return []
-    by_parent = sorted({p for p, c in first if kinds[(p, c)][1] == NodeType.FIELD})
-    by_child = sorted({c for p, c in first if kinds[(p, c)][1] != NodeType.FIELD})
+    stored = sorted({c for _, c in first if c not in fresh})
     open_pairs: set[tuple[int, int]] = set()
-    base = select(_E.src_id, _E.dst_id).where(_E.type == EdgeType.CONTAINS.value, _E.valid_to == OPEN)
-    for part in chunks(by_parent):
-        open_pairs.update(tuple(r) for r in conn.execute(base.where(_E.src_id.in_(part))))
-    for part in chunks(by_child):
-        open_pairs.update(tuple(r) for r in conn.execute(base.where(_E.dst_id.in_(part))))
+    if stored:
+        sql = (
+            f"SELECT src_id, dst_id FROM {edges.name} WHERE type = '{_CONTAINS}' AND valid_to = {OPEN} "
+            "AND dst_id IN ({})"
+        )
+        open_pairs.update((a, b) for a, b in _in(conn, sql, stored))
     return [
-        [EdgeType.CONTAINS.value, p, c, None, None, None, None, False, None, None, 1, 1, t, OPEN]
+        [_CONTAINS, p, c, None, None, None, None, False, None, None, 1, 1, t, OPEN]
         for (p, c), t in first.items()
         if (p, c) not in open_pairs
     ]
