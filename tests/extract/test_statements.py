@@ -148,3 +148,12 @@ def test_sensitive_properties_are_removed(key):
 @pytest.mark.parametrize("key", ["uri", "type", "keyspace", "hive.metastore.uris", "region", "monkey_business"])
 def test_ordinary_properties_are_kept(key):
     assert redact({key: "x"}) == {key: "x"}
+
+
+def test_run_info_sets_the_session_database_and_catalog():
+    ex = Extractor()
+    e = ex.run("INSERT INTO t SELECT a FROM s", RunInfo(database="db1", catalog="hive")).events[0]
+    assert (e.target.table.catalog, e.target.table.database) == ("hive", "db1")
+    assert (e.context.catalog, e.context.database) == ("hive", "db1")
+    later = ex.run("INSERT INTO t SELECT a FROM s").events[0]  # the session keeps them
+    assert (later.context.catalog, later.context.database) == ("hive", "db1")

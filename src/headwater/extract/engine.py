@@ -77,8 +77,10 @@ class Extractor:
     def run(self, sql: str, run: RunInfo | None = None) -> ScriptResult:
         """Extract every statement of ``sql`` (a script or a single statement)."""
         run = run or RunInfo()
-        if run.database and run.database != self.session.database:
+        if run.database:
             self.session.database = self.names.table_ident(run.database)
+        if run.catalog:
+            self.session.catalog = self.names.table_ident(run.catalog) or self.session.catalog
         results = []
         pieces = split_script(sql, self.options.dialect)
         for k, piece in enumerate(pieces):

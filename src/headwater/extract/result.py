@@ -12,6 +12,8 @@ from headwater.model import Diagnostic, LineageInfo, Severity
 class RunInfo:
     """Facts about the execution that the SQL text cannot tell: who, from where, when.
 
+    ``database`` / ``catalog``, when given, set the session's current database and catalog (as the
+    log row or connection says), for this statement and those after it.
     ``query_id`` None means one is generated (deterministically from the statement text and
     its position, so re-running the same script gives the same ids).
     """
@@ -20,7 +22,7 @@ class RunInfo:
     user: str | None = None
     client_ip: str | None = None
     database: str | None = None
-    catalog: str = "internal"
+    catalog: str | None = None
     timestamp: str | None = None
     duration_ms: int = -1
     external_catalog_properties: Mapping[str, str] = field(default_factory=dict)

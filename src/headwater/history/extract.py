@@ -73,8 +73,6 @@ class HistoryExtractor:
                 yield Outcome(qid, r.session, NOT_SUCCEEDED, detail)
                 continue
             try:
-                if r.catalog:  # the log's session catalog (Extractor.run applies only the database)
-                    ex.session.catalog = ex.names.table_ident(r.catalog) or ex.session.catalog
                 result = ex.run(r.sql, r.run_info(self.default_catalog))
             except Exception as exc:  # the extractor reports instead of raising; this is a last guard
                 yield Outcome(qid, r.session, FAILED, f"internal error: {type(exc).__name__}: {exc}")
