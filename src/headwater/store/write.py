@@ -336,6 +336,8 @@ def apply(
     transaction commits (ids of nodes inserted by a transaction that rolls back must be forgotten)."""
     result = WriteResult()
     now = now_us()
+    if _pg(conn):
+        _analyze_if_grown(conn)
     unique: dict[str, Facts] = {}
     for f in batch:
         if f.event_id in unique:
@@ -415,6 +417,24 @@ def apply(
     result.edges_opened = len(inserts)
     result.edges_closed = len(diff.closes)
     return result
+
+
+def _analyze_if_grown(conn: Connection) -> None:
+    """PostgreSQL: ANALYZE the graph tables once they changed by half since their last analysis.
+
+    During a bulk load they grow faster than autovacuum analyzes them, and a planner that believes
+    them tiny answers each key lookup of the write path with a whole-table scan."""
+    q = (
+        "SELECT s.relname, s.n_mod_since_analyze, greatest(c.reltuples, 0) FROM pg_stat_user_tables s "
+        "JOIN pg_class c ON c.oid = s.relid WHERE s.relid IN (to_regclass(%s), to_regclass(%s), to_regclass(%s))"
+    )
+    grown = [
+        name
+        for name, modified, tuples in conn.exec_driver_sql(q, (nodes.name, edges.name, events.name))
+        if modified > max(1000, tuples / 2)
+    ]
+    for name in grown:
+        conn.exec_driver_sql(f"ANALYZE {name}")
 
 
 def _update_sql(conn: Connection, column: str) -> str:
