@@ -65,10 +65,10 @@ def _diagnostic(d: Diagnostic) -> dict[str, Any]:
     return out
 
 
-def event_to_dict(e: LineageInfo) -> dict[str, Any]:
-    """The event as plain JSON-ready data."""
+def event_to_dict_head_and_tail(e: LineageInfo) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The parts of the JSON form before and after the lineage lists (shared by both writers)."""
     c = e.context
-    return {
+    head = {
         "version": e.version,
         "event_id": e.event_id,
         "source_command": e.source_command.value,
@@ -79,6 +79,31 @@ def event_to_dict(e: LineageInfo) -> dict[str, Any]:
         },
         "sources": [table_to_dict(t) for t in e.sources],
         "via": [table_to_dict(t) for t in e.via],
+    }
+    tail = {
+        "context": {
+            "source_command": c.source_command.value,
+            "query_id": c.query_id,
+            "sql": c.sql,
+            "user": c.user,
+            "client_ip": c.client_ip,
+            "database": c.database,
+            "catalog": c.catalog,
+            "state": c.state,
+            "timestamp": c.timestamp,
+            "duration_ms": c.duration_ms,
+            "external_catalog_properties": dict(c.external_catalog_properties),
+        },
+        "diagnostics": [_diagnostic(d) for d in e.diagnostics],
+    }
+    return head, tail
+
+
+def event_to_dict(e: LineageInfo) -> dict[str, Any]:
+    """The event as plain JSON-ready data."""
+    head, tail = event_to_dict_head_and_tail(e)
+    return {
+        **head,
         "direct": [
             {
                 "target_column": d.target_column,
@@ -96,25 +121,67 @@ def event_to_dict(e: LineageInfo) -> dict[str, Any]:
         ],
         "dataset_indirect": [_indirect(i) for i in e.dataset_indirect],
         "output_indirect": [_indirect(i) for i in e.output_indirect],
-        "context": {
-            "source_command": c.source_command.value,
-            "query_id": c.query_id,
-            "sql": c.sql,
-            "user": c.user,
-            "client_ip": c.client_ip,
-            "database": c.database,
-            "catalog": c.catalog,
-            "state": c.state,
-            "timestamp": c.timestamp,
-            "duration_ms": c.duration_ms,
-            "external_catalog_properties": dict(c.external_catalog_properties),
-        },
-        "diagnostics": [_diagnostic(d) for d in e.diagnostics],
+        **tail,
     }
 
 
+_dumps = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+_str = json.encoder.encode_basestring  # type: ignore[attr-defined]  # the C encoder of one string
+
+
+def _opt(s: str | None) -> str:
+    return "null" if s is None else _str(s)
+
+
 def event_to_json(e: LineageInfo, indent: int | None = None) -> str:
-    return json.dumps(event_to_dict(e), indent=indent, ensure_ascii=False)
+    """The event's JSON text: ``json.dumps(event_to_dict(e))``, written faster when not indented.
+
+    The compact form writes the column lists (most of an event) directly with the C string
+    encoder, each column object once per event; the result is the same document.
+    """
+    if indent is not None:
+        return json.dumps(event_to_dict(e), indent=indent, ensure_ascii=False)
+    cache: dict[int, str] = {}  # by id(): the objects live as long as the event
+
+    def col(c: ColumnRef) -> str:
+        s = cache.get(id(c))
+        if s is None:
+            t = c.table
+            s = cache[id(c)] = (
+                f'{{"catalog":{_opt(t.catalog)},"database":{_opt(t.database)},"table":{_str(t.name)},'
+                f'"column":{_str(c.column)}}}'
+            )
+        return s
+
+    direct = []
+    for d in e.direct:
+        inputs = ",".join(
+            f'{{"column":{col(i.column)},"labels":[{",".join(map(_str, i.labels))}],'
+            f'"masking":{"true" if i.masking else "false"}}}'
+            for i in d.inputs
+        )
+        direct.append(
+            f'{{"target_column":{_str(d.target_column)},"expression":{_str(d.expression)},'
+            f'"type":{_str(d.type.value)},"origin":{_str(d.origin.value)},"branch":{int(d.branch)},'
+            f'"sources":[{",".join(map(col, d.sources))}],"inputs":[{inputs}]}}'
+        )
+
+    def indirect(items: tuple[IndirectLineage, ...]) -> str:
+        out = []
+        for i in items:
+            tc = "" if i.target_column is None else f',"target_column":{_str(i.target_column)}'
+            out.append(
+                f'{{"type":{_str(i.type.value)},"expression":{_str(i.expression)},'
+                f'"sources":[{",".join(map(col, i.sources))}]{tc}}}'
+            )
+        return ",".join(out)
+
+    whole = event_to_dict_head_and_tail(e)
+    head, tail = _dumps(whole[0]), _dumps(whole[1])
+    return (
+        f'{head[:-1]},"direct":[{",".join(direct)}],"dataset_indirect":[{indirect(e.dataset_indirect)}],'
+        f'"output_indirect":[{indirect(e.output_indirect)}],{tail[1:]}'
+    )
 
 
 # ---------------------------------------------------------------- decoding
