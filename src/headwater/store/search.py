@@ -28,7 +28,7 @@ from headwater.store.names import from_us
 from headwater.store.resolve import fetch_nodes, resolve
 from headwater.store.results import EdgeInfo, NodeInfo
 from headwater.store.schema import edges, events, nodes
-from headwater.store.traverse import edge_info, valid_at, walk
+from headwater.store.traverse import EDGE_COLUMNS, edge_info, valid_at, walk
 from headwater.store.types import EdgeType, NodeType
 from headwater.store.write import chunks
 
@@ -37,20 +37,6 @@ _E = edges.c
 _EV = events.c
 MAPS_TO = (EdgeType.MAPS_TO.value,)
 _TYPE_ORDER = [t.value for t in NodeType]
-_EDGE_COLS = (
-    _E.id,
-    _E.type,
-    _E.src_id,
-    _E.dst_id,
-    _E.subtype,
-    _E.dependency,
-    _E.expression,
-    _E.labels,
-    _E.masking,
-    _E.job_id,
-    _E.valid_from,
-    _E.valid_to,
-)
 _SHOWN_EDGE_TYPES = tuple(t.value for t in EdgeType)
 _DATASET_FLOW = tuple(t.value for t in EdgeType if t not in (EdgeType.CONTAINS, EdgeType.MAPS_TO))
 MATCHES = ("exact", "prefix", "part", "substring")
@@ -233,7 +219,7 @@ def dataset_columns(
     found: dict[int, Any] = {}
     for part in chunks(field_ids):
         for near in (_E.src_id, _E.dst_id):
-            stmt = select(*_EDGE_COLS).where(near.in_(part), _E.type == EdgeType.MAPS_TO.value, valid_at(as_of))
+            stmt = select(*EDGE_COLUMNS).where(near.in_(part), _E.type == EdgeType.MAPS_TO.value, valid_at(as_of))
             for row in conn.execute(stmt):
                 found[row.id] = row
     for row in _virtual_touching(conn, field_ids, as_of):
@@ -409,7 +395,7 @@ def edge_detail(conn: Connection, edge_id: int) -> EdgeDetail:
         row = _virtual_edge(conn, edge_id)
     else:
         row = conn.execute(
-            select(*_EDGE_COLS, _E.event_pk).where(_E.id == edge_id, _E.type.in_(_SHOWN_EDGE_TYPES))
+            select(*EDGE_COLUMNS, _E.event_pk).where(_E.id == edge_id, _E.type.in_(_SHOWN_EDGE_TYPES))
         ).first()
     if row is None:
         raise EdgeNotFound(edge_id)

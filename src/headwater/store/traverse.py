@@ -30,7 +30,8 @@ from headwater.store.write import chunks
 
 _E = edges.c
 DEFAULT_MAX_NODES = 10_000
-_FIELDS = (
+EDGE_COLUMNS = (  # the columns of an edge that queries return
+
     _E.id,
     _E.type,
     _E.src_id,
@@ -111,7 +112,7 @@ def walk(
     cost_col = _E.up_cost if upstream else _E.down_cost
     # downstream, the MAPS_TO_ALL rows out of the frontier come with the level's query
     queried = sorted(types) + ([MAPS_TO_ALL] if virtual and not upstream else [])
-    base = select(*_FIELDS, cost_col.label("cost")).where(_E.type.in_(queried), valid_at(as_of))
+    base = select(*EDGE_COLUMNS, cost_col.label("cost")).where(_E.type.in_(queried), valid_at(as_of))
     if dependency:
         base = base.where(_E.dependency == dependency)
 
