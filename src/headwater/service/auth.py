@@ -3,8 +3,8 @@
 Configuration is ``token:scope[,scope]`` entries separated by ``;`` or new lines (``$HEADWATER_TOKENS``
 or a file given to ``headwater serve --tokens-file``); ``#`` starts a comment.
 
->>> parse_tokens("abc:read,write; r0:read")
-{'abc': frozenset({'read', 'write'}), 'r0': frozenset({'read'})}
+>>> {token: sorted(scopes) for token, scopes in parse_tokens("abc:read,write; r0:read").items()}
+{'abc': ['read', 'write'], 'r0': ['read']}
 """
 
 from __future__ import annotations
