@@ -640,7 +640,10 @@ def test_compact_json_is_the_same_document_as_the_dict_form():
     from headwater.extract.examples import guide_event
     from headwater.model import event_to_dict, event_to_json
 
-    events = [guide_event(), *extract_script('INSERT INTO t SELECT nope, "a\\"b" FROM a JOIN b ON a.k = b.k', database="d").events]
+    events = [
+        guide_event(),
+        *extract_script('INSERT INTO t SELECT nope, "a\\"b" FROM a JOIN b ON a.k = b.k', database="d").events,
+    ]
     assert events[1].diagnostics  # one event with diagnostics, one without
     for e in events:
         assert json.loads(event_to_json(e)) == event_to_dict(e)

@@ -31,8 +31,12 @@ def _answers(store: LineageStore, as_of: str | None) -> dict:  # type: ignore[ty
     with store.engine.connect() as conn:
         from headwater.store.schema import nodes
 
-        fields = sorted(n for (n,) in conn.execute(nodes.select().with_only_columns(nodes.c.name).where(nodes.c.type == "FIELD")))
-        datasets = sorted(n for (n,) in conn.execute(nodes.select().with_only_columns(nodes.c.name).where(nodes.c.type == "DATASET")))
+        fields = sorted(
+            n for (n,) in conn.execute(nodes.select().with_only_columns(nodes.c.name).where(nodes.c.type == "FIELD"))
+        )
+        datasets = sorted(
+            n for (n,) in conn.execute(nodes.select().with_only_columns(nodes.c.name).where(nodes.c.type == "DATASET"))
+        )
     for f in fields:
         for ind in (False, True):
             o = store.get_field_origin(f, include_indirect=ind, as_of=as_of)

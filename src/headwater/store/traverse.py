@@ -31,7 +31,6 @@ from headwater.store.write import chunks
 _E = edges.c
 DEFAULT_MAX_NODES = 10_000
 EDGE_COLUMNS = (  # the columns of an edge that queries return
-
     _E.id,
     _E.type,
     _E.src_id,
