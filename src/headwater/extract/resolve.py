@@ -19,33 +19,22 @@ its resolved expression.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
 
 from sqlglot import exp
 
 from headwater.catalog import Catalog, LayeredCatalog, Names, TableSchema
-from headwater.extract.scope import REF, UNRESOLVED, Alts, Relation, Scope, Source, column_node
+from headwater.extract.columns import ColumnBinder
+from headwater.extract.scope import Alts, Relation, Scope, Source
+from headwater.extract.sources import SourceBinder
+from headwater.extract.trees import QUERY_TYPES, clone, conjuncts, grouping_keys, reads_table, scope_nodes, substitute
 from headwater.model import Diagnostic, IndirectType, Severity, TableRef
 
 MAX_ALTERNATIVES = 64
 
-_QUERY_TYPES = (exp.Query, exp.Subquery, exp.Values)
 
+class Resolver(SourceBinder, ColumnBinder):
+    """Resolves the queries of one statement (see the module docstring)."""
 
-def conjuncts(node: exp.Expression | None) -> Iterator[exp.Expression]:
-    """The AND-ed parts of a predicate (parentheses unwrapped)."""
-    if node is None:
-        return
-    while isinstance(node, exp.Paren):
-        node = node.this
-    if isinstance(node, exp.And):
-        yield from conjuncts(node.this)
-        yield from conjuncts(node.expression)
-    else:
-        yield node
-
-
-class Resolver:
     def __init__(
         self,
         catalog: Catalog | LayeredCatalog,
@@ -136,7 +125,7 @@ class Resolver:
             body = cte.this
             visible = dict(ctes)
             alias = cte.args.get("alias")
-            if recursive and isinstance(body, exp.SetOperation) and _reads_table(body.expression, name or ""):
+            if recursive and isinstance(body, exp.SetOperation) and reads_table(body.expression, name or ""):
                 self.diag(
                     "recursive_cte",
                     f"recursive CTE {name}: its recursive member is resolved once, with the reference to "
@@ -295,7 +284,7 @@ class Resolver:
                     Severity.INFO,
                     construct=construct,
                 )
-                keys.extend(_grouping_keys(node))
+                keys.extend(grouping_keys(node))
             else:
                 keys.append(node)
         for key in keys:
@@ -316,215 +305,6 @@ class Resolver:
             self.indirect.append((kind, alt))
 
     # ------------------------------------------------------------------ FROM
-
-    def _add_source(self, node: exp.Expression, scope: Scope) -> Source | None:
-        alias_node = node.args.get("alias")
-        alias = self.names.table_ident(alias_node.this) if alias_node is not None and alias_node.this else None
-        if isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier):
-            src = self._table_source(node, scope, alias)
-        elif isinstance(node, exp.Unnest) or (
-            isinstance(node, exp.Lateral) and isinstance(node.this, exp.Explode | exp.Inline | exp.Unnest)
-        ):
-            src = self._unnest_source(node, scope, alias)
-        elif isinstance(node, exp.Lateral) and isinstance(node.this, _QUERY_TYPES):
-            body = node.this
-
-            def lateral_load(body: exp.Expression = body, scope: Scope = scope) -> Relation:
-                return self._aliased(self.relation(body, scope, scope.ctes), node.args.get("alias"))
-
-            src = Source(alias=alias or f"__lateral{len(scope.sources)}", load=lateral_load)
-        elif isinstance(node, _QUERY_TYPES):
-            body = node
-            parent = scope.parent
-            ctes = scope.ctes
-
-            def load(
-                body: exp.Expression = body, parent: Scope | None = parent, ctes: dict[str, Source] = ctes
-            ) -> Relation:
-                return self._aliased(self.relation(body, parent, ctes), body.args.get("alias"))
-
-            src = Source(alias=alias or f"__derived{len(scope.sources)}", load=load)
-        else:
-            return self._opaque(node, scope, node.key.upper())
-        for pivot in node.args.get("pivots") or []:
-            src = self._pivot_source(src, pivot, scope)
-        scope.add(src)
-        return src
-
-    def _pivot_source(self, base: Source, pivot: exp.Pivot, scope: Scope) -> Source:
-        """PIVOT as the aggregation it is: ``PIVOT (SUM(v) FOR k IN ('a' AS x))`` makes
-        ``x = SUM(CASE WHEN k = 'a' THEN v END)``, grouped by the other input columns.
-
-        UNPIVOT, and a PIVOT over an input whose columns are unknown, are reported, not resolved.
-        """
-        alias_node = pivot.args.get("alias")
-        alias = (
-            self.names.table_ident(alias_node.this) if alias_node is not None and alias_node.this else None
-        ) or base.alias
-        field = (pivot.args.get("fields") or [None])[0]
-        columns = base.known_columns()
-        if pivot.args.get("unpivot") or not isinstance(field, exp.In) or columns is None:
-            why = "UNPIVOT" if pivot.args.get("unpivot") else "PIVOT over an input whose columns are unknown"
-            self.diag("unsupported_construct", f"{why}: lineage through it is not resolved", pivot, construct="PIVOT")
-            return Source(alias=alias, opaque="PIVOT")
-        inner = Scope(scope.parent, scope.ctes)
-        inner.add(base)
-        aggs = [a.this if isinstance(a, exp.Alias) else a for a in pivot.expressions]
-        used = {self.names.column_ident(c.this) for a in [field.this, *aggs] for c in a.find_all(exp.Column)}
-        group = [c for c in columns if c not in used]
-        names, outputs = list(group), [self.resolve(exp.column(c, quoted=True), inner) for c in group]
-        for key in outputs:
-            self._record(IndirectType.GROUP_BY, key)
-        values = [v.this if isinstance(v, exp.PivotAlias) else v for v in field.expressions]
-        labels = [self.names.column_ident(c) or "" for c in pivot.args.get("columns") or []]
-        k = 0
-        for value in values:
-            for agg in aggs:
-                cond = exp.EQ(this=field.this.copy(), expression=value.copy())
-                arg = agg.this if not isinstance(agg.this, exp.Star) else exp.Literal.number(1)
-                case = exp.Case(ifs=[exp.If(this=cond, true=arg.copy())])
-                names.append(labels[k] if k < len(labels) else f"{value.name}_{agg.key}")
-                outputs.append(self.resolve(agg.__class__(**{**agg.args, "this": case}), inner))
-                k += 1
-        rel = Relation(names, list(names), outputs, tables=[base.table] if base.table else [])
-        return Source(alias=alias, load=lambda: rel)
-
-    def _unnest_source(self, node: exp.Expression, scope: Scope, alias: str | None) -> Source:
-        """UNNEST / EXPLODE / LATERAL VIEW: each output column is the function over its array.
-
-        ``LATERAL VIEW EXPLODE(t.tags) x AS tag`` gives ``tag`` = ``EXPLODE(t.tags)``; a map's key and
-        value columns, a POSEXPLODE position and an UNNEST offset are all functions of their input.
-        """
-        func = node.this if isinstance(node, exp.Lateral) else node
-        args = list(func.expressions) if isinstance(func, exp.Unnest) else [func.this, *func.expressions]
-        args = [a for a in args if isinstance(a, exp.Expression)]
-        alias_node = node.args.get("alias") or func.args.get("alias")
-        cols = list(alias_node.args.get("columns") or []) if alias_node is not None else []
-        names = [self.names.column_ident(c) or "" for c in cols]
-        if not names and alias_node is not None and alias_node.this and isinstance(func, exp.Unnest):
-            names = [alias or ""]  # UNNEST(arr) AS x names the value column (BigQuery, DuckDB)
-        width = max(len(names), len(args), 1)
-        names += [f"col{i + 1}" for i in range(len(names), width)]
-        resolved = [self.resolve(a, scope) for a in args]
-        columns: list[Alts] = []
-        for i in range(width):
-            alts = resolved[min(i, len(resolved) - 1)] if resolved else []
-            if isinstance(func, exp.Unnest):
-                columns.append([exp.Unnest(expressions=[clone(a)]) for a in alts])
-            else:
-                columns.append([func.__class__(this=clone(a)) for a in alts])
-        rel = Relation(names, [c.name for c in cols] or names, columns)
-        return Source(alias=alias or (names[0] if names else f"__unnest{len(scope.sources)}"), load=lambda: rel)
-
-    def _opaque(self, node: exp.Expression, scope: Scope, construct: str) -> Source:
-        alias_node = node.args.get("alias")
-        alias = None
-        if alias_node is not None:
-            alias = self.names.table_ident(alias_node.this) if alias_node.this else None
-        self.diag(
-            "unsupported_construct",
-            f"{construct}: its output columns are not resolved to sources",
-            node,
-            construct=construct,
-        )
-        src = Source(alias=alias or f"__opaque{len(scope.sources)}", opaque=construct)
-        scope.add(src)
-        return src
-
-    def table_ref(self, node: exp.Table) -> TableRef:
-        """The normalised reference of a table name, with session defaults applied."""
-        catalog = self.names.table_ident(node.args.get("catalog")) or self.catalog_name
-        db = self.names.table_ident(node.args.get("db")) or self.database
-        return TableRef(catalog, db, self.names.table_ident(node.this) or "")
-
-    def _table_source(self, node: exp.Table, scope: Scope, alias: str | None) -> Source:
-        name = self.names.table_ident(node.this) or ""
-        if not node.args.get("db") and name in scope.ctes:
-            cte = scope.ctes[name]
-            if cte.opaque:
-                return Source(alias=alias or name, opaque=cte.opaque)
-            return Source(alias=alias or name, load=lambda: cte.relation or Relation([], [], [], False))
-        if not node.args.get("db") and name in self.temp_views:  # session-scoped temporary view
-            ref = TableRef(self.catalog_name, None, name)
-            return self._view_source(ref, self.temp_views[name], alias or name)
-        ref = self.table_ref(node)
-        schema = self.catalog.table(ref)
-        if schema is not None and schema.view_sql:
-            return self._view_source(ref, schema, alias or name)
-        self.tables[ref] = None
-        if schema is None:
-            if self.report_unknown_tables:
-                self.diag(
-                    "unknown_table",
-                    f"table {ref.qualified} is not in the catalog; its columns are unknown",
-                    node,
-                    Severity.INFO,
-                )
-            return Source(alias=alias or name, table=ref, columns=None)
-        return Source(alias=alias or name, table=ref, columns=list(schema.column_names))
-
-    def _view_source(self, ref: TableRef, schema: TableSchema, alias: str) -> Source:
-        import sqlglot
-
-        self.via[ref] = None
-
-        def load() -> Relation:
-            try:
-                tree = sqlglot.parse_one(schema.view_sql or "", read=schema.view_dialect or self.names.dialect)
-            except Exception as err:  # a stored view definition we cannot read
-                self.diag("view_unreadable", f"view {ref.qualified}: cannot parse its definition: {err}", None)
-                return Relation([], [], [], complete=False)
-            if isinstance(tree, exp.Create):
-                tree = tree.expression
-            saved = self.database
-            self.database = ref.database or saved
-            try:
-                rel = self.relation(tree, None, {})
-            finally:
-                self.database = saved
-            names = list(schema.column_names) or rel.names
-            if len(names) == len(rel.names):
-                return Relation(names, names, rel.columns, rel.complete, rel.tables)
-            return rel
-
-        return Source(alias=alias, load=load)
-
-    def _add_join(self, join: exp.Join, scope: Scope) -> None:
-        before = list(scope.sources.values())
-        src = self._add_source(join.this, scope)
-        if src is None:
-            return
-        using = join.args.get("using") or []
-        names = [self.names.column_ident(u.this if isinstance(u, exp.Column) else u) or "" for u in using]
-        if str(join.args.get("method") or "").upper() == "NATURAL":
-            names = self._natural_columns(before, src, join)
-        for name in names:
-            left = self._lookup_in(before, name, join)
-            right_alts = self._from_source(src, name, join)
-            for lalt, ralt in itertools.product(left, right_alts):
-                self.indirect.append((IndirectType.JOIN, exp.EQ(this=lalt, expression=ralt)))
-            if left:
-                scope.using.setdefault(name, next(s for s in before if s.has(name) is not False))
-
-    def _natural_columns(self, before: list[Source], src: Source, join: exp.Join) -> list[str]:
-        right = src.known_columns()
-        lefts = [s.known_columns() for s in before]
-        if right is None or any(c is None for c in lefts):
-            self.diag("natural_join_unknown", "NATURAL JOIN over tables whose columns are unknown", join)
-            return []
-        left_names = {n for cols in lefts for n in cols or ()}
-        return [n for n in right if n in left_names]
-
-    def _lookup_in(self, sources: list[Source], name: str, node: exp.Expression) -> Alts:
-        known = [s for s in sources if s.has(name)]
-        if len(known) >= 1:
-            return self._from_source(known[0], name, node)
-        unknown = [s for s in sources if s.has(name) is None]
-        if len(unknown) == 1:
-            return self._from_source(unknown[0], name, node)
-        return []
-
-    # ------------------------------------------------------------------ select list
 
     def _expand(self, sel: exp.Select, scope: Scope) -> tuple[list[str], list[str], list[exp.Expression], bool]:
         names: list[str] = []
@@ -617,17 +397,17 @@ class Resolver:
         if isinstance(expr, exp.Column) and not isinstance(expr.this, exp.Star):
             return self._column(expr, scope, alias_first, alias_fallback)
         subs: list[tuple[int, Alts]] = []
-        found = list(expr.find_all(exp.Column, *_QUERY_TYPES))
-        nodes = found if not any(isinstance(n, _QUERY_TYPES) for n in found) else _scope_nodes(expr)
+        found = list(expr.find_all(exp.Column, *QUERY_TYPES))
+        nodes = found if not any(isinstance(n, QUERY_TYPES) for n in found) else scope_nodes(expr)
         for node in nodes:
             if isinstance(node, exp.Column):
                 if isinstance(node.this, exp.Star):
                     continue
                 subs.append((id(node), self._column(node, scope, alias_first, alias_fallback)))
-            elif isinstance(node, _QUERY_TYPES):
+            elif isinstance(node, QUERY_TYPES):
                 subs.append((id(node), self._subquery(node, scope)))
         if not subs:
-            return [_substitute(expr, {})]
+            return [substitute(expr, {})]
         choices = [alts if alts else [None] for _, alts in subs]  # type: ignore[list-item]
         out: Alts = []
         for combo in itertools.islice(itertools.product(*choices), MAX_ALTERNATIVES):
@@ -635,7 +415,7 @@ class Resolver:
             mapping = {
                 key: alt if fresh else clone(alt) for (key, _), alt in zip(subs, combo, strict=True) if alt is not None
             }
-            out.append(_substitute(expr, mapping))
+            out.append(substitute(expr, mapping))
         return out
 
     def _subquery(self, node: exp.Expression, scope: Scope) -> Alts:
@@ -662,254 +442,3 @@ class Resolver:
                 cond = exp.And(this=cond, expression=self._take(c))
             select.set("where", exp.Where(this=cond))
         return [select if isinstance(node, exp.Select) else exp.Subquery(this=select)]
-
-    def _find_source(self, scope: Scope, qualifier: str) -> Source | None:
-        src = scope.sources.get(qualifier)
-        if src is not None:
-            return src
-        # a qualifier may name the table while an alias is in use (Doris/MySQL allow db.t.col)
-        for s in scope.sources.values():
-            if s.table is not None and s.table.name == qualifier and s.alias == qualifier:
-                return s
-        return None
-
-    def _column(self, col: exp.Column, scope: Scope, alias_first: bool, alias_fallback: bool) -> Alts:
-        name = self.names.column_ident(col.this) or ""
-        qualifier = self.names.table_ident(col.args.get("table"))
-        if qualifier is not None:
-            s: Scope | None = scope
-            while s is not None:
-                src = self._find_source(s, qualifier)
-                if src is not None:
-                    if s is not scope:
-                        scope.outer_hit = True
-                    return self._from_source(src, name, col)
-                s = s.parent
-            field = self._struct_field(col, scope, qualifier, name)
-            if field is not None:
-                return field
-            return self._unresolved(
-                col, "unknown_qualifier", f"{qualifier}.{name}: {qualifier} names no table in scope", Severity.ERROR
-            )
-
-        if alias_first and name in scope.aliases:
-            return [self._take(alt) for alt in scope.aliases[name]]
-        s = scope
-        while s is not None:
-            found = self._unqualified(s, name, col)
-            if found is not None:
-                if s is not scope:
-                    scope.outer_hit = True
-                return found
-            s = s.parent
-        if alias_fallback and name in scope.aliases:
-            return [self._take(alt) for alt in scope.aliases[name]]
-        if not scope.sources and scope.parent is None:
-            return self._unresolved(
-                col, "unknown_column", f"column {name} with no table to read it from", Severity.ERROR
-            )
-        return self._unresolved(col, "unknown_column", f"column {name} is in no table of its scope", Severity.ERROR)
-
-    def _struct_field(self, col: exp.Column, scope: Scope, qualifier: str, name: str) -> Alts | None:
-        """``s.f`` / ``t.s.f`` where ``s`` is a (struct) column: the field access over that column."""
-        db = self.names.table_ident(col.args.get("db"))
-        base: Alts | None = None
-        s: Scope | None = scope
-        while s is not None and not base:
-            if db is not None:  # t.s.f: table t, column s, field f
-                src = self._find_source(s, db)
-                base = self._from_source(src, qualifier, col) if src is not None else None
-            else:  # s.f: column s of a table in scope
-                base = self._unqualified(s, qualifier, col)
-            s = s.parent
-        path = [col.this]
-        if not base and db is not None:  # s.a.b: column s, fields a and b
-            s = scope
-            while s is not None and not base:
-                base = self._unqualified(s, db, col)
-                s = s.parent
-            path = [col.args["table"], col.this]
-        if not base:
-            return None
-        out: Alts = []
-        for b in base:
-            node = clone(b)
-            for ident in path:
-                quoted = ident.args.get("quoted") if isinstance(ident, exp.Identifier) else False
-                node = exp.Dot(this=node, expression=exp.Identifier(this=ident.name, quoted=quoted))
-            out.append(node)
-        return out
-
-    def _unqualified(self, scope: Scope, name: str, col: exp.Column) -> Alts | None:
-        """Bind an unqualified column in one scope; None when this scope certainly lacks it."""
-        if name in scope.using:
-            return self._from_source(scope.using[name], name, col)
-        known: list[Source] = []
-        unknown: list[Source] = []
-        for src in scope.sources.values():
-            has = src.has(name)
-            if has:
-                known.append(src)
-            elif has is None:
-                unknown.append(src)
-        if len(known) == 1:
-            return self._from_source(known[0], name, col)
-        if len(known) > 1:
-            tables = ", ".join(_describe(s) for s in known)
-            return self._unresolved(
-                col, "ambiguous_column", f"column {name} is in more than one table: {tables}", Severity.ERROR
-            )
-        if len(unknown) == 1:
-            return self._from_source(unknown[0], name, col)
-        if len(unknown) > 1:
-            tables = ", ".join(_describe(s) for s in unknown)
-            return self._unresolved(
-                col,
-                "ambiguous_column",
-                f"column {name} may come from {tables}: their columns are unknown; "
-                "a schema for them (--schema or --catalog-url) would resolve it",
-            )
-        return None
-
-    def _from_source(self, src: Source, name: str, node: exp.Expression) -> Alts:
-        if src.opaque:
-            return self._unresolved(
-                node,
-                "unsupported_construct",
-                f"column {name} comes from a {src.opaque}, which is not resolved",
-                Severity.WARNING,
-            )
-        if src.table is not None:
-            if src.columns is not None and src.has(name) is False:
-                return self._unresolved(
-                    node, "unknown_column", f"column {name} is not in table {src.table.qualified}", Severity.ERROR
-                )
-            key = (src.table, name)
-            node = self._columns.get(key)
-            if node is None:
-                node = self._columns[key] = column_node(src.table, name)
-            return [node]
-        rel = src.relation
-        if rel is None:
-            return self._unresolved(node, "unknown_column", f"column {name}: its relation is unknown", Severity.ERROR)
-        idx = rel.index(name)
-        element = rel.index(src.alias)
-        if idx is None and element is not None and isinstance(node, exp.Column) and node.args.get("table"):
-            # UNNEST(array_of_structs) AS i … i.sku: a field of the element, which the alias names
-            field = exp.Identifier(this=node.name, quoted=bool(node.this.args.get("quoted")))
-            return [exp.Dot(this=clone(alt), expression=field.copy()) for alt in rel.columns[element]]
-        if idx is None:
-            if not rel.complete:
-                return self._unresolved(
-                    node, "unknown_column", f"column {name} of {src.alias}: that relation's columns are not all known"
-                )
-            return self._unresolved(
-                node, "unknown_column", f"column {name} is not an output of {src.alias}", Severity.ERROR
-            )
-        return [self._take(alt) for alt in rel.columns[idx]]
-
-    def _take(self, node: exp.Expression) -> exp.Expression:
-        """A resolved expression to build on: the node itself the first time, a copy after.
-
-        Resolved trees are never mutated once built, so the first user may own a relation's
-        output; later users get copies, so that every inner node has one parent (SQL generation
-        reads parent links). Base-column leaves are shared everywhere (see ``_columns``).
-        """
-        if isinstance(node, exp.Column):
-            return node
-        key = id(node)
-        if key in self._taken:
-            return clone(node)
-        self._taken.add(key)
-        return node
-
-    def _unresolved(self, node: exp.Expression, code: str, message: str, severity: Severity = Severity.WARNING) -> Alts:
-        self.diag(code, message, node, severity)
-        marker = node.copy() if isinstance(node, exp.Column) else exp.column(message)
-        marker.meta[UNRESOLVED] = True
-        return [marker]
-
-
-def _reads_table(query: exp.Expression, name: str) -> bool:
-    """True when ``query`` reads a table called ``name`` (a recursive CTE's self-reference)."""
-    return any(t.name.lower() == name.lower() and not t.args.get("db") for t in query.find_all(exp.Table))
-
-
-def _describe(src: Source) -> str:
-    return src.table.qualified if src.table is not None else src.alias
-
-
-def _grouping_keys(node: exp.Expression) -> list[exp.Expression]:
-    if isinstance(node, exp.Tuple | exp.GroupingSets | exp.Cube | exp.Rollup):
-        keys: list[exp.Expression] = []
-        for e in node.expressions:
-            keys.extend(_grouping_keys(e))
-        return keys
-    return [node]
-
-
-def _scope_nodes(expr: exp.Expression) -> Iterator[exp.Expression]:
-    """Nodes of ``expr`` that belong to its own scope: subqueries are yielded, not entered."""
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        yield node
-        if node is not expr and isinstance(node, _QUERY_TYPES):
-            continue
-        for value in node.args.values():
-            if isinstance(value, exp.Expression):
-                stack.append(value)
-            elif type(value) is list:
-                stack.extend(v for v in value if isinstance(v, exp.Expression))
-
-
-_OPERATORS = (exp.Binary, exp.Unary)
-
-
-def _substitute(node: exp.Expression, mapping: dict[int, exp.Expression], operand: bool = False) -> exp.Expression:
-    """A copy of ``node`` with the nodes whose id is in ``mapping`` replaced.
-
-    A replacement that is itself an operator gets parentheses when it lands as an operand
-    (``2 * x`` with ``x = a + b`` is ``2 * (a + b)``). Unlike ``Expression.copy`` the copy keeps no
-    comments, token positions or other metadata but the resolved column reference, which makes it
-    several times cheaper.
-    """
-    replacement = mapping.get(id(node))
-    if replacement is not None:
-        if operand and isinstance(replacement, _OPERATORS):
-            return exp.Paren(this=replacement)
-        return replacement
-    child_operand = isinstance(node, _OPERATORS)
-    kwargs: dict[str, object] = {}
-    for key, value in node.args.items():
-        if isinstance(value, exp.Expression):
-            kwargs[key] = _substitute(value, mapping, child_operand)
-        elif type(value) is list:
-            kwargs[key] = [
-                _substitute(v, mapping, child_operand) if isinstance(v, exp.Expression) else v for v in value
-            ]
-        else:
-            kwargs[key] = value
-    new = node.__class__(**kwargs)
-    if node._meta and REF in node._meta:
-        new.meta[REF] = node._meta[REF]
-    return new
-
-
-def clone(node: exp.Expression) -> exp.Expression:
-    """A cheap copy of a resolved expression (see ``_substitute``); base-column leaves are shared."""
-    if isinstance(node, exp.Column) and node._meta and REF in node._meta:
-        return node
-    kwargs: dict[str, object] = {}
-    for key, value in node.args.items():
-        if isinstance(value, exp.Expression):
-            kwargs[key] = clone(value)
-        elif type(value) is list:
-            kwargs[key] = [clone(v) if isinstance(v, exp.Expression) else v for v in value]
-        else:
-            kwargs[key] = value
-    new = node.__class__(**kwargs)
-    meta = node._meta
-    if meta and UNRESOLVED in meta:
-        new.meta[UNRESOLVED] = True
-    return new

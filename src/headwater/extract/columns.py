@@ -1,0 +1,196 @@
+"""Binding column names to the sources of their scope (and outer scopes), and struct fields.
+
+A mixin of ``Resolver`` (``headwater.extract.resolve``). A name that cannot be bound becomes an
+unresolved marker and a diagnostic, never a guess.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from headwater.extract.scope import UNRESOLVED, Alts, Scope, Source, column_node
+from headwater.extract.trees import clone
+from headwater.model import Severity
+
+if TYPE_CHECKING:
+    from headwater.extract.resolve import Resolver
+
+    _Base = Resolver
+else:
+    _Base = object
+
+
+def describe_source(src: Source) -> str:
+    return src.table.qualified if src.table is not None else src.alias
+
+
+class ColumnBinder(_Base):
+    """Column binding for ``Resolver``."""
+
+    def _find_source(self, scope: Scope, qualifier: str) -> Source | None:
+        src = scope.sources.get(qualifier)
+        if src is not None:
+            return src
+        # a qualifier may name the table while an alias is in use (Doris/MySQL allow db.t.col)
+        for s in scope.sources.values():
+            if s.table is not None and s.table.name == qualifier and s.alias == qualifier:
+                return s
+        return None
+
+    def _column(self, col: exp.Column, scope: Scope, alias_first: bool, alias_fallback: bool) -> Alts:
+        name = self.names.column_ident(col.this) or ""
+        qualifier = self.names.table_ident(col.args.get("table"))
+        if qualifier is not None:
+            s: Scope | None = scope
+            while s is not None:
+                src = self._find_source(s, qualifier)
+                if src is not None:
+                    if s is not scope:
+                        scope.outer_hit = True
+                    return self._from_source(src, name, col)
+                s = s.parent
+            field = self._struct_field(col, scope, qualifier, name)
+            if field is not None:
+                return field
+            return self._unresolved(
+                col, "unknown_qualifier", f"{qualifier}.{name}: {qualifier} names no table in scope", Severity.ERROR
+            )
+
+        if alias_first and name in scope.aliases:
+            return [self._take(alt) for alt in scope.aliases[name]]
+        s = scope
+        while s is not None:
+            found = self._unqualified(s, name, col)
+            if found is not None:
+                if s is not scope:
+                    scope.outer_hit = True
+                return found
+            s = s.parent
+        if alias_fallback and name in scope.aliases:
+            return [self._take(alt) for alt in scope.aliases[name]]
+        if not scope.sources and scope.parent is None:
+            return self._unresolved(
+                col, "unknown_column", f"column {name} with no table to read it from", Severity.ERROR
+            )
+        return self._unresolved(col, "unknown_column", f"column {name} is in no table of its scope", Severity.ERROR)
+
+    def _struct_field(self, col: exp.Column, scope: Scope, qualifier: str, name: str) -> Alts | None:
+        """``s.f`` / ``t.s.f`` where ``s`` is a (struct) column: the field access over that column."""
+        db = self.names.table_ident(col.args.get("db"))
+        base: Alts | None = None
+        s: Scope | None = scope
+        while s is not None and not base:
+            if db is not None:  # t.s.f: table t, column s, field f
+                src = self._find_source(s, db)
+                base = self._from_source(src, qualifier, col) if src is not None else None
+            else:  # s.f: column s of a table in scope
+                base = self._unqualified(s, qualifier, col)
+            s = s.parent
+        path = [col.this]
+        if not base and db is not None:  # s.a.b: column s, fields a and b
+            s = scope
+            while s is not None and not base:
+                base = self._unqualified(s, db, col)
+                s = s.parent
+            path = [col.args["table"], col.this]
+        if not base:
+            return None
+        out: Alts = []
+        for b in base:
+            node = clone(b)
+            for ident in path:
+                quoted = ident.args.get("quoted") if isinstance(ident, exp.Identifier) else False
+                node = exp.Dot(this=node, expression=exp.Identifier(this=ident.name, quoted=quoted))
+            out.append(node)
+        return out
+
+    def _unqualified(self, scope: Scope, name: str, col: exp.Column) -> Alts | None:
+        """Bind an unqualified column in one scope; None when this scope certainly lacks it."""
+        if name in scope.using:
+            return self._from_source(scope.using[name], name, col)
+        known: list[Source] = []
+        unknown: list[Source] = []
+        for src in scope.sources.values():
+            has = src.has(name)
+            if has:
+                known.append(src)
+            elif has is None:
+                unknown.append(src)
+        if len(known) == 1:
+            return self._from_source(known[0], name, col)
+        if len(known) > 1:
+            tables = ", ".join(describe_source(s) for s in known)
+            return self._unresolved(
+                col, "ambiguous_column", f"column {name} is in more than one table: {tables}", Severity.ERROR
+            )
+        if len(unknown) == 1:
+            return self._from_source(unknown[0], name, col)
+        if len(unknown) > 1:
+            tables = ", ".join(describe_source(s) for s in unknown)
+            return self._unresolved(
+                col,
+                "ambiguous_column",
+                f"column {name} may come from {tables}: their columns are unknown; "
+                "a schema for them (--schema or --catalog-url) would resolve it",
+            )
+        return None
+
+    def _from_source(self, src: Source, name: str, node: exp.Expression) -> Alts:
+        if src.opaque:
+            return self._unresolved(
+                node,
+                "unsupported_construct",
+                f"column {name} comes from a {src.opaque}, which is not resolved",
+                Severity.WARNING,
+            )
+        if src.table is not None:
+            if src.columns is not None and src.has(name) is False:
+                return self._unresolved(
+                    node, "unknown_column", f"column {name} is not in table {src.table.qualified}", Severity.ERROR
+                )
+            key = (src.table, name)
+            node = self._columns.get(key)
+            if node is None:
+                node = self._columns[key] = column_node(src.table, name)
+            return [node]
+        rel = src.relation
+        if rel is None:
+            return self._unresolved(node, "unknown_column", f"column {name}: its relation is unknown", Severity.ERROR)
+        idx = rel.index(name)
+        element = rel.index(src.alias)
+        if idx is None and element is not None and isinstance(node, exp.Column) and node.args.get("table"):
+            # UNNEST(array_of_structs) AS i … i.sku: a field of the element, which the alias names
+            field = exp.Identifier(this=node.name, quoted=bool(node.this.args.get("quoted")))
+            return [exp.Dot(this=clone(alt), expression=field.copy()) for alt in rel.columns[element]]
+        if idx is None:
+            if not rel.complete:
+                return self._unresolved(
+                    node, "unknown_column", f"column {name} of {src.alias}: that relation's columns are not all known"
+                )
+            return self._unresolved(
+                node, "unknown_column", f"column {name} is not an output of {src.alias}", Severity.ERROR
+            )
+        return [self._take(alt) for alt in rel.columns[idx]]
+
+    def _take(self, node: exp.Expression) -> exp.Expression:
+        """A resolved expression to build on: the node itself the first time, a copy after.
+
+        Resolved trees are never mutated once built, so the first user may own a relation's
+        output; later users get copies, so that every inner node has one parent (SQL generation
+        reads parent links). Base-column leaves are shared everywhere (see ``_columns``).
+        """
+        if isinstance(node, exp.Column):
+            return node
+        key = id(node)
+        if key in self._taken:
+            return clone(node)
+        self._taken.add(key)
+        return node
+
+    def _unresolved(self, node: exp.Expression, code: str, message: str, severity: Severity = Severity.WARNING) -> Alts:
+        self.diag(code, message, node, severity)
+        marker = node.copy() if isinstance(node, exp.Column) else exp.column(message)
+        marker.meta[UNRESOLVED] = True
+        return [marker]

@@ -1,0 +1,236 @@
+"""Binding what a FROM clause names: tables, CTEs, views, derived tables, joins, UNNEST, PIVOT.
+
+A mixin of ``Resolver`` (``headwater.extract.resolve``): each method adds a ``Source`` to a scope.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from headwater.catalog import TableSchema
+from headwater.extract.scope import Alts, Relation, Scope, Source
+from headwater.extract.trees import QUERY_TYPES, clone
+from headwater.model import IndirectType, Severity, TableRef
+
+if TYPE_CHECKING:
+    from headwater.extract.resolve import Resolver
+
+    _Base = Resolver
+else:
+    _Base = object
+
+
+class SourceBinder(_Base):
+    """FROM-clause binding for ``Resolver``."""
+
+    def _add_source(self, node: exp.Expression, scope: Scope) -> Source | None:
+        alias_node = node.args.get("alias")
+        alias = self.names.table_ident(alias_node.this) if alias_node is not None and alias_node.this else None
+        if isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier):
+            src = self._table_source(node, scope, alias)
+        elif isinstance(node, exp.Unnest) or (
+            isinstance(node, exp.Lateral) and isinstance(node.this, exp.Explode | exp.Inline | exp.Unnest)
+        ):
+            src = self._unnest_source(node, scope, alias)
+        elif isinstance(node, exp.Lateral) and isinstance(node.this, QUERY_TYPES):
+            body = node.this
+
+            def lateral_load(body: exp.Expression = body, scope: Scope = scope) -> Relation:
+                return self._aliased(self.relation(body, scope, scope.ctes), node.args.get("alias"))
+
+            src = Source(alias=alias or f"__lateral{len(scope.sources)}", load=lateral_load)
+        elif isinstance(node, QUERY_TYPES):
+            body = node
+            parent = scope.parent
+            ctes = scope.ctes
+
+            def load(
+                body: exp.Expression = body, parent: Scope | None = parent, ctes: dict[str, Source] = ctes
+            ) -> Relation:
+                return self._aliased(self.relation(body, parent, ctes), body.args.get("alias"))
+
+            src = Source(alias=alias or f"__derived{len(scope.sources)}", load=load)
+        else:
+            return self._opaque(node, scope, node.key.upper())
+        for pivot in node.args.get("pivots") or []:
+            src = self._pivot_source(src, pivot, scope)
+        scope.add(src)
+        return src
+
+    def _pivot_source(self, base: Source, pivot: exp.Pivot, scope: Scope) -> Source:
+        """PIVOT as the aggregation it is: ``PIVOT (SUM(v) FOR k IN ('a' AS x))`` makes
+        ``x = SUM(CASE WHEN k = 'a' THEN v END)``, grouped by the other input columns.
+
+        UNPIVOT, and a PIVOT over an input whose columns are unknown, are reported, not resolved.
+        """
+        alias_node = pivot.args.get("alias")
+        alias = (
+            self.names.table_ident(alias_node.this) if alias_node is not None and alias_node.this else None
+        ) or base.alias
+        field = (pivot.args.get("fields") or [None])[0]
+        columns = base.known_columns()
+        if pivot.args.get("unpivot") or not isinstance(field, exp.In) or columns is None:
+            why = "UNPIVOT" if pivot.args.get("unpivot") else "PIVOT over an input whose columns are unknown"
+            self.diag("unsupported_construct", f"{why}: lineage through it is not resolved", pivot, construct="PIVOT")
+            return Source(alias=alias, opaque="PIVOT")
+        inner = Scope(scope.parent, scope.ctes)
+        inner.add(base)
+        aggs = [a.this if isinstance(a, exp.Alias) else a for a in pivot.expressions]
+        used = {self.names.column_ident(c.this) for a in [field.this, *aggs] for c in a.find_all(exp.Column)}
+        group = [c for c in columns if c not in used]
+        names, outputs = list(group), [self.resolve(exp.column(c, quoted=True), inner) for c in group]
+        for key in outputs:
+            self._record(IndirectType.GROUP_BY, key)
+        values = [v.this if isinstance(v, exp.PivotAlias) else v for v in field.expressions]
+        labels = [self.names.column_ident(c) or "" for c in pivot.args.get("columns") or []]
+        k = 0
+        for value in values:
+            for agg in aggs:
+                cond = exp.EQ(this=field.this.copy(), expression=value.copy())
+                arg = agg.this if not isinstance(agg.this, exp.Star) else exp.Literal.number(1)
+                case = exp.Case(ifs=[exp.If(this=cond, true=arg.copy())])
+                names.append(labels[k] if k < len(labels) else f"{value.name}_{agg.key}")
+                outputs.append(self.resolve(agg.__class__(**{**agg.args, "this": case}), inner))
+                k += 1
+        rel = Relation(names, list(names), outputs, tables=[base.table] if base.table else [])
+        return Source(alias=alias, load=lambda: rel)
+
+    def _unnest_source(self, node: exp.Expression, scope: Scope, alias: str | None) -> Source:
+        """UNNEST / EXPLODE / LATERAL VIEW: each output column is the function over its array.
+
+        ``LATERAL VIEW EXPLODE(t.tags) x AS tag`` gives ``tag`` = ``EXPLODE(t.tags)``; a map's key and
+        value columns, a POSEXPLODE position and an UNNEST offset are all functions of their input.
+        """
+        func = node.this if isinstance(node, exp.Lateral) else node
+        args = list(func.expressions) if isinstance(func, exp.Unnest) else [func.this, *func.expressions]
+        args = [a for a in args if isinstance(a, exp.Expression)]
+        alias_node = node.args.get("alias") or func.args.get("alias")
+        cols = list(alias_node.args.get("columns") or []) if alias_node is not None else []
+        names = [self.names.column_ident(c) or "" for c in cols]
+        if not names and alias_node is not None and alias_node.this and isinstance(func, exp.Unnest):
+            names = [alias or ""]  # UNNEST(arr) AS x names the value column (BigQuery, DuckDB)
+        width = max(len(names), len(args), 1)
+        names += [f"col{i + 1}" for i in range(len(names), width)]
+        resolved = [self.resolve(a, scope) for a in args]
+        columns: list[Alts] = []
+        for i in range(width):
+            alts = resolved[min(i, len(resolved) - 1)] if resolved else []
+            if isinstance(func, exp.Unnest):
+                columns.append([exp.Unnest(expressions=[clone(a)]) for a in alts])
+            else:
+                columns.append([func.__class__(this=clone(a)) for a in alts])
+        rel = Relation(names, [c.name for c in cols] or names, columns)
+        return Source(alias=alias or (names[0] if names else f"__unnest{len(scope.sources)}"), load=lambda: rel)
+
+    def _opaque(self, node: exp.Expression, scope: Scope, construct: str) -> Source:
+        alias_node = node.args.get("alias")
+        alias = None
+        if alias_node is not None:
+            alias = self.names.table_ident(alias_node.this) if alias_node.this else None
+        self.diag(
+            "unsupported_construct",
+            f"{construct}: its output columns are not resolved to sources",
+            node,
+            construct=construct,
+        )
+        src = Source(alias=alias or f"__opaque{len(scope.sources)}", opaque=construct)
+        scope.add(src)
+        return src
+
+    def table_ref(self, node: exp.Table) -> TableRef:
+        """The normalised reference of a table name, with session defaults applied."""
+        catalog = self.names.table_ident(node.args.get("catalog")) or self.catalog_name
+        db = self.names.table_ident(node.args.get("db")) or self.database
+        return TableRef(catalog, db, self.names.table_ident(node.this) or "")
+
+    def _table_source(self, node: exp.Table, scope: Scope, alias: str | None) -> Source:
+        name = self.names.table_ident(node.this) or ""
+        if not node.args.get("db") and name in scope.ctes:
+            cte = scope.ctes[name]
+            if cte.opaque:
+                return Source(alias=alias or name, opaque=cte.opaque)
+            return Source(alias=alias or name, load=lambda: cte.relation or Relation([], [], [], False))
+        if not node.args.get("db") and name in self.temp_views:  # session-scoped temporary view
+            ref = TableRef(self.catalog_name, None, name)
+            return self._view_source(ref, self.temp_views[name], alias or name)
+        ref = self.table_ref(node)
+        schema = self.catalog.table(ref)
+        if schema is not None and schema.view_sql:
+            return self._view_source(ref, schema, alias or name)
+        self.tables[ref] = None
+        if schema is None:
+            if self.report_unknown_tables:
+                self.diag(
+                    "unknown_table",
+                    f"table {ref.qualified} is not in the catalog; its columns are unknown",
+                    node,
+                    Severity.INFO,
+                )
+            return Source(alias=alias or name, table=ref, columns=None)
+        return Source(alias=alias or name, table=ref, columns=list(schema.column_names))
+
+    def _view_source(self, ref: TableRef, schema: TableSchema, alias: str) -> Source:
+        import sqlglot
+
+        self.via[ref] = None
+
+        def load() -> Relation:
+            try:
+                tree = sqlglot.parse_one(schema.view_sql or "", read=schema.view_dialect or self.names.dialect)
+            except Exception as err:  # a stored view definition we cannot read
+                self.diag("view_unreadable", f"view {ref.qualified}: cannot parse its definition: {err}", None)
+                return Relation([], [], [], complete=False)
+            if isinstance(tree, exp.Create):
+                tree = tree.expression
+            saved = self.database
+            self.database = ref.database or saved
+            try:
+                rel = self.relation(tree, None, {})
+            finally:
+                self.database = saved
+            names = list(schema.column_names) or rel.names
+            if len(names) == len(rel.names):
+                return Relation(names, names, rel.columns, rel.complete, rel.tables)
+            return rel
+
+        return Source(alias=alias, load=load)
+
+    def _add_join(self, join: exp.Join, scope: Scope) -> None:
+        before = list(scope.sources.values())
+        src = self._add_source(join.this, scope)
+        if src is None:
+            return
+        using = join.args.get("using") or []
+        names = [self.names.column_ident(u.this if isinstance(u, exp.Column) else u) or "" for u in using]
+        if str(join.args.get("method") or "").upper() == "NATURAL":
+            names = self._natural_columns(before, src, join)
+        for name in names:
+            left = self._lookup_in(before, name, join)
+            right_alts = self._from_source(src, name, join)
+            for lalt, ralt in itertools.product(left, right_alts):
+                self.indirect.append((IndirectType.JOIN, exp.EQ(this=lalt, expression=ralt)))
+            if left:
+                scope.using.setdefault(name, next(s for s in before if s.has(name) is not False))
+
+    def _natural_columns(self, before: list[Source], src: Source, join: exp.Join) -> list[str]:
+        right = src.known_columns()
+        lefts = [s.known_columns() for s in before]
+        if right is None or any(c is None for c in lefts):
+            self.diag("natural_join_unknown", "NATURAL JOIN over tables whose columns are unknown", join)
+            return []
+        left_names = {n for cols in lefts for n in cols or ()}
+        return [n for n in right if n in left_names]
+
+    def _lookup_in(self, sources: list[Source], name: str, node: exp.Expression) -> Alts:
+        known = [s for s in sources if s.has(name)]
+        if len(known) >= 1:
+            return self._from_source(known[0], name, node)
+        unknown = [s for s in sources if s.has(name) is None]
+        if len(unknown) == 1:
+            return self._from_source(unknown[0], name, node)
+        return []
+
+    # ------------------------------------------------------------------ select list
