@@ -47,3 +47,20 @@ def test_order_by_on_a_union_sorts_every_branch():
 def test_union_in_a_cte():
     e = one_event("INSERT INTO t WITH u AS (SELECT id FROM orders UNION SELECT id FROM old) SELECT id FROM u", SCHEMA)
     assert direct(e) == [("id", "orders.id", "IDENTITY"), ("id", "old.id", "IDENTITY")]
+
+
+def test_columns_of_one_union_pair_up_branch_by_branch():
+    """Never ``a`` of one branch with ``b`` of another: that would invent lineage."""
+    e = one_event(
+        "INSERT INTO t SELECT u.a + u.b AS s, u.a * v.c AS m FROM "
+        "(SELECT id AS a, amount AS b FROM orders UNION ALL SELECT order_id, qty FROM items) u "
+        "JOIN (SELECT id AS c FROM old UNION ALL SELECT id FROM orders) v ON u.a = v.c",
+        SCHEMA,
+    )
+    assert [d.expression for d in e.direct_for("s")] == ["orders.id + orders.amount", "items.order_id + items.qty"]
+    assert [d.expression for d in e.direct_for("m")] == [
+        "orders.id * old.id",
+        "orders.id * orders.id",
+        "items.order_id * old.id",
+        "items.order_id * orders.id",
+    ]

@@ -452,8 +452,8 @@ class Extractor:
         return out
 
     def _render(self, node: exp.Expression) -> str:
-        """SQL text of a resolved expression (it is ours and analysed already: no copy needed)."""
-        return self._generator.generate(node, copy=False)
+        """SQL text of a resolved expression (ours, analysed already: no copy, no preprocessing needed)."""
+        return self._generator.sql(node).strip()
 
 
 def extract_script(

@@ -19,6 +19,7 @@ its resolved expression.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 
 from sqlglot import exp
 
@@ -59,6 +60,7 @@ class Resolver(SourceBinder, ColumnBinder):
         self.incomplete = False
         self._memo: dict[int, Relation] = {}
         self._taken: set[int] = set()
+        self._origin: int | None = None  # the relation the last bound column came from (see resolve)
         # One node per base column, shared by every tree that reads it: column SQL does not
         # depend on the parent, and nothing mutates resolved trees.
         self._columns: dict[tuple[TableRef, str], exp.Column] = {}
@@ -396,25 +398,24 @@ class Resolver(SourceBinder, ColumnBinder):
         """
         if isinstance(expr, exp.Column) and not isinstance(expr.this, exp.Star):
             return self._column(expr, scope, alias_first, alias_fallback)
-        subs: list[tuple[int, Alts]] = []
+        subs: list[tuple[int, Alts, int | None]] = []  # (node id, alternatives, relation they come from)
         found = list(expr.find_all(exp.Column, *QUERY_TYPES))
         nodes = found if not any(isinstance(n, QUERY_TYPES) for n in found) else scope_nodes(expr)
         for node in nodes:
             if isinstance(node, exp.Column):
                 if isinstance(node.this, exp.Star):
                     continue
-                subs.append((id(node), self._column(node, scope, alias_first, alias_fallback)))
+                self._origin = None
+                alts = self._column(node, scope, alias_first, alias_fallback)
+                subs.append((id(node), alts, self._origin))
             elif isinstance(node, QUERY_TYPES):
-                subs.append((id(node), self._subquery(node, scope)))
+                subs.append((id(node), self._subquery(node, scope), None))
         if not subs:
             return [substitute(expr, {})]
-        choices = [alts if alts else [None] for _, alts in subs]  # type: ignore[list-item]
         out: Alts = []
-        for combo in itertools.islice(itertools.product(*choices), MAX_ALTERNATIVES):
+        for assignment in itertools.islice(_combinations(subs), MAX_ALTERNATIVES):
             fresh = not out  # later combinations share replacements with the first: copy them
-            mapping = {
-                key: alt if fresh else clone(alt) for (key, _), alt in zip(subs, combo, strict=True) if alt is not None
-            }
+            mapping = {key: alt if fresh else clone(alt) for key, alt in assignment}
             out.append(substitute(expr, mapping))
         return out
 
@@ -442,3 +443,29 @@ class Resolver(SourceBinder, ColumnBinder):
                 cond = exp.And(this=cond, expression=self._take(c))
             select.set("where", exp.Where(this=cond))
         return [select if isinstance(node, exp.Select) else exp.Subquery(this=select)]
+
+
+def _combinations(subs: list[tuple[int, Alts, int | None]]) -> Iterator[list[tuple[int, exp.Expression]]]:
+    """The ways to fill an expression's columns when some have several alternatives.
+
+    Columns of one set-operation relation go together branch by branch (``a + b`` over a UNION is
+    ``a1 + b1`` and ``a2 + b2``, never ``a1 + b2``); columns of different relations combine freely.
+    A column with no alternative keeps its original node.
+    """
+    dims: list[list[list[tuple[int, exp.Expression]]]] = []
+    grouped: dict[int, list[tuple[int, Alts]]] = {}
+    for key, alts, origin in subs:
+        if not alts:
+            continue
+        if origin is not None and len(alts) > 1:
+            grouped.setdefault(origin, []).append((key, alts))
+        else:
+            dims.append([[(key, alt)] for alt in alts])
+    for members in grouped.values():
+        width = len(members[0][1])
+        if all(len(alts) == width for _, alts in members):
+            dims.append([[(key, alts[b]) for key, alts in members] for b in range(width)])
+        else:  # not aligned (should not happen): combine freely rather than drop facts
+            dims.extend([[(key, alt)] for alt in alts] for key, alts in members)
+    for combo in itertools.product(*dims):
+        yield [pair for part in combo for pair in part]
