@@ -64,3 +64,13 @@ def test_columns_of_one_union_pair_up_branch_by_branch():
         "items.order_id * old.id",
         "items.order_id * orders.id",
     ]
+
+
+def test_too_many_branch_combinations_are_capped_with_a_diagnostic():
+    branches = " UNION ALL ".join(f"SELECT id AS a FROM orders WHERE id = {k}" for k in range(9))
+    e = one_event(
+        f"INSERT INTO t SELECT u.a + v.a + w.a AS s FROM ({branches}) u, ({branches}) v, ({branches}) w", SCHEMA
+    )
+    assert len(e.direct_for("s")) == 64
+    assert "alternatives_capped" in [d.code for d in e.diagnostics]
+    assert e.status.value == "PARTIAL"

@@ -413,7 +413,15 @@ class Resolver(SourceBinder, ColumnBinder):
         if not subs:
             return [substitute(expr, {})]
         out: Alts = []
-        for assignment in itertools.islice(_combinations(subs), MAX_ALTERNATIVES):
+        for assignment in _combinations(subs):
+            if len(out) == MAX_ALTERNATIVES:
+                self.diag(
+                    "alternatives_capped",
+                    f"{expr.sql()[:80]}: more than {MAX_ALTERNATIVES} combinations of set-operation branches; "
+                    f"the first {MAX_ALTERNATIVES} are kept",
+                    expr,
+                )
+                break
             fresh = not out  # later combinations share replacements with the first: copy them
             mapping = {key: alt if fresh else clone(alt) for key, alt in assignment}
             out.append(substitute(expr, mapping))
