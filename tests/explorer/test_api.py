@@ -127,7 +127,10 @@ def test_edge_and_job_carry_the_statement(client: TestClient) -> None:
     )
     assert d["job"]["type"] == "JOB"
     s = d["statement"]
-    assert s["kind"] == "headwater" and s["sql"] == "INSERT INTO lineage_customer_summary ..."
+    assert s["kind"] == "headwater" and s["sql"].startswith(
+        "INSERT INTO lineage_customer_summary\nWITH customer_totals"
+    )
+    assert s["sql"].endswith("ORDER BY total_amount DESC")
     assert s["context"]["user"] == "lineage_user" and s["context"]["query_id"] == "guide-q1"
     assert "sql" not in s["context"]
     job = client.get(f"{API}/jobs/{d['job']['id']}").json()

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import create_engine, text
 
+from headwater.extract.examples import guide_event
 from headwater.model import (
     ColumnRef,
     DirectInput,
@@ -47,87 +48,9 @@ def col(table: str, column: str, db: str = DB) -> ColumnRef:
 
 
 def guide(query_id: str = "guide-q1", timestamp: str | None = "2024-05-01T10:00:00Z") -> LineageInfo:
-    """The guide's example: lineage_orders ⋈ lineage_customers → lineage_customer_summary."""
-    orders, customers, summary = _t("lineage_orders"), _t("lineage_customers"), _t("lineage_customer_summary")
-    o_cust, o_region = ColumnRef(orders, "customer_id"), ColumnRef(orders, "region")
-    o_amount, o_status = ColumnRef(orders, "amount"), ColumnRef(orders, "status")
-    c_cust, c_level = ColumnRef(customers, "customer_id"), ColumnRef(customers, "customer_level")
-    upper, total = "UPPER(lineage_orders.region)", "SUM(lineage_orders.amount)"
-    d = DirectType
-    direct = (
-        DirectLineage(
-            "customer_id",
-            "lineage_orders.customer_id",
-            d.IDENTITY,
-            Origin.COLUMN,
-            (o_cust,),
-            (DirectInput(o_cust),),
-        ),
-        DirectLineage(
-            "region_label",
-            upper,
-            d.TRANSFORMATION,
-            Origin.COLUMN,
-            (o_region,),
-            (DirectInput(o_region, ("UPPER",)),),
-        ),
-        DirectLineage(
-            "total_amount",
-            total,
-            d.AGGREGATION,
-            Origin.COLUMN,
-            (o_amount,),
-            (DirectInput(o_amount, ("SUM",)),),
-        ),
-        DirectLineage(
-            "customer_seq",
-            "ROW_NUMBER() OVER (ORDER BY lineage_orders.customer_id)",
-            d.TRANSFORMATION,
-            Origin.SYSTEM,
-            (o_cust,),
-            (),
-        ),
-        DirectLineage(
-            "region_group",
-            f"CASE WHEN {upper} = 'EAST' THEN 'CORE' ELSE 'OTHER' END",
-            d.TRANSFORMATION,
-            Origin.CONSTANT,
-            (o_region,),
-            (),
-        ),
-    )
-    i = IndirectType
-    dataset = (
-        IndirectLineage(i.JOIN, "lineage_orders.customer_id = lineage_customers.customer_id", (o_cust, c_cust)),
-        IndirectLineage(i.FILTER, "lineage_orders.status = 'PAID'", (o_status,)),
-        IndirectLineage(i.FILTER, "lineage_customers.customer_level = 'VIP'", (c_level,)),
-        IndirectLineage(i.FILTER, f"{total} >= 50", (o_amount,)),
-        IndirectLineage(i.GROUP_BY, "lineage_orders.customer_id", (o_cust,)),
-        IndirectLineage(i.GROUP_BY, upper, (o_region,)),
-        IndirectLineage(i.SORT, total, (o_amount,)),
-    )
-    output = (
-        IndirectLineage(i.WINDOW, "lineage_orders.customer_id", (o_cust,), "customer_seq"),
-        IndirectLineage(i.CONDITIONAL, f"{upper} = 'EAST'", (o_region,), "region_group"),
-    )
-    columns = tuple(Field(n) for n in ("customer_id", "region_label", "total_amount", "customer_seq", "region_group"))
-    return LineageInfo(
-        event_id=make_event_id(query_id, summary),
-        source_command=SourceCommand.INSERT_INTO,
-        target=Target(summary, columns),
-        sources=(orders, customers),
-        direct=direct,
-        dataset_indirect=dataset,
-        output_indirect=output,
-        context=QueryContext(
-            SourceCommand.INSERT_INTO,
-            query_id,
-            "INSERT INTO lineage_customer_summary ...",
-            user="lineage_user",
-            database=DB,
-            timestamp=timestamp,
-        ),
-    )
+    """The guide's example event as headwater extracts it (lineage_orders ⋈ lineage_customers →
+    lineage_customer_summary), with a fixed query id and time."""
+    return guide_event(query_id, timestamp=timestamp)
 
 
 def copy_event(
