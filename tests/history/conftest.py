@@ -13,13 +13,14 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from tests.pg_schema import fresh_schema_url
 
 from headwater.history.synthetic import write_table
 from headwater.model import event_to_json
 from headwater.store import open_store
 
 MARIADB_URL = "mysql+pymysql://root@127.0.0.1:3306/test"
-POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+
 GUIDE_SQL = Path(__file__).resolve().parents[2] / "src/headwater/extract/examples/doris_guide.sql"
 T0 = datetime(2024, 5, 1, 10, 0, 0)
 
@@ -130,17 +131,8 @@ def sqlite_url(tmp_path: Path) -> str:
 @pytest.fixture
 def pg_url() -> Iterator[str]:
     """A PostgreSQL store URL in a fresh schema, dropped afterwards (fails if PostgreSQL is down)."""
-    schema = f"hw_hist_{uuid.uuid4().hex[:10]}"
-    admin = sa.create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    yield f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
-    from headwater.store import close_all
-
-    close_all()
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
+    with fresh_schema_url("hw_hist") as url:
+        yield url
 
 
 @pytest.fixture

@@ -112,26 +112,12 @@ def test_two_workers_record_the_same_as_one(backend: str, tmp_path: Path, reques
 
 def _fresh_pg(request: pytest.FixtureRequest) -> str:
     """A second PostgreSQL schema for the same test (the fixture gives one per test)."""
-    import uuid
+    from tests.pg_schema import fresh_schema_url
 
-    import sqlalchemy as sa
-    from tests.history.conftest import POSTGRES_URL
-
-    schema = f"hw_hist_{uuid.uuid4().hex[:10]}"
-    admin = sa.create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-
-    def drop() -> None:
-        from headwater.store import close_all
-
-        close_all()
-        with admin.connect() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
-
-    request.addfinalizer(drop)
-    return f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
+    schema = fresh_schema_url("hw_hist")
+    url = schema.__enter__()
+    request.addfinalizer(lambda: schema.__exit__(None, None, None))
+    return url
 
 
 def test_extraction_is_the_same_in_process_and_in_workers(tmp_path: Path) -> None:

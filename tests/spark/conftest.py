@@ -6,7 +6,6 @@ pyspark is imported at the top: if it is missing or Java cannot start, these tes
 from __future__ import annotations
 
 import json
-import uuid
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -14,15 +13,13 @@ from pathlib import Path
 
 import pyspark  # noqa: F401  (a missing pyspark is an error here, not a skip)
 import pytest
-import sqlalchemy as sa
+from tests.pg_schema import fresh_schema_url
 
 from headwater.history import ExtractSpec, group_sessions, open_source
 from headwater.history.synthetic import generate_log, synthetic_schema, write_audit_file, write_csv, write_jsonl
 from headwater.history.window import Window
 from headwater.model import event_to_json
 from headwater.spark import local_session
-
-POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
 
 @dataclass
@@ -71,14 +68,6 @@ def jsonl_outcomes(spark, generated) -> Iterator[object]:
 
 @pytest.fixture
 def pg_url() -> Iterator[str]:
-    schema = f"hw_spark_{uuid.uuid4().hex[:10]}"
-    admin = sa.create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    yield f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
-    from headwater.store import close_all
-
-    close_all()
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
+    """A PostgreSQL store URL in a fresh schema, dropped afterwards (fails if PostgreSQL is down)."""
+    with fresh_schema_url("hw_spark") as url:
+        yield url
