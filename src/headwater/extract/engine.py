@@ -172,7 +172,7 @@ class Extractor:
 
         resolver = self._resolver(index)
         query = tree.expression
-        ctes = resolver._with(tree, {}, None)  # INSERT … WITH may hang the WITH on the INSERT
+        ctes = resolver.ctes_of(tree, {}, None)  # INSERT … WITH may hang the WITH on the INSERT
         rel = resolver.relation(query, None, ctes)
         partition, rel = self._partition(target_node, rel)
         if not resolver.tables and not resolver.via and self.options.statements == "doris":
@@ -215,14 +215,14 @@ class Extractor:
                 ]
                 node = node.this
             target = table_ref(node, self.names, self.session)
-            rel = resolver.relation(tree.expression, None, resolver._with(tree, {}, None))
+            rel = resolver.relation(tree.expression, None, resolver.ctes_of(tree, {}, None))
             apply_statement(tree, self.catalog, self.names, self.session)
         elif isinstance(tree, exp.Update) and isinstance(tree.this, exp.Table):
             kind = Kind("update", SourceCommand.UPDATE)
             target = table_ref(tree.this, self.names, self.session)
             query, names = update_query(tree)
             column_list = [self.names.column_ident(n) or "" for n in names]
-            rel = resolver.relation(query, None, resolver._with(tree, {}, None))
+            rel = resolver.relation(query, None, resolver.ctes_of(tree, {}, None))
         elif isinstance(tree, exp.Merge) and isinstance(tree.this, exp.Table):
             kind = Kind("merge", SourceCommand.MERGE)
             target = table_ref(tree.this, self.names, self.session)

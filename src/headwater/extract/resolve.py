@@ -104,7 +104,7 @@ class Resolver(SourceBinder, ColumnBinder):
 
     def _relation(self, query: exp.Expression, parent: Scope | None, ctes: dict[str, Source]) -> Relation:
         if isinstance(query, exp.Subquery):
-            return self.relation(query.this, parent, self._with(query, ctes, parent))
+            return self.relation(query.this, parent, self.ctes_of(query, ctes, parent))
         if isinstance(query, exp.Select):
             return self._select(query, parent, ctes)
         if isinstance(query, exp.SetOperation):
@@ -116,7 +116,8 @@ class Resolver(SourceBinder, ColumnBinder):
         )
         return Relation([], [], [], complete=False)
 
-    def _with(self, node: exp.Expression, ctes: dict[str, Source], parent: Scope | None) -> dict[str, Source]:
+    def ctes_of(self, node: exp.Expression, ctes: dict[str, Source], parent: Scope | None) -> dict[str, Source]:
+        """The CTEs visible inside ``node``: ``ctes`` plus those of its own WITH (each sees the earlier ones)."""
         with_ = node.args.get("with_")
         if not with_:
             return ctes
@@ -179,7 +180,7 @@ class Resolver(SourceBinder, ColumnBinder):
         return self._aliased(Relation(names, list(names), columns), values.args.get("alias"))
 
     def _set_operation(self, node: exp.SetOperation, parent: Scope | None, ctes: dict[str, Source]) -> Relation:
-        ctes = self._with(node, ctes, parent)
+        ctes = self.ctes_of(node, ctes, parent)
         left = self.relation(node.this, parent, ctes)
         right = self.relation(node.expression, parent, ctes)
         if left.complete and right.complete and len(left.columns) != len(right.columns):
@@ -221,7 +222,7 @@ class Resolver(SourceBinder, ColumnBinder):
     # ------------------------------------------------------------------ SELECT
 
     def _select(self, sel: exp.Select, parent: Scope | None, ctes: dict[str, Source]) -> Relation:
-        ctes = self._with(sel, ctes, parent)
+        ctes = self.ctes_of(sel, ctes, parent)
         scope = Scope(parent, ctes)
         from_ = sel.args.get("from_")
         if from_ is not None:
