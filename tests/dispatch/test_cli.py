@@ -107,7 +107,11 @@ def test_plugins_status_starts_the_plugins(tmp_path: Path) -> None:
         ("openlineage", "not in activate_lineage_plugin", ""),
         ("store", "not in activate_lineage_plugin", ""),
         ("jsonl", "active", ""),
-        ("webhook", "failed to create/initialize", "ValueError: lineage plugin webhook needs the setting 'url'"),
+        (
+            "webhook",
+            "failed to create/initialize",
+            "PluginNotConfigured: lineage plugin webhook needs the setting 'url'",
+        ),
     ]
     assert doc["counters"]["submitted"] == 0 and list(doc["counters"]["plugins"]) == ["jsonl"]
     text = runner.invoke(app, ["plugins", "status", "--config", str(config)]).stdout.splitlines()
@@ -115,6 +119,44 @@ def test_plugins_status_starts_the_plugins(tmp_path: Path) -> None:
         "lineage: submitted=0 skipped=0 excluded=0 extract_errors=0 extracted=0 dropped=0 abandoned=0 queue_depth=0",
         "plugin jsonl: dispatched=0 failed=0 filtered_out=0 filter_errors=0",
     ]
+
+
+def test_plugins_status_by_default_skips_unconfigured_builtins_without_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default empty activate_lineage_plugin tries every built-in: jsonl and webhook have no
+    ``path`` / ``url``, which is the normal case, not an error."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HEADWATER_STORE", f"sqlite:///{tmp_path / 'lineage.db'}")
+    result = runner.invoke(app, ["plugins", "status", "--plugin-dir", str(tmp_path / "none"), "--json"])
+    assert result.exit_code == 0, result.output
+    states = {p["name"]: (p["state"], p["reason"]) for p in json.loads(result.stdout)["plugins"]}
+    assert states == {
+        "jsonl": ("not configured", "needs the setting 'path'"),
+        "log": ("active", ""),
+        "openlineage": ("active", ""),
+        "store": ("active", ""),
+        "webhook": ("not configured", "needs the setting 'url'"),
+    }
+    assert "Traceback" not in result.stderr and "ERROR" not in result.stderr
+    skips = [line for line in result.stderr.splitlines() if "not configured" in line]
+    assert skips == [
+        "INFO headwater.dispatch: Skip lineage plugin not configured: jsonl (needs the setting 'path' in "
+        "[lineage_plugins.jsonl])",
+        "INFO headwater.dispatch: Skip lineage plugin not configured: webhook (needs the setting 'url' in "
+        "[lineage_plugins.webhook])",
+    ]
+
+
+def test_plugins_status_reports_a_named_unconfigured_plugin_as_an_error(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["plugins", "status", "--plugin-dir", str(tmp_path / "none"), "--activate", "webhook"])
+    assert result.exit_code == 0, result.output
+    assert "ERROR headwater.dispatch: Failed to create/initialize lineage plugin: webhook" in result.stderr
+    assert "Traceback" in result.stderr
+    assert (
+        "webhook      failed to create/initialize: PluginNotConfigured: lineage plugin webhook needs the setting 'url'"
+        in result.stdout
+    )
 
 
 @pytest.mark.parametrize("bad", ["0", "-5", "lots"])

@@ -83,7 +83,7 @@ def test_jsonl_rotation_without_backups_truncates(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("settings", "reason"),
     [
-        ({}, "ValueError: lineage plugin jsonl needs the setting 'path'"),
+        ({}, "PluginNotConfigured: lineage plugin jsonl needs the setting 'path'"),
         (
             {"path": "x", "max_bytes": -1},
             "ValueError: lineage plugin jsonl: setting 'max_bytes' must be an integer >= 0, got -1",

@@ -19,7 +19,7 @@ from headwater.plugins.webhook import WebhookPlugin, WebhookPluginFactory
 SQL = "INSERT INTO lineage_customer_summary SELECT ..."
 
 
-def webhook_dispatch(settings: dict, sleeps: list[float]) -> LineageDispatch:
+def webhook_dispatch(settings: dict, sleeps: list[float], activate: tuple[str, ...] = ()) -> LineageDispatch:
     """The built-in factory's plugin, with its sleep recorded instead of waited."""
 
     def make(ctx: object) -> WebhookPlugin:
@@ -29,7 +29,7 @@ def webhook_dispatch(settings: dict, sleeps: list[float]) -> LineageDispatch:
         return plugin
 
     return start_dispatch(
-        DispatchSettings(plugin_dir=None, plugin_settings={"webhook": settings}),  # type: ignore[arg-type]
+        DispatchSettings(plugin_dir=None, activate_lineage_plugin=activate, plugin_settings={"webhook": settings}),  # type: ignore[arg-type]
         extract=ListExtract({SQL: [guide_event("q-web")]}),
         discovery=discovery_of(StaticFactory("webhook", make)),
     )
@@ -91,14 +91,40 @@ def test_connection_errors_are_retried() -> None:
     assert d.snapshot().plugins["webhook"].failed == 1
 
 
-def test_missing_url_fails_initialize(caplog: pytest.LogCaptureFixture) -> None:
+def test_missing_url_fails_initialize_when_named(caplog: pytest.LogCaptureFixture) -> None:
+    d = webhook_dispatch({}, [], activate=("webhook",))
+    d.close()
+    assert d.plugins == []
+    assert [(s.name, s.state, s.reason) for s in d.activation.statuses] == [
+        (
+            "webhook",
+            "failed to create/initialize",
+            "PluginNotConfigured: lineage plugin webhook needs the setting 'url'",
+        )
+    ]
+    [record] = [r for r in caplog.records if r.getMessage() == "Failed to create/initialize lineage plugin: webhook"]
+    assert record.levelname == "ERROR" and record.exc_info is not None
+
+
+def test_missing_url_is_skipped_without_a_traceback_when_every_plugin_is_tried(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, "headwater.dispatch")
     d = webhook_dispatch({}, [])
     d.close()
     assert d.plugins == []
-    assert [(s.name, s.reason) for s in d.activation.statuses] == [
-        ("webhook", "ValueError: lineage plugin webhook needs the setting 'url'")
+    assert [(s.name, s.state, s.reason) for s in d.activation.statuses] == [
+        ("webhook", "not configured", "needs the setting 'url'")
     ]
-    assert "Failed to create/initialize lineage plugin: webhook" in [r.getMessage() for r in caplog.records]
+    records = [r for r in caplog.records if r.name == "headwater.dispatch" and "Skip" in r.getMessage()]
+    assert [(r.levelname, r.getMessage(), r.exc_info) for r in records] == [
+        (
+            # a [lineage_plugins.webhook] table exists (empty here): someone meant to configure it
+            "WARNING",
+            "Skip lineage plugin not configured: webhook (needs the setting 'url' in [lineage_plugins.webhook])",
+            None,
+        )
+    ]
 
 
 def test_body_is_the_event_json(server: Any) -> None:

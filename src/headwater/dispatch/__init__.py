@@ -9,7 +9,7 @@ from headwater.dispatch.counters import CounterSnapshot, PluginCounts
 from headwater.dispatch.discovery import DECLARATION_FILE, ENTRY_POINT_GROUP, Discovery, discover
 from headwater.dispatch.runtime import LineageDispatch, start_dispatch
 from headwater.dispatch.settings import DispatchSettings, SettingsError, load_settings
-from headwater.dispatch.spi import LineagePlugin, LineagePluginFactory, PluginContext
+from headwater.dispatch.spi import LineagePlugin, LineagePluginFactory, PluginContext, PluginNotConfigured
 
 __all__ = [
     "DECLARATION_FILE",
@@ -26,6 +26,7 @@ __all__ = [
     "LoadedPlugin",
     "PluginContext",
     "PluginCounts",
+    "PluginNotConfigured",
     "SettingsError",
     "discover",
     "load_settings",

@@ -3,6 +3,10 @@
 Names match exactly and case-sensitively; an empty setting instantiates every discovered factory
 (as in the Doris guide) and says so in a start-up warning. Plugins run in activation order: the
 order of the setting, or discovery order when it is empty.
+
+When the setting is empty, a plugin that raises ``PluginNotConfigured`` (a required setting is
+missing) is skipped with one log line, no traceback: trying every factory is not a request to run
+unconfigured ones. A plugin the setting names explicitly and that fails is an error either way.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from pathlib import Path
 
 from headwater.dispatch.discovery import DiscoveredFactory, Discovery
 from headwater.dispatch.settings import DispatchSettings
-from headwater.dispatch.spi import LineagePlugin, PluginContext
+from headwater.dispatch.spi import LineagePlugin, PluginContext, PluginNotConfigured
 
 log = logging.getLogger("headwater.dispatch")
 
@@ -21,6 +25,7 @@ ACTIVE = "active"
 SELECTED = "selected"
 NOT_ACTIVATED = "not in activate_lineage_plugin"
 FAILED = "failed to create/initialize"
+NOT_CONFIGURED = "not configured"
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,16 +92,44 @@ def _start(found: DiscoveredFactory, settings: DispatchSettings) -> LoadedPlugin
     return LoadedPlugin(found.name, plugin, found.plugin_path, context)
 
 
+def _failed(result: Activation, found: DiscoveredFactory, exc: Exception) -> None:
+    log.error("Failed to create/initialize lineage plugin: %s", found.name, exc_info=exc)
+    reason = f"{type(exc).__name__}: {exc}"
+    result.statuses.append(FactoryStatus(found.name, found.origin, found.plugin_path, FAILED, reason))
+
+
+def _not_configured(
+    result: Activation, found: DiscoveredFactory, exc: PluginNotConfigured, settings: DispatchSettings
+) -> None:
+    """Skip a plugin tried only because the setting is empty; louder when it has a settings table (so
+    someone meant to configure it) than when it has none."""
+    level = logging.WARNING if found.name in settings.plugin_settings else logging.INFO
+    log.log(
+        level,
+        "Skip lineage plugin not configured: %s (needs the setting %r in [lineage_plugins.%s])",
+        found.name,
+        exc.setting,
+        found.name,
+    )
+    reason = f"needs the setting {exc.setting!r}"
+    result.statuses.append(FactoryStatus(found.name, found.origin, found.plugin_path, NOT_CONFIGURED, reason))
+
+
 def activate(discovery: Discovery, settings: DispatchSettings) -> Activation:
     """Create and initialise the selected factories; a failure is logged and leaves the others running."""
     chosen, result = select(discovery, settings)
+    implicit = not settings.activate_lineage_plugin
     for found in chosen:
         try:
             loaded = _start(found, settings)
+        except PluginNotConfigured as exc:
+            if implicit:
+                _not_configured(result, found, exc, settings)
+            else:
+                _failed(result, found, exc)
+            continue
         except Exception as exc:
-            log.error("Failed to create/initialize lineage plugin: %s", found.name, exc_info=True)
-            reason = f"{type(exc).__name__}: {exc}"
-            result.statuses.append(FactoryStatus(found.name, found.origin, found.plugin_path, FAILED, reason))
+            _failed(result, found, exc)
             continue
         log.info("Loaded lineage plugin: %s, pluginPath=%s", found.name, found.plugin_path)
         result.plugins.append(loaded)

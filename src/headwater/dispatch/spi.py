@@ -40,6 +40,23 @@ class PluginContext:
         return self.settings.get(key, default)
 
 
+class PluginNotConfigured(ValueError):
+    """Raised by ``create`` or ``initialize`` when a setting the plugin cannot work without is absent.
+
+    With an empty ``activate_lineage_plugin`` (every discovered factory is tried) such a plugin is
+    skipped with one log line naming the setting; when ``activate_lineage_plugin`` names it, it is a
+    failure like any other. A present but invalid setting is a plain ``ValueError``, never this.
+
+    >>> str(PluginNotConfigured("webhook", "url"))
+    "lineage plugin webhook needs the setting 'url'"
+    """
+
+    def __init__(self, plugin: str, setting: str) -> None:
+        super().__init__(f"lineage plugin {plugin} needs the setting {setting!r}")
+        self.plugin = plugin
+        self.setting = setting
+
+
 class LineagePlugin(ABC):
     """A lineage sink. ``exec`` runs on the single dispatch worker; ``event_filter`` on any thread."""
 
@@ -48,7 +65,10 @@ class LineagePlugin(ABC):
         """The plugin's name; should equal its factory's name."""
 
     def initialize(self, context: PluginContext) -> None:  # noqa: B027 - optional hook
-        """Prepare the plugin (open files, clients). An exception here means the plugin is not loaded."""
+        """Prepare the plugin (open files, clients). An exception here means the plugin is not loaded.
+
+        Raise ``PluginNotConfigured`` for a missing required setting.
+        """
 
     @abstractmethod
     def event_filter(self) -> bool:

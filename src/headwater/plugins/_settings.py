@@ -1,20 +1,23 @@
 """Reading a plugin's own settings with clear errors (an error makes ``initialize`` fail).
 
->>> from headwater.dispatch.spi import PluginContext
+>>> from headwater.dispatch.spi import PluginContext, PluginNotConfigured
 >>> ctx = PluginContext("p", None, {"n": 3, "s": "x"})
 >>> integer(ctx, "n", 1, minimum=0), string(ctx, "s"), number(ctx, "absent", 0.5)
 (3, 'x', 0.5)
 >>> string(ctx, "url")
 Traceback (most recent call last):
 ...
-ValueError: lineage plugin p needs the setting 'url'
+headwater.dispatch.spi.PluginNotConfigured: lineage plugin p needs the setting 'url'
+
+A missing required setting raises ``PluginNotConfigured`` (the plugin is merely not configured);
+a present but wrong one raises ``ValueError``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from headwater.dispatch.spi import PluginContext
+from headwater.dispatch.spi import PluginContext, PluginNotConfigured
 
 _REQUIRED: Any = object()
 
@@ -22,7 +25,7 @@ _REQUIRED: Any = object()
 def _get(ctx: PluginContext, key: str, default: Any) -> Any:
     value = ctx.settings.get(key, default)
     if value is _REQUIRED:
-        raise ValueError(f"lineage plugin {ctx.name} needs the setting {key!r}")
+        raise PluginNotConfigured(ctx.name, key)
     return value
 
 
