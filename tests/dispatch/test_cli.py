@@ -168,22 +168,40 @@ def test_bad_queue_size_is_a_usage_error(bad: str) -> None:
     )
 
 
-def _run_guide(tmp_path: Path, url: str, suffix: str, extra: str = "") -> tuple[object, list[dict]]:
+URLS = {
+    "sqlite": "sqlite:///{tmp_path}/db.sqlite",
+    "mariadb": "mysql+pymysql://root@127.0.0.1:3306/test",
+    "postgres": "postgresql+psycopg://postgres@127.0.0.1:5432/test",
+}
+
+
+def _run_guide(
+    tmp_path: Path, url: str, suffix: str, extra: str = "", statements: list[str] | None = None, *flags: str
+) -> tuple[object, list[dict]]:
     script = tmp_path / "guide.sql"
-    script.write_text(";\n".join(guide_script(suffix)) + ";\n" + extra)
+    script.write_text(";\n".join(statements or guide_script(suffix)) + ";\n" + extra)
     events = tmp_path / "events.jsonl"
     config = tmp_path / "hw.toml"
     config.write_text(f'activate_lineage_plugin = "jsonl"\n[lineage_plugins.jsonl]\npath = "{events}"\n')
-    result = runner.invoke(app, ["run-script", str(script), "--catalog-url", url, "--config", str(config)])
+    result = runner.invoke(app, ["run-script", str(script), "--catalog-url", url, "--config", str(config), *flags])
     found = [json.loads(line) for line in events.read_text().splitlines()] if events.exists() else []
     return result, found
 
 
-def _drop(conn: object, suffix: str) -> None:
+def _drop(conn: object, suffix: str, more: tuple[str, ...] = ()) -> None:
     cur = conn.cursor()  # type: ignore[attr-defined]
-    for name in guide_tables(suffix):
+    for name in [*guide_tables(suffix), *more]:
         cur.execute(f"DROP TABLE IF EXISTS {name}")
     conn.close()  # type: ignore[attr-defined]
+
+
+def _drop_on(backend: str, suffix: str, more: tuple[str, ...] = ()) -> None:
+    if backend == "mariadb":
+        _drop(
+            pymysql.connect(host="127.0.0.1", user="root", password="", database="test", autocommit=True), suffix, more
+        )
+    elif backend == "postgres":
+        _drop(psycopg.connect("host=127.0.0.1 user=postgres dbname=test", autocommit=True), suffix, more)
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "mariadb", "postgres"])
@@ -203,7 +221,9 @@ def test_run_script_executes_and_dispatches(tmp_path: Path, backend: str) -> Non
             _drop(psycopg.connect("host=127.0.0.1 user=postgres dbname=test", autocommit=True), suffix)
     assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
     out = result.stdout.splitlines()  # type: ignore[attr-defined]
-    assert [line.split()[2] for line in out[:6]] == ["ok"] * 6
+    assert [line.split(": ", 1)[1].split()[0] for line in out[:6]] == ["ok"] * 6
+    assert out[0].startswith(f"statement 1 (line 1): ok  CREATE TABLE lineage_orders_{suffix} (order_id BIGINT")
+    assert out[5].startswith(f"statement 6 (line 6): ok  INSERT INTO lineage_customer_summary_{suffix} WITH")
     assert out[6:] == [
         "lineage: submitted=6 skipped=0 excluded=5 extract_errors=0 extracted=1 dropped=0 abandoned=0 queue_depth=0",
         "plugin jsonl: dispatched=1 failed=0 filtered_out=0 filter_errors=0",
@@ -220,18 +240,84 @@ def test_run_script_executes_and_dispatches(tmp_path: Path, backend: str) -> Non
     ]
 
 
-def test_run_script_stops_at_the_first_failure(tmp_path: Path) -> None:
+def _guide_with_failures(suffix: str) -> tuple[list[str], str]:
+    """The guide's script with a rejected lineage statement before its INSERT, and a CTAS after it."""
+    missing, after = f"lineage_missing_{suffix}", f"after_failure_{suffix}"
+    statements = guide_script(suffix)
+    statements[5:5] = [f"INSERT INTO {missing} SELECT customer_id FROM lineage_customers_{suffix}"]
+    statements.append(f"CREATE TABLE {after} AS SELECT customer_id FROM lineage_customers_{suffix}")
+    return statements, after
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "mariadb", "postgres"])
+def test_run_script_reports_a_failed_statement_and_goes_on(tmp_path: Path, backend: str) -> None:
     suffix = uuid.uuid4().hex[:8]
-    url = f"sqlite:///{tmp_path / 'db.sqlite'}"
-    result, events = _run_guide(
-        tmp_path, url, suffix, extra="INSERT INTO nowhere SELECT 1 FROM x;\nCREATE TABLE after_failure (a INT);\n"
+    statements, after = _guide_with_failures(suffix)
+    try:
+        result, events = _run_guide(
+            tmp_path, URLS[backend].format(tmp_path=tmp_path), suffix, "SELECT FROM WHERE;\n", statements
+        )
+    finally:
+        _drop_on(backend, suffix, (after,))
+    assert result.exit_code == 1, result.output  # type: ignore[attr-defined]
+    out = result.stdout.splitlines()  # type: ignore[attr-defined]
+    missing = f"lineage_missing_{suffix}"
+    message = {
+        "sqlite": f"no such table: {missing}",
+        "mariadb": f"(1146, \"Table 'test.{missing}' doesn't exist\")",
+        "postgres": f'relation "{missing}" does not exist',
+    }[backend]
+    heads = [line.split("  ")[0] for line in out if line.startswith("statement ")]
+    heads[8] = heads[8][: len("statement 9 (line 22): error:")]
+    assert heads == [
+        "statement 1 (line 1): ok",
+        "statement 2 (line 2): ok",
+        "statement 3 (line 3): ok",
+        "statement 4 (line 4): ok",
+        "statement 5 (line 5): ok",
+        f"statement 6 (line 6): error: {message}",
+        "statement 7 (line 7): ok",
+        "statement 8 (line 21): ok",
+        "statement 9 (line 22): error:",  # the syntax error message differs per database
+    ]
+    assert out[5] == f"{heads[5]}  {statements[5][:70]}"  # the statement's start follows
+    if backend == "postgres":  # the rest of a multi-line message follows, indented
+        assert out[6].startswith("    LINE 1: INSERT INTO")
+    assert result.stderr.splitlines()[-1] == (  # type: ignore[attr-defined]
+        "error: 2 of 9 statements failed: statement 6 (line 6), statement 9 (line 22)"
     )
+    # lineage for the statements that succeeded, before and after the failures; none for the failed
+    assert [e["target"]["table"]["name"] for e in events] == [f"lineage_customer_summary_{suffix}", after]
+    assert out[-2:] == [
+        "lineage: submitted=7 skipped=0 excluded=5 extract_errors=0 extracted=2 dropped=0 abandoned=0 queue_depth=0",
+        "plugin jsonl: dispatched=2 failed=0 filtered_out=0 filter_errors=0",
+    ]
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "mariadb"])
+def test_run_script_stop_on_error_stops_at_the_first_failure(tmp_path: Path, backend: str) -> None:
+    suffix = uuid.uuid4().hex[:8]
+    statements, after = _guide_with_failures(suffix)
+    url = URLS[backend].format(tmp_path=tmp_path)
+    try:
+        result, events = _run_guide(tmp_path, url, suffix, "", statements, "--stop-on-error")
+        if backend == "sqlite":
+            with sqlite3.connect(tmp_path / "db.sqlite") as conn:
+                tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        else:
+            conn = pymysql.connect(host="127.0.0.1", user="root", password="", database="test")
+            with conn.cursor() as cur:
+                cur.execute("SHOW TABLES")
+                tables = [r[0] for r in cur.fetchall()]
+            conn.close()
+    finally:
+        _drop_on(backend, suffix, (after,))
     assert result.exit_code == 1  # type: ignore[attr-defined]
-    last = result.stdout.splitlines()[6]  # type: ignore[attr-defined]
-    assert last == "line 20: error: no such table: nowhere  INSERT INTO nowhere SELECT 1 FROM x"
-    assert len(events) == 1
-    with sqlite3.connect(tmp_path / "db.sqlite") as conn:
-        assert conn.execute("SELECT name FROM sqlite_master WHERE name = 'after_failure'").fetchall() == []
+    out = result.stdout.splitlines()  # type: ignore[attr-defined]
+    assert out[5].startswith("statement 6 (line 6): error: ")
+    assert out[6] == "stopped (--stop-on-error): 2 statement(s) not run"
+    assert result.stderr.splitlines()[-1] == "error: 1 of 8 statements failed: statement 6 (line 6)"  # type: ignore[attr-defined]
+    assert events == [] and after not in tables and f"lineage_customer_summary_{suffix}" in tables
 
 
 def test_run_script_bad_url_is_a_usage_error(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ import typer
 from headwater.dispatch import Discovery, DispatchSettings, LineageDispatch, SettingsError, discover, load_settings
 from headwater.dispatch.activation import SELECTED, FactoryStatus, select
 from headwater.dispatch.counters import PLUGIN_COUNTERS, STATEMENT_COUNTERS, CounterSnapshot
+from headwater.hooks.script import CONNECTION_LOST, STOP_ON_ERROR, ScriptRun
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -137,6 +138,24 @@ def plugins_status(
     typer.echo("\n".join([*lines, "", *_counter_lines(d.snapshot())]))
 
 
+def _statement_lines(result: ScriptRun) -> list[str]:
+    """One line per executed statement (a multi-line database message continues, indented), then the stop."""
+    lines = []
+    for s in result.statements:
+        head = f"statement {s.index + 1} (line {s.line}): "
+        first = " ".join(s.sql.split())[:70]
+        if s.error is None:
+            lines.append(f"{head}ok  {first}")
+            continue
+        message, *more = s.error.splitlines() or [""]
+        lines.append(f"{head}error: {message}  {first}")
+        lines += [f"    {m}" for m in more]
+    if result.stopped is not None and (result.not_run or result.stopped == CONNECTION_LOST):
+        why = "--stop-on-error" if result.stopped == STOP_ON_ERROR else result.stopped
+        lines.append(f"stopped ({why}): {result.not_run} statement(s) not run")
+    return lines
+
+
 def run_script_cmd(
     file: Annotated[Path, typer.Argument(help="SQL script to execute", exists=True, dir_okay=False)],
     catalog_url: Annotated[str, typer.Option("--catalog-url", help="SQLAlchemy URL of the database to run it on")],
@@ -144,10 +163,15 @@ def run_script_cmd(
     plugin_dir: PluginDirOpt = None,
     activate: ActivateOpt = None,
     queue_size: QueueOpt = None,
+    stop_on_error: Annotated[
+        bool, typer.Option("--stop-on-error", help="stop at the first statement the database rejects")
+    ] = False,
 ) -> None:
     """Execute a SQL script on a real database through the hooks and dispatch its lineage events.
 
-    Statements run in order in autocommit mode; the first failure stops the script (exit code 1).
+    Statements run in order in autocommit mode. A statement the database rejects is reported (statement
+    number, line, the database's message) and the next ones still run, unless --stop-on-error; only
+    statements that succeeded make lineage. Exit code 1 when any statement failed.
     """
     import sqlalchemy as sa
 
@@ -167,7 +191,7 @@ def run_script_cmd(
     catalog = SqlAlchemyCatalog(catalog_url, dialect=dialect)
     d = start_dispatch(settings, catalog=catalog, dialect=dialect)
     try:
-        result = run_script(engine, script, d.collector)
+        result = run_script(engine, script, d.collector, stop_on_error=stop_on_error)
     except sa.exc.OperationalError as exc:
         typer.echo(f"error: cannot connect: {exc.orig}", err=True)
         raise typer.Exit(EXIT_FAILED) from None
@@ -175,11 +199,13 @@ def run_script_cmd(
         d.close()
         catalog.close()
         engine.dispose()
-    for s in result.statements:
-        first = " ".join(s.sql.split())[:70]
-        typer.echo(f"line {s.line}: {'error: ' + s.error if s.error else 'ok'}  {first}")
-    typer.echo("\n".join(_counter_lines(d.snapshot())))
-    if result.failed is not None:
+    typer.echo("\n".join([*_statement_lines(result), *_counter_lines(d.snapshot())]))
+    failures = result.failures
+    if failures:
+        where = ", ".join(f"statement {s.index + 1} (line {s.line})" for s in failures)
+        typer.echo(
+            f"error: {len(failures)} of {len(result.statements) + result.not_run} statements failed: {where}", err=True
+        )
         raise typer.Exit(EXIT_FAILED)
 
 
