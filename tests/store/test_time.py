@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.store.conftest import copy_event
 
-from headwater.store import LineageStore
+from headwater.store import LineageStore, open_store
 
 SQL = "INSERT INTO t SELECT ... FROM s"
 T1, T2, T3 = "2024-01-01T00:00:00Z", "2024-02-01T00:00:00Z", "2024-03-01T00:00:00Z"
@@ -107,3 +107,26 @@ def test_stats_as_of(store: LineageStore) -> None:
     then = store.get_lineage_stats(as_of="2024-01-15T00:00:00Z")
     assert then.edges_by_type["MAPS_TO"] == 2 and now.edges_by_type["MAPS_TO"] == 3
     assert then.edges_by_type["READ"] == 1 and now.edges_by_type["READ"] == 2
+
+
+def test_deleted_dataset_regains_its_members_when_recorded_again(store: LineageStore) -> None:
+    store.record(v1())  # the store now caches s, s.a, s.b as members with open CONTAINS edges
+    store.delete_lineage(dataset="s", at=T2)
+    assert store.get_lineage_summary("s").field_count == 0
+    store.record(v1(ts=T3, qid="run-3"))
+    assert store.get_lineage_summary("s").field_count == 2
+    assert store.get_lineage_summary("s", as_of="2024-02-15T00:00:00Z").field_count == 0
+    assert origins(store, "t.a") == {"s.a"}
+
+
+def test_a_writer_sees_deletions_made_by_another_writer(store_url: str) -> None:
+    writer, other = open_store(store_url), open_store(store_url)
+    try:
+        writer.record(v1())
+        other.delete_lineage(dataset="s", at=T2)
+        writer.record(v1(ts=T3, qid="run-3"))  # its cache of s's members is stale: it must notice
+        assert other.get_lineage_summary("s").field_count == 2
+        assert {n.short for n in other.get_upstream("t").nodes if n.type == "DATASET"} == {"t", "s"}
+    finally:
+        writer.close()
+        other.close()

@@ -23,7 +23,7 @@ from headwater.store.types import (
     EdgeType,
     NodeType,
 )
-from headwater.store.write import insert_edges
+from headwater.store.write import bump_membership_epoch, insert_edges
 
 _E = edges.c
 
@@ -55,6 +55,7 @@ def delete_lineage(
         assert dataset is not None
         node = resolve(conn, dataset, types=(NodeType.DATASET, NodeType.EXTERNAL, *sorted(ENTITY_TYPES)))
         members = select(nodes.c.id).where(nodes.c.parent_id == node.id)
+        bump_membership_epoch(conn)  # its CONTAINS edges close: writers' caches of them are stale
         which = or_(_E.src_id == node.id, _E.dst_id == node.id, _E.src_id.in_(members), _E.dst_id.in_(members))
     # dataset-level mappings count as the MAPS_TO edges they stand for (one per column they apply
     # to while open), as when they were stored that way; their WRITES_FIELD companions do not count

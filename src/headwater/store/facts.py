@@ -185,10 +185,14 @@ class FactsBuilder:
             by_dataset.setdefault(entry[1], []).append(entry)
         for dataset, entries in by_dataset.items():
             targets = entries[0][5]
-            compact = not expand and all(
-                e[5] == targets and not any((e[0], e[2]) in mapped.get(t, ()) for t in targets) for e in entries
+            into: set[tuple[NodeKey, str | None]] = set()  # (source, subtype) mapped column-level into targets
+            for t in targets:
+                into.update(mapped.get(t, ()))
+            compact = (
+                not expand
+                and all(e[5] == targets and (e[0], e[2]) not in into for e in entries)
+                and mapped_in.get(dataset, set()) <= set(targets)
             )
-            compact = compact and mapped_in.get(dataset, set()) <= set(targets)
             for src, _, subtype, expression, masking, cols in entries:
                 if compact:
                     edges.append((MAPS_TO_ALL, src, dataset, subtype, "INDIRECT", expression, None, masking, None))

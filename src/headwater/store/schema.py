@@ -1,4 +1,4 @@
-"""The graph tables (SQLAlchemy Core): nodes, edges, events.
+"""The graph tables (SQLAlchemy Core): nodes, edges, events, and a small key/value table.
 
 Edges are stored in data-flow orientation: ``src_id`` is upstream, ``dst_id`` downstream, whatever
 the edge type's verb says (see ``docs/store.md``). Times are microseconds since the Unix epoch (UTC);
@@ -81,3 +81,11 @@ edges = Table(
     Index("ix_hw_edges_job", "job_id", "valid_to"),
     Index("ix_hw_edges_event", "event_pk"),
 )
+
+meta = Table(
+    "hw_meta",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("value", BigInteger, nullable=False),
+)
+"""Store-wide counters; ``membership_epoch`` counts the deletions that closed CONTAINS edges."""

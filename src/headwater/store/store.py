@@ -40,7 +40,7 @@ from headwater.store.results import (
 )
 from headwater.store.traverse import DEFAULT_MAX_NODES
 from headwater.store.types import ChangeType, DatasetRef, Direction, ExecutionContext, FieldMapping
-from headwater.store.write import WriteResult, apply, chunks
+from headwater.store.write import WriteResult, apply, chunks, gc_paused, membership_epoch
 
 AsOf = datetime | str | int | None
 BATCH = 500
@@ -56,7 +56,8 @@ class LineageStore:
         url = engine.url.render_as_string(hide_password=True)
         self._lock: AbstractContextManager[Any] = write_lock(url) if engine.dialect.name == "sqlite" else nullcontext()
         self._guard = threading.Lock()
-        self._node_ids: dict[NodeKey, int] = {}  # ids of committed nodes, by (type, name)
+        self._node_ids: dict[NodeKey, int] = {}  # committed nodes with open membership, by (type, name)
+        self._epoch = -1  # the membership epoch ``_node_ids`` was filled in
         self._names = Names()  # normalised names by raw name
 
     @property
@@ -73,12 +74,16 @@ class LineageStore:
         staged: dict[NodeKey, int] = {}
         with self._lock, self.engine.connect().execution_options(headwater_write=True) as conn:
             with conn.begin():
+                epoch = membership_epoch(conn)
+                known = self._node_ids if epoch == self._epoch else {}
                 for part in chunks(list(facts), BATCH):
-                    result.add(apply(conn, part, self._node_ids, staged))
-            # committed: the ids are valid from now on (nodes are never deleted)
+                    result.add(apply(conn, part, known, staged))
+            # committed: the ids are valid from now on (nodes are never deleted), and so are the
+            # memberships until a deletion closes some (it changes the epoch)
             with self._guard:
-                if len(self._node_ids) + len(staged) > NODE_CACHE:
+                if epoch != self._epoch or len(self._node_ids) + len(staged) > NODE_CACHE:
                     self._node_ids = {}
+                    self._epoch = epoch
                 self._node_ids.update(staged)
         return result
 
@@ -89,7 +94,8 @@ class LineageStore:
     def record_batch(self, events: Iterable[LineageInfo]) -> WriteResult:
         """Record many events in one transaction (all or nothing)."""
         names = self._names
-        return self._write([event_facts(e, names) for e in events])
+        with gc_paused():
+            return self._write([event_facts(e, names) for e in events])
 
     def record_lineage(
         self,
