@@ -5,8 +5,9 @@ from __future__ import annotations
 from sqlalchemy import func, select
 from tests.store.conftest import guide
 
-from headwater.store import LineageStore, indirect
-from headwater.store.schema import OPEN, edges, events, nodes
+from headwater.model import event_from_json, event_to_json
+from headwater.store import LineageStore, indirect, search
+from headwater.store.schema import OPEN, edges, event_document, events, nodes
 
 
 def _edges(store: LineageStore, type_: str) -> set[tuple[str, str, str | None, str | None]]:
@@ -95,3 +96,16 @@ def test_names_are_normalised_once(store: LineageStore) -> None:
     with store.engine.connect() as conn:
         names = sorted(conn.execute(select(nodes.c.name).where(nodes.c.type.in_(["DATASET", "FIELD"]))).scalars())
     assert names == [S + "src", S + "src.x", S + "t1", S + "t1.a"]
+
+
+def test_event_document_is_stored_compressed_and_read_back(store: LineageStore) -> None:
+    event = guide()
+    store.record(event)
+    with store.engine.connect() as conn:
+        text, squeezed = conn.execute(select(events.c.payload, events.c.payload_zlib)).one()
+    assert text is None and len(squeezed) < len(event_to_json(event)) / 3
+    assert event_from_json(event_document(text, squeezed)) == event
+    job = next(n for n in store.get_upstream("lineage_customer_summary").nodes if n.type == "JOB")
+    with store.engine.connect() as conn:
+        statement = search.job_detail(conn, job.id).statements[0]
+    assert statement.sql == event.context.sql and statement.context["event.status"] == "COMPLETE"

@@ -7,12 +7,15 @@ an edge still valid has ``valid_to == OPEN``.
 
 from __future__ import annotations
 
+import zlib
+
 from sqlalchemy import (
     BigInteger,
     Boolean,
     Column,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     SmallInteger,
     String,
@@ -53,7 +56,8 @@ events = Table(
     Column("recorded_us", BigInteger, nullable=False),
     Column("status", String(16), nullable=True),
     Column("deleted_us", BigInteger, nullable=True),
-    Column("payload", Text, nullable=True),
+    Column("payload", Text, nullable=True),  # written before revision 0002; see ``event_document``
+    Column("payload_zlib", LargeBinary, nullable=True),  # the event as its producer sent it, zlib-compressed
     UniqueConstraint("event_id", name="uq_hw_events_event_id"),
     Index("ix_hw_events_job", "job_id"),
 )
@@ -89,3 +93,17 @@ meta = Table(
     Column("value", BigInteger, nullable=False),
 )
 """Store-wide counters; ``membership_epoch`` counts the deletions that closed CONTAINS edges."""
+
+
+def event_document(payload: str | None, payload_zlib: bytes | None) -> str | None:
+    """The JSON document of a stored event, whichever column holds it.
+
+    >>> import zlib
+    >>> event_document(None, zlib.compress(b'{"a": 1}'))
+    '{"a": 1}'
+    >>> event_document('{"b": 2}', None)
+    '{"b": 2}'
+    """
+    if payload_zlib is not None:
+        return zlib.decompress(payload_zlib).decode()
+    return payload

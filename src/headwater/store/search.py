@@ -27,7 +27,7 @@ from headwater.store.errors import InvalidInput, NodeNotFound, StoreError
 from headwater.store.names import from_us
 from headwater.store.resolve import fetch_nodes, resolve
 from headwater.store.results import EdgeInfo, NodeInfo
-from headwater.store.schema import edges, events, nodes
+from headwater.store.schema import edges, event_document, events, nodes
 from headwater.store.traverse import EDGE_COLUMNS, edge_info, valid_at, walk
 from headwater.store.types import EdgeType, NodeType
 from headwater.store.write import chunks
@@ -342,7 +342,8 @@ class JobDetail:
 def _statement(row: Any) -> Statement:
     """Pull the SQL and the context out of an event payload of any producer format."""
     try:
-        payload = json.loads(row.payload) if row.payload else {}
+        document = event_document(row.payload, row.payload_zlib)
+        payload = json.loads(document) if document else {}
     except ValueError:
         payload = {}
     sql: str | None = None
@@ -385,7 +386,17 @@ def _statement(row: Any) -> Statement:
     )
 
 
-_EVENT_COLS = (_EV.id, _EV.event_id, _EV.kind, _EV.event_us, _EV.recorded_us, _EV.status, _EV.payload, _EV.deleted_us)
+_EVENT_COLS = (
+    _EV.id,
+    _EV.event_id,
+    _EV.kind,
+    _EV.event_us,
+    _EV.recorded_us,
+    _EV.status,
+    _EV.payload,
+    _EV.payload_zlib,
+    _EV.deleted_us,
+)
 
 
 def edge_detail(conn: Connection, edge_id: int) -> EdgeDetail:

@@ -1,4 +1,5 @@
-"""Store-wide counters (``hw_meta``): the membership epoch that lets writers trust cached containment.
+"""Store-wide counters (``hw_meta``): the membership epoch that lets writers trust cached containment;
+event payloads stored zlib-compressed (``hw_events.payload_zlib``; rows written before keep ``payload``).
 
 Revision ID: 0002
 Revises: 0001
@@ -22,7 +23,9 @@ def upgrade() -> None:
         sa.Column("value", sa.BigInteger, nullable=False),
     )
     op.execute("INSERT INTO hw_meta (key, value) VALUES ('membership_epoch', 0)")
+    op.add_column("hw_events", sa.Column("payload_zlib", sa.LargeBinary, nullable=True))
 
 
 def downgrade() -> None:
+    op.drop_column("hw_events", "payload_zlib")
     op.drop_table("hw_meta")
