@@ -1,10 +1,13 @@
 """Bearer tokens with ``read`` and ``write`` scopes, from configuration.
 
 Configuration is ``token:scope[,scope]`` entries separated by ``;`` or new lines (``$HEADWATER_TOKENS``
-or a file given to ``headwater serve --tokens-file``); ``#`` starts a comment.
+or a file given to ``headwater serve --tokens-file``); ``#`` starts a comment that runs to the end of its
+line, ``;`` included. An entry without scopes gets ``read``.
 
 >>> {token: sorted(scopes) for token, scopes in parse_tokens("abc:read,write; r0:read").items()}
 {'abc': ['read', 'write'], 'r0': ['read']}
+>>> sorted(parse_tokens("w0:write  # producers: POST; DELETE"))
+['w0']
 """
 
 from __future__ import annotations
@@ -21,26 +24,36 @@ SCOPES = frozenset({"read", "write"})
 Tokens = Mapping[str, frozenset[str]]
 
 
-def parse_tokens(text: str) -> dict[str, frozenset[str]]:
+def parse_tokens(text: str, source: str = "tokens") -> dict[str, frozenset[str]]:
+    """The tokens in ``text``; a malformed entry raises ``ValueError`` naming ``source`` and the line
+    (not the token, which is a secret)."""
     out: dict[str, frozenset[str]] = {}
-    for raw in text.replace(";", "\n").splitlines():
-        entry = raw.split("#", 1)[0].strip()
-        if not entry:
-            continue
-        token, _, scopes = entry.partition(":")
-        wanted = frozenset(s.strip() for s in (scopes or "read").split(",") if s.strip())
-        unknown = wanted - SCOPES
-        if unknown or not token.strip():
-            raise ValueError(f"bad token entry {entry!r}: scopes are read, write")
-        out[token.strip()] = wanted
+    for n, line in enumerate(text.splitlines(), 1):
+        for raw in line.split("#", 1)[0].split(";"):
+            entry = raw.strip()
+            if not entry:
+                continue
+            token, _, scopes = entry.partition(":")
+            wanted = frozenset(s.strip() for s in (scopes or "read").split(",") if s.strip())
+            unknown = wanted - SCOPES
+            why = ""
+            if not token.strip():
+                why = "no token before ':'"
+            elif unknown:
+                why = f"unknown scope {sorted(unknown)[0]!r} (scopes are read, write)"
+            elif not wanted:
+                why = "no scope after ':' (scopes are read, write)"
+            if why:
+                raise ValueError(f"{source}, line {n}: bad token entry: {why}")
+            out[token.strip()] = wanted
     return out
 
 
 def load_tokens(path: str | Path | None = None) -> dict[str, frozenset[str]]:
     """Tokens from ``path``, else from ``$HEADWATER_TOKENS``; empty when neither is set."""
     if path is not None:
-        return parse_tokens(Path(path).read_text(encoding="utf-8"))
-    return parse_tokens(os.environ.get(ENV_VAR, ""))
+        return parse_tokens(Path(path).read_text(encoding="utf-8"), str(path))
+    return parse_tokens(os.environ.get(ENV_VAR, ""), f"${ENV_VAR}")
 
 
 def scopes_for(tokens: Tokens, header: str | None) -> frozenset[str] | None:
