@@ -25,6 +25,21 @@ StoreOpt = Annotated[
 EVENT_SUFFIXES = {".jsonl", ".ndjson", ".json"}
 
 
+def _event_suffix(path: Path) -> str | None:
+    """The event-file suffix of ``path`` (``.jsonl``, ``.ndjson``, ``.json``), looking past a rotation
+    number (``lineage.jsonl.1``, as the jsonl plugin and logrotate name rotated files); None for SQL.
+
+    >>> [_event_suffix(Path(n)) for n in ("lineage.jsonl.2", "E.JSON", "etl.sql", "nightly.1", "x.json.gz")]
+    ['.jsonl', '.json', None, None, None]
+    """
+    name = path.name.lower()
+    stem, dot, last = name.rpartition(".")
+    if dot and last.isascii() and last.isdigit():
+        name = stem
+    suffix = Path(name).suffix
+    return suffix if suffix in EVENT_SUFFIXES else None
+
+
 class Fmt(StrEnum):
     table = "table"
     json = "json"
@@ -52,7 +67,7 @@ def _read_events(path: Path, totals: IngestTotals) -> list[LineageInfo]:
     text = path.read_text(encoding="utf-8-sig")
     stripped = text.strip()
     items: list[tuple[int, Any]] = []
-    if path.suffix == ".json" and stripped.startswith("["):
+    if _event_suffix(path) == ".json" and stripped.startswith("["):
         items = list(enumerate(json.loads(stripped), 1))
     else:
         for n, line in enumerate(text.splitlines(), 1):
@@ -95,7 +110,10 @@ def _extract(
 
 
 def ingest(
-    files: Annotated[list[Path], typer.Argument(help="SQL scripts, or event JSONL (.jsonl/.ndjson/.json) files.")],
+    files: Annotated[
+        list[Path],
+        typer.Argument(help="SQL scripts, or event JSONL files (.jsonl/.ndjson/.json, also rotated: lineage.jsonl.1)."),
+    ],
     store: StoreOpt = None,
     dialect: Annotated[str, typer.Option(help="SQL dialect of the scripts.")] = "doris",
     database: Annotated[str | None, typer.Option(help="Default database of the scripts.")] = None,
@@ -119,7 +137,7 @@ def ingest(
             progress.update(task, description=f"ingesting {path.name}")
             totals.files += 1
             try:
-                if path.suffix.lower() in EVENT_SUFFIXES:
+                if _event_suffix(path):
                     events = _read_events(path, totals)
                 else:
                     events = _extract(path, dialect, database, schema, totals)
