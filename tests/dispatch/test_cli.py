@@ -100,7 +100,7 @@ def test_plugins_status_starts_the_plugins(tmp_path: Path) -> None:
         f'[lineage_plugins.jsonl]\npath = "{tmp_path / "e.jsonl"}"\n'
     )
     result = runner.invoke(app, ["plugins", "status", "--config", str(config), "--json"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # webhook, named, failed
     doc = json.loads(result.stdout)
     assert [(p["name"], p["state"], p["reason"]) for p in doc["plugins"]] == [
         ("log", "not in activate_lineage_plugin", ""),
@@ -114,7 +114,9 @@ def test_plugins_status_starts_the_plugins(tmp_path: Path) -> None:
         ),
     ]
     assert doc["counters"]["submitted"] == 0 and list(doc["counters"]["plugins"]) == ["jsonl"]
-    text = runner.invoke(app, ["plugins", "status", "--config", str(config)]).stdout.splitlines()
+    result = runner.invoke(app, ["plugins", "status", "--config", str(config)])
+    assert result.exit_code == 1
+    text = result.stdout.splitlines()
     assert text[-2:] == [
         "lineage: submitted=0 skipped=0 excluded=0 extract_errors=0 extracted=0 dropped=0 abandoned=0 queue_depth=0",
         "plugin jsonl: dispatched=0 failed=0 filtered_out=0 filter_errors=0",
@@ -150,13 +152,53 @@ def test_plugins_status_by_default_skips_unconfigured_builtins_without_a_traceba
 
 def test_plugins_status_reports_a_named_unconfigured_plugin_as_an_error(tmp_path: Path) -> None:
     result = runner.invoke(app, ["plugins", "status", "--plugin-dir", str(tmp_path / "none"), "--activate", "webhook"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output
     assert "ERROR headwater.dispatch: Failed to create/initialize lineage plugin: webhook" in result.stderr
     assert "Traceback" in result.stderr
     assert (
         "webhook      failed to create/initialize: PluginNotConfigured: lineage plugin webhook needs the setting 'url'"
         in result.stdout
     )
+
+
+def test_plugins_status_exits_0_when_every_named_plugin_started(tmp_path: Path) -> None:
+    config = tmp_path / "hw.toml"
+    config.write_text(
+        'activate_lineage_plugin = "jsonl,log"\n'
+        f'[lineage_plugins.jsonl]\npath = "{tmp_path / "e.jsonl"}"\nmax_bytes = 1000\n'
+    )
+    for args in ([], ["--json"]):
+        result = runner.invoke(app, ["plugins", "status", "--config", str(config), "--plugin-dir", "/none", *args])
+        assert result.exit_code == 0, result.output
+    states = {p["name"]: p["state"] for p in json.loads(result.stdout)["plugins"]}
+    assert states["jsonl"] == states["log"] == "active"
+
+
+def test_plugins_status_exits_1_when_a_tried_plugin_has_a_bad_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under the empty activate_lineage_plugin, only a missing setting is "not configured"; a wrong
+    one is a failure."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HEADWATER_STORE", f"sqlite:///{tmp_path / 'lineage.db'}")
+    config = tmp_path / "hw.toml"
+    config.write_text(f'[lineage_plugins.jsonl]\npath = "{tmp_path / "e.jsonl"}"\nmax_bytes = -1\n')
+    result = runner.invoke(app, ["plugins", "status", "--config", str(config), "--plugin-dir", "/none", "--json"])
+    assert result.exit_code == 1, result.output
+    states = {p["name"]: p["state"] for p in json.loads(result.stdout)["plugins"]}
+    assert states == {
+        "jsonl": "failed to create/initialize",
+        "log": "active",
+        "openlineage": "active",
+        "store": "active",
+        "webhook": "not configured",
+    }
+
+
+def test_plugins_status_exits_1_when_a_named_plugin_is_not_discovered(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["plugins", "status", "--plugin-dir", str(tmp_path / "none"), "--activate", "log,lgo"])
+    assert result.exit_code == 1, result.output
+    assert "unknown  lgo: named in activate_lineage_plugin, not discovered" in result.stdout
 
 
 @pytest.mark.parametrize("bad", ["0", "-5", "lots"])

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from headwater.dispatch import Discovery, DispatchSettings, LineageDispatch, SettingsError, discover, load_settings
-from headwater.dispatch.activation import SELECTED, FactoryStatus, select
+from headwater.dispatch.activation import FAILED, SELECTED, FactoryStatus, select
 from headwater.dispatch.counters import PLUGIN_COUNTERS, STATEMENT_COUNTERS, CounterSnapshot
 from headwater.hooks.script import CONNECTION_LOST, STOP_ON_ERROR, ScriptRun
 
@@ -123,19 +123,26 @@ def plugins_status(
     queue_size: QueueOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON document")] = False,
 ) -> None:
-    """Start the configured plugins (create + initialize), show their state and the counters, then close."""
+    """Start the configured plugins (create + initialize), show their state and the counters, then close.
+
+    Exit code 1 when a plugin failed to create/initialize or activate_lineage_plugin names one that was
+    not discovered; 0 otherwise (a plugin skipped as not configured is not a failure); 2 for bad settings.
+    """
     settings = _settings(config, plugin_dir, activate, queue_size)
     _log_to_stderr()
     from headwater.dispatch import start_dispatch
 
     d = start_dispatch(settings)
     d.close()
+    failed = d.activation.unknown or any(s.state == FAILED for s in d.activation.statuses)
     if as_json:
         typer.echo(json.dumps(_status_doc(d), indent=2))
-        return
-    lines = [*_setting_lines(settings), "", *_status_lines(d.activation.statuses, d.discovery)]
-    lines += [f"unknown  {name}: named in activate_lineage_plugin, not discovered" for name in d.activation.unknown]
-    typer.echo("\n".join([*lines, "", *_counter_lines(d.snapshot())]))
+    else:
+        lines = [*_setting_lines(settings), "", *_status_lines(d.activation.statuses, d.discovery)]
+        lines += [f"unknown  {name}: named in activate_lineage_plugin, not discovered" for name in d.activation.unknown]
+        typer.echo("\n".join([*lines, "", *_counter_lines(d.snapshot())]))
+    if failed:
+        raise typer.Exit(EXIT_FAILED)
 
 
 def _statement_lines(result: ScriptRun) -> list[str]:
