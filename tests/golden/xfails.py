@@ -6,6 +6,4 @@ line here (the strict xfail turns the fix into a failure until you do). ``bless`
 expected files alone unless given ``--include-xfail``.
 """
 
-XFAIL: dict[str, str] = {
-    "doris/star_location": "F01",
-}
+XFAIL: dict[str, str] = {}

@@ -77,12 +77,14 @@ class Resolver(SourceBinder, ColumnBinder):
     ) -> None:
         line = col = None
         if node is not None:
-            ident = node if isinstance(node, exp.Identifier) else node.find(exp.Identifier)
+            # an identifier, or a bare ``*``: the nodes sqlglot gives a position
+            ident = node if isinstance(node, (exp.Identifier, exp.Star)) else node.find(exp.Identifier)
             meta = ident._meta if ident is not None else None
             if meta:
                 line, col = meta.get("line"), meta.get("col")
                 if line is not None and col is not None:
-                    col = max(1, col - len(ident.this) + 1)  # sqlglot records the token's end
+                    text = "*" if isinstance(ident, exp.Star) else ident.this
+                    col = max(1, col - len(text) + 1)  # sqlglot records the token's end
         d = Diagnostic(code, severity, message, self.statement_index, line, col, construct)
         if d not in self.diagnostics:
             self.diagnostics.append(d)
