@@ -157,3 +157,24 @@ def test_run_info_sets_the_session_database_and_catalog():
     assert (e.context.catalog, e.context.database) == ("hive", "db1")
     later = ex.run("INSERT INTO t SELECT a FROM s").events[0]  # the session keeps them
     assert (later.context.catalog, later.context.database) == ("hive", "db1")
+
+
+@pytest.mark.parametrize("dialect", ["mysql", "sqlite"])
+def test_replace_into_select_is_an_insert_with_its_own_text(dialect):
+    sql = "CREATE TABLE s (b INT, c INT);\nREPLACE INTO t (a, d)\nSELECT b, c + 1 FROM s WHERE c > 0;\nREPLACE t SELECT b, c FROM s"
+    res = extract_script(sql, dialect=dialect, database="db")
+    first, second = res.events
+    assert first.source_command == SourceCommand.INSERT_INTO
+    assert first.context.sql.startswith("REPLACE INTO t (a, d)")
+    assert [(d.target_column, d.expression, d.type.value) for d in first.direct] == [
+        ("a", "s.b", "IDENTITY"),
+        ("d", "s.c + 1", "TRANSFORMATION"),
+    ]
+    assert [(i.type.value, i.expression) for i in first.dataset_indirect] == [("FILTER", "s.c > 0")]
+    assert [(d.target_column, d.type.value) for d in second.direct] == [("b", "IDENTITY"), ("c", "IDENTITY")]
+
+
+def test_replace_into_values_makes_no_event_and_other_dialects_reject_replace():
+    assert kinds("REPLACE INTO t VALUES (1, 2)", "mysql") == [("insert", "values-insert", 0)]
+    [statement] = extract_script("REPLACE INTO t SELECT a FROM s", dialect="duckdb").statements
+    assert statement.error is not None and statement.error.code == "parse_error"

@@ -12,6 +12,7 @@ The script is tokenized once; each statement is parsed from its own tokens.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -105,6 +106,8 @@ def _parse_chunk(index: int, chunk: list[Token], sql: str, d: Dialect) -> Piece:
         return Piece(index, line, col, text, None, skip=SKIP_STATEMENT_SET)
     if isinstance(d, Flink):
         chunk = flink_tokens(chunk)
+    if len(chunk) == 2 and chunk[0].token_type == TokenType.REPLACE and chunk[1].token_type == TokenType.STRING:
+        return _parse_replace(index, sql, start, text, d)  # the tokenizer kept the rest as one string
     try:
         trees = d.parser().parse(chunk, sql)
     except ParseError as err:
@@ -115,6 +118,20 @@ def _parse_chunk(index: int, chunk: list[Token], sql: str, d: Dialect) -> Piece:
     if tree is None:
         return Piece(index, line, col, text, None, _diag("empty statement", index, line, col))
     return Piece(index, line, col, text, tree)
+
+
+def _parse_replace(index: int, sql: str, start: int, text: str, d: Dialect) -> Piece:
+    """MySQL's and SQLite's ``REPLACE INTO t … SELECT``, which sqlglot keeps as a command: an INSERT for
+    lineage (rows with a duplicate key are replaced, the data flows the same way). It is parsed as
+    ``INSERT `` written over ``REPLACE`` (same length: every position stays); the text stays REPLACE.
+
+    >>> piece = split_script("REPLACE INTO t (a) SELECT b FROM s", "mysql")[0]
+    >>> type(piece.tree).__name__, piece.sql[:12]
+    ('Insert', 'REPLACE INTO')
+    """
+    as_insert = sql[:start] + "INSERT " + sql[start + 7 :]
+    piece = _parse_embedded(index, as_insert, start, start + len(text), d)
+    return dataclasses.replace(piece, sql=text)
 
 
 def _diag(message: str, index: int, line: int, col: int) -> Diagnostic:
