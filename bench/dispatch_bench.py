@@ -6,7 +6,9 @@ measured here: the extract step returns a prebuilt event.
 1. ``statement_succeeded`` when no plugin wants events (target < 2 µs), beside an empty call;
 2. ``statement_succeeded`` when a plugin wants the event (extraction excluded): filter, counters, offer;
 3. worker throughput to a no-op plugin (target > 100,000 events/s), from a full queue;
-4. drops over time behind a plugin that sleeps 10 ms per event, with a producer at full speed.
+4. drops over time behind a plugin that sleeps 10 ms per event, with a producer at full speed;
+5. the ``store`` plugin behind a burst (a full queue of guide-sized events into SQLite): one event per
+   transaction (``lineage_dispatch_batch = 1``) against what is queued in one (the default, 500).
 """
 
 from __future__ import annotations
@@ -15,16 +17,25 @@ import argparse
 import logging
 import platform
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from headwater.dispatch import DispatchSettings, LineageDispatch, start_dispatch
+from headwater.dispatch.activation import LoadedPlugin
+from headwater.dispatch.counters import Counters
+from headwater.dispatch.event_queue import BoundedQueue
+from headwater.dispatch.filtering import FilterGate
 from headwater.dispatch.sample import tiny_event
-from headwater.dispatch.spi import LineagePlugin
+from headwater.dispatch.spi import LineagePlugin, PluginContext
 from headwater.dispatch.testing import StaticFactory, discovery_of
+from headwater.dispatch.worker import DispatchWorker
 from headwater.extract import RunInfo
 from headwater.model import LineageInfo
+from headwater.plugins.store import StorePlugin
+from store_bench import guide_event
 
 SQL = "INSERT INTO t SELECT a FROM s"
 RUN = RunInfo(query_id="bench")
@@ -192,6 +203,35 @@ def bench_drops(seconds: float, queue_size: int) -> None:
     d.close(timeout=0, policy="abandon")
 
 
+def drain_into_store(events: list[LineageInfo], batch: int, path: Path) -> float:
+    """Seconds for a worker to deliver a pre-filled queue of ``events`` to the store plugin."""
+    plugin = StorePlugin()
+    plugin.initialize(PluginContext("store", None, {"url": f"sqlite:///{path}"}))
+    queue: BoundedQueue[LineageInfo] = BoundedQueue(len(events))
+    for e in events:
+        queue.offer(e)
+    counters = Counters(["store"])
+    loaded = [LoadedPlugin("store", plugin, None, PluginContext("store", None))]
+    worker = DispatchWorker(loaded, queue, counters, FilterGate(counters), batch)
+    t0 = time.perf_counter()
+    worker.start()
+    worker.stop(timeout=None, abandon=False)
+    seconds = time.perf_counter() - t0
+    plugin.close()
+    assert counters.snapshot(0).plugins["store"].dispatched == len(events)
+    return seconds
+
+
+def bench_store_plugin(n: int) -> None:
+    events = [guide_event(k, 200) for k in range(n)]
+    print(f"5. the store plugin behind a burst of {n:,} guide-sized events (queue pre-filled, SQLite)")
+    with tempfile.TemporaryDirectory() as tmp:
+        one = drain_into_store(events, 1, Path(tmp) / "one.db")
+        many = drain_into_store(events, 500, Path(tmp) / "many.db")
+    print(f"   lineage_dispatch_batch = 1   (record per event)  : {n / one:10,.0f} events/s")
+    print(f"   lineage_dispatch_batch = 500 (record_batch)      : {n / many:10,.0f} events/s ({one / many:.1f}x)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer iterations")
@@ -204,6 +244,7 @@ def main() -> None:
     bench_worker(n // 5)
     bench_drops(1.0 if args.quick else 2.0, 1000)
     bench_drops(1.0 if args.quick else 2.0, 50000)
+    bench_store_plugin(1000 if args.quick else 5000)
 
 
 if __name__ == "__main__":

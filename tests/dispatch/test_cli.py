@@ -72,12 +72,13 @@ def test_plugins_list_says_what_is_selected_and_why_not(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[:3] == [
+    assert lines[:4] == [
         f"plugin_dir = {tmp_path / 'p'}  (CLI)",
         "activate_lineage_plugin = dir-plugin,jsonl,Nope  (CLI)",
         "lineage_event_queue_size = 50000  (default)",
+        "lineage_dispatch_batch = 500  (default)",
     ]
-    states = {line.split()[0]: line.split("[")[0].split(None, 1)[1].strip() for line in lines[5:]}
+    states = {line.split()[0]: line.split("[")[0].split(None, 1)[1].strip() for line in lines[6:]}
     assert states == {
         "dir-plugin": "selected",
         "jsonl": "selected",

@@ -60,6 +60,7 @@ def _setting_lines(s: DispatchSettings) -> list[str]:
         "plugin_dir": str(s.plugin_dir),
         "activate_lineage_plugin": ",".join(s.activate_lineage_plugin) or "(empty: every discovered factory)",
         "lineage_event_queue_size": str(s.lineage_event_queue_size),
+        "lineage_dispatch_batch": str(s.lineage_dispatch_batch),
     }
     return [f"{k} = {v}  ({s.origins.get(k, 'default')})" for k, v in values.items()]
 

@@ -9,6 +9,8 @@
 ('a', 1)
 >>> q.close(); q.take(), q.take()
 ('b', None)
+>>> q = BoundedQueue(5); _ = [q.offer(x) for x in "abc"]; q.drain(2), q.drain(5), q.drain(5)
+(['a', 'b'], ['c'], [])
 """
 
 from __future__ import annotations
@@ -63,6 +65,12 @@ class BoundedQueue(Generic[T]):
                 finally:
                     self._waiters -= 1
             return self._items.popleft()
+
+    def drain(self, limit: int) -> list[T]:
+        """Up to ``limit`` of the oldest items, without waiting (an empty list when there are none)."""
+        with self._lock:
+            items = self._items
+            return [items.popleft() for _ in range(min(limit, len(items)))]
 
     def clear(self) -> int:
         """Discard every queued item; returns how many."""

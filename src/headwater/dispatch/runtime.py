@@ -52,7 +52,9 @@ class LineageDispatch:
         self.queue: BoundedQueue[LineageInfo] = BoundedQueue(settings.lineage_event_queue_size)
         gate = FilterGate(self.counters)
         self.collector = Collector(activation.plugins, self.queue, self.counters, extract, gate, drop_log)
-        self.worker = DispatchWorker(activation.plugins, self.queue, self.counters, gate)
+        self.worker = DispatchWorker(
+            activation.plugins, self.queue, self.counters, gate, settings.lineage_dispatch_batch
+        )
         self.worker.start()
         self._closed = False
 

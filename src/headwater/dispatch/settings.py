@@ -28,6 +28,7 @@ from typing import Any
 
 DEFAULT_PLUGIN_DIR = "~/.headwater/plugins"
 DEFAULT_QUEUE_SIZE = 50000
+DEFAULT_DISPATCH_BATCH = 500
 CLOSE_POLICIES = ("drain", "abandon")
 ENV_PREFIX = "HEADWATER_"
 PLUGIN_TABLE = "lineage_plugins"
@@ -36,6 +37,7 @@ _KEYS = (
     "plugin_dir",
     "activate_lineage_plugin",
     "lineage_event_queue_size",
+    "lineage_dispatch_batch",
     "lineage_close_policy",
     "lineage_close_timeout",
 )
@@ -52,6 +54,7 @@ class DispatchSettings:
     plugin_dir: Path = field(default_factory=lambda: Path(DEFAULT_PLUGIN_DIR).expanduser())
     activate_lineage_plugin: tuple[str, ...] = ()
     lineage_event_queue_size: int = DEFAULT_QUEUE_SIZE
+    lineage_dispatch_batch: int = DEFAULT_DISPATCH_BATCH
     lineage_close_policy: str = "drain"
     lineage_close_timeout: float = 10.0
     plugin_settings: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: MappingProxyType({}))
@@ -74,10 +77,10 @@ def parse_activation(value: Any) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _queue_size(value: Any, origin: str) -> int:
+def _positive_int(key: str, value: Any, origin: str) -> int:
     text = str(value).strip()
     if isinstance(value, bool) or not text.isdigit() or int(text) <= 0:
-        raise SettingsError(f"lineage_event_queue_size must be a positive integer, got {value!r} (from {origin})")
+        raise SettingsError(f"{key} must be a positive integer, got {value!r} (from {origin})")
     return int(text)
 
 
@@ -142,8 +145,9 @@ def load_settings(
         values["plugin_dir"] = Path(str(raw["plugin_dir"][0])).expanduser()
     if "activate_lineage_plugin" in raw:
         values["activate_lineage_plugin"] = parse_activation(raw["activate_lineage_plugin"][0])
-    if "lineage_event_queue_size" in raw:
-        values["lineage_event_queue_size"] = _queue_size(*raw["lineage_event_queue_size"])
+    for key in ("lineage_event_queue_size", "lineage_dispatch_batch"):
+        if key in raw:
+            values[key] = _positive_int(key, *raw[key])
     if "lineage_close_policy" in raw:
         values["lineage_close_policy"] = _close_policy(*raw["lineage_close_policy"])
     if "lineage_close_timeout" in raw:

@@ -1,7 +1,7 @@
 """The plugin SPI, shaped like Doris's ``LineagePlugin`` / ``LineagePluginFactory``.
 
 Life cycle: discover factory → ``create(context)`` → ``initialize(context)`` →
-``event_filter()`` / ``exec(event)`` … → ``close()``.
+``event_filter()`` / ``exec(event)`` (or ``exec_batch(events)``) … → ``close()``.
 
 >>> class Hello(LineagePlugin):
 ...     def name(self) -> str: return "hello"
@@ -14,7 +14,7 @@ True
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -81,6 +81,18 @@ class LineagePlugin(ABC):
     @abstractmethod
     def exec(self, event: LineageInfo) -> None:
         """Deliver one event. The return value is ignored; an exception is logged and counted."""
+
+    def exec_batch(self, events: Sequence[LineageInfo]) -> None:
+        """Optional: deliver several events at once (a headwater extension; Doris has ``exec`` only).
+
+        A plugin that overrides it is handed what is queued when the worker takes an event, up to
+        ``lineage_dispatch_batch`` events, in order, after one ``event_filter()`` call. It must be
+        all-or-nothing or idempotent: when it raises, the worker delivers the same events again one
+        by one with ``exec``, so that a bad event costs only itself. Plugins that do not override it
+        get every event through ``exec``.
+        """
+        for event in events:
+            self.exec(event)
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release resources; called once, after the worker stopped dispatching."""

@@ -4,18 +4,30 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 
 from headwater.dispatch.activation import LoadedPlugin
 from headwater.dispatch.counters import Counters
 from headwater.dispatch.event_queue import BoundedQueue
 from headwater.dispatch.filtering import FilterGate
+from headwater.dispatch.spi import LineagePlugin
 from headwater.model import LineageInfo
 
 log = logging.getLogger("headwater.dispatch")
 
 
+def batches(plugin: LineagePlugin) -> bool:
+    """Whether ``plugin`` overrides ``exec_batch`` (else every event goes through ``exec``)."""
+    return type(plugin).exec_batch is not LineagePlugin.exec_batch
+
+
 class DispatchWorker:
-    """Plugins are called serially in activation order, so a slow plugin delays every later event."""
+    """Plugins are called serially in activation order, so a slow plugin delays every later event.
+
+    The worker takes one event, waiting for it, plus whatever else is queued (up to ``batch`` in all,
+    never waiting for more) when some plugin takes batches; each plugin then gets those events in
+    order: through ``exec_batch`` if it overrides it, else one ``exec`` each.
+    """
 
     def __init__(
         self,
@@ -23,6 +35,7 @@ class DispatchWorker:
         queue: BoundedQueue[LineageInfo],
         counters: Counters,
         gate: FilterGate,
+        batch: int = 1,
     ) -> None:
         self._plugins = plugins
         self._queue = queue
@@ -31,14 +44,15 @@ class DispatchWorker:
         self._table = [
             (
                 lp,
-                lp.plugin.event_filter,
                 lp.plugin.exec,
+                lp.plugin.exec_batch if batches(lp.plugin) else None,
                 counters.plugin_bump(lp.name, "dispatched"),
                 counters.plugin_bump(lp.name, "filtered_out"),
                 counters.plugin_bump(lp.name, "failed"),
             )
             for lp in plugins
         ]
+        self._batch = batch if any(row[2] is not None for row in self._table) else 1
         self._thread = threading.Thread(target=self._run, name="headwater-lineage-worker", daemon=True)
 
     def start(self) -> None:
@@ -53,28 +67,63 @@ class DispatchWorker:
         self._thread.join(timeout)
 
     def _run(self) -> None:
-        take = self._queue.take
+        take, drain, more = self._queue.take, self._queue.drain, self._batch - 1
         while (event := take()) is not None:
-            self.dispatch(event)
+            if more:
+                self.dispatch_all([event, *drain(more)])
+            else:
+                self.dispatch(event)
 
     def dispatch(self, event: LineageInfo) -> None:
         """Offer one event to each plugin whose ``event_filter()`` is true now; never raises."""
-        for lp, event_filter, exec_, dispatched, filtered_out, failed in self._table:
-            try:
-                wanted = event_filter() is True
-            except Exception:
-                self._gate.failed(lp)
-                wanted = False
-            if not wanted:
-                filtered_out()
+        self.dispatch_all([event])
+
+    def dispatch_all(self, events: list[LineageInfo]) -> None:
+        """Offer ``events``, in order, to each plugin in turn; never raises."""
+        wants = self._gate.wants
+        for lp, exec_, exec_batch, dispatched, filtered_out, failed in self._table:
+            if exec_batch is not None and len(events) > 1:
+                if not wants(lp):
+                    for _ in events:
+                        filtered_out()
+                    continue
+                try:
+                    exec_batch(events)
+                except Exception:
+                    log.warning(
+                        "Lineage plugin %s failed on a batch of %d events; delivering them one by one",
+                        lp.name,
+                        len(events),
+                        exc_info=True,
+                    )
+                else:
+                    for _ in events:
+                        dispatched()
+                    continue
+                for event in events:
+                    self._deliver(lp, exec_, event, dispatched, failed)
                 continue
-            try:
-                exec_(event)
-            except Exception:
-                failed()
-                log.exception("Lineage plugin %s failed on event %s", lp.name, event.event_id)
-            else:
-                dispatched()
+            for event in events:
+                if wants(lp):
+                    self._deliver(lp, exec_, event, dispatched, failed)
+                else:
+                    filtered_out()
+
+    @staticmethod
+    def _deliver(
+        lp: LoadedPlugin,
+        exec_: Callable[[LineageInfo], None],
+        event: LineageInfo,
+        dispatched: Callable[[], int],
+        failed: Callable[[], int],
+    ) -> None:
+        try:
+            exec_(event)
+        except Exception:
+            failed()
+            log.exception("Lineage plugin %s failed on event %s", lp.name, event.event_id)
+        else:
+            dispatched()
 
     def stop(self, timeout: float | None, abandon: bool) -> bool:
         """Stop taking events (after draining them, or dropping them when ``abandon``); True if stopped."""

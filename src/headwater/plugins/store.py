@@ -1,4 +1,5 @@
-"""``store``: record each event in the headwater store (``headwater.store.open_store(url).record(event)``).
+"""``store``: record each event in the headwater store (``headwater.store.open_store(url).record(event)``);
+what is queued together is recorded in one transaction (``exec_batch`` → ``record_batch``).
 
 Settings: ``url``, the store's SQLAlchemy URL (or a SQLite file path); without it, the store's own
 default (``$HEADWATER_STORE``, else ``~/.headwater/lineage.db``). Recording is idempotent in the store,
@@ -7,6 +8,7 @@ so a re-sent event (same event id) does not duplicate anything.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from headwater.dispatch.spi import LineagePlugin, LineagePluginFactory, PluginContext
@@ -36,6 +38,12 @@ class StorePlugin(LineagePlugin):
         if self.store is None:
             raise RuntimeError("store plugin is closed")
         self.store.record(event)
+
+    def exec_batch(self, events: Sequence[LineageInfo]) -> None:
+        """What is queued, in one transaction (all or nothing; a replay changes nothing)."""
+        if self.store is None:
+            raise RuntimeError("store plugin is closed")
+        self.store.record_batch(events)
 
     def close(self) -> None:
         store, self.store = self.store, None
