@@ -100,6 +100,9 @@ def test_openlineage_other_namespace_is_its_own_system(store: LineageStore) -> N
         (lambda d: d["run"].pop("runId"), "event.run.runId"),
         (lambda d: d["inputs"][0].pop("name"), "event.inputs[0].name"),
         (lambda d: d.__setitem__("eventTime", "yesterday"), "event.eventTime"),
+        (lambda d: d["outputs"][0].__setitem__("namespace", ""), "event.outputs[0].namespace"),
+        (lambda d: d["inputs"][0].__setitem__("name", " "), "event.inputs[0].name"),
+        (lambda d: d.__setitem__("eventType", "EXPLODE"), "event.eventType"),
     ],
 )
 def test_openlineage_bad_input_names_the_field(store: LineageStore, mutate, field: str) -> None:  # type: ignore[no-untyped-def]

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
+
+import pytest
 from sqlalchemy import func, select
 from tests.store.conftest import guide
 
-from headwater.model import event_from_json, event_to_json
-from headwater.store import LineageStore, indirect, search
+from headwater.model import Field, LineageInfo, TableRef, Target, event_from_json, event_to_json
+from headwater.store import InvalidInput, LineageStore, indirect, search
 from headwater.store.schema import OPEN, edges, event_document, events, nodes
 
 
@@ -109,3 +113,43 @@ def test_event_document_is_stored_compressed_and_read_back(store: LineageStore) 
     with store.engine.connect() as conn:
         statement = search.job_detail(conn, job.id).statements[0]
     assert statement.sql == event.context.sql and statement.context["event.status"] == "COMPLETE"
+
+
+def _with(event: LineageInfo, **changes: object) -> LineageInfo:
+    return dataclasses.replace(event, **changes)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("bad", "field"),
+    [
+        (lambda e: _with(e, event_id="x" * 129), "event_id"),
+        (lambda e: _with(e, event_id=""), "event_id"),
+        (
+            lambda e: _with(e, context=dataclasses.replace(e.context, timestamp="2026-02-30T00:00:00Z")),
+            "context.timestamp",
+        ),
+        (lambda e: _with(e, context=dataclasses.replace(e.context, timestamp="not a time")), "context.timestamp"),
+        (lambda e: _with(e, target=Target(TableRef("internal", "lineage_demo", ""), e.target.columns)), "dataset"),
+        (
+            lambda e: _with(e, target=Target(TableRef("internal", "lineage_demo", "t" * 1100), e.target.columns)),
+            "dataset",
+        ),
+        (
+            lambda e: _with(e, target=Target(TableRef("internal", "lineage_demo", "a\x00b"), e.target.columns)),
+            "dataset",
+        ),
+        (
+            lambda e: _with(e, direct=(dataclasses.replace(e.direct[0], expression="x\x00"), *e.direct[1:])),
+            "expression",
+        ),
+        (lambda e: _with(e, target=Target(e.target.table, (Field(""), *e.target.columns[1:]))), "column"),
+    ],
+)
+def test_what_a_database_would_refuse_is_bad_input_and_nothing_is_written(
+    store: LineageStore, bad: Callable[[LineageInfo], LineageInfo], field: str
+) -> None:
+    with pytest.raises(InvalidInput) as err:
+        store.record_batch([guide("good-first"), bad(guide("bad"))])
+    assert err.value.field == field
+    assert store.get_lineage_stats().events_recorded == 0
+    assert store.record(guide("good-after")).recorded == 1

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from headwater.store.errors import InvalidInput
 from headwater.store.names import dataset_name, field_name, ident, short_of
 from headwater.store.types import MAPS_TO_ALL, WRITES_FIELD, EdgeType, NodeType
 
@@ -71,6 +72,9 @@ class Names:
         raw = (type_, system, parts)
         hit = self.datasets.get(raw)
         if hit is None:
+            if not system or not parts or not parts[-1] or any(p is not None and not p.strip() for p in parts):
+                where = ".".join(p or "" for p in (system, *parts))
+                raise InvalidInput("dataset", f"{where!r}: a system and a name are required, and no part may be empty")
             sys_name = ident(system)
             sys_spec = NodeSpec(NodeType.SOURCE_SYSTEM.value, sys_name, sys_name)
             name = dataset_name(system, *parts)
@@ -84,6 +88,8 @@ class Names:
         raw = (dataset, column)
         spec = self.fields.get(raw)
         if spec is None:
+            if not column or not column.strip():
+                raise InvalidInput("column", f"an empty column name in {dataset[1]!r}")
             name = field_name(dataset[1], column)
             spec = self.fields[raw] = NodeSpec(NodeType.FIELD.value, name, short_of(name, field=True), dataset)
             if len(self.fields) > 500_000:

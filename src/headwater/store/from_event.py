@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from headwater.model import ColumnRef, Dependency, LineageInfo, TableRef, event_to_json
 from headwater.model.event import DATASET_INDIRECT_TYPES
+from headwater.store.errors import InvalidInput
 from headwater.store.facts import Facts, FactsBuilder, Names, NodeKey
 from headwater.store.names import now_us, short_of, sql_fingerprint, to_us
 from headwater.store.types import EdgeType, NodeType
@@ -43,7 +44,12 @@ def event_facts(event: LineageInfo, names: Names | None = None, expand_indirect:
     ``expand_indirect`` stores dataset-level entries as one MAPS_TO per target column (the former
     layout, kept to check that both layouts answer every query alike)."""
     ctx = event.context
-    t = to_us(ctx.timestamp) if ctx.timestamp else None
+    try:
+        t = to_us(ctx.timestamp) if ctx.timestamp else None
+        if ctx.timestamp is not None and not isinstance(ctx.timestamp, str):
+            raise TypeError
+    except (TypeError, ValueError):
+        raise InvalidInput("context.timestamp", f"{ctx.timestamp!r} is not an ISO 8601 time") from None
     facts = Facts(
         event_id=event.event_id,
         kind="headwater",

@@ -26,6 +26,8 @@ from headwater.store.types import EdgeType, NodeType
 
 _NS = uuid.UUID("3a1f0c52-7d7e-4b7e-8f4e-2b8a4c1d9e60")
 _DIRECT_SUBTYPES = {"IDENTITY", "TRANSFORMATION", "AGGREGATION"}
+EVENT_TYPES = ("START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER")
+"""OpenLineage's run states; a missing ``eventType`` is OTHER."""
 
 
 def _get(d: Any, key: str, path: str, kind: type | tuple[type, ...] = str) -> Any:
@@ -36,6 +38,8 @@ def _get(d: Any, key: str, path: str, kind: type | tuple[type, ...] = str) -> An
     value = d[key]
     if not isinstance(value, kind):
         raise InvalidInput(f"{path}.{key}", f"expected {getattr(kind, '__name__', 'a value')}")
+    if isinstance(value, str) and not value.strip():
+        raise InvalidInput(f"{path}.{key}", "empty")
     return value
 
 
@@ -84,6 +88,8 @@ def run_event_facts(event: Mapping[str, Any], namespaces: Collection[str] = ("he
     job_d = _get(event, "job", "event", Mapping)
     job_ns, job_nm = _get(job_d, "namespace", "event.job"), _get(job_d, "name", "event.job")
     event_type = str(event.get("eventType") or "OTHER").upper()
+    if event_type not in EVENT_TYPES:
+        raise InvalidInput("event.eventType", f"{event.get('eventType')!r} is not one of {', '.join(EVENT_TYPES)}")
     inputs = event.get("inputs") or []
     outputs = event.get("outputs") or []
     for label, items in (("inputs", inputs), ("outputs", outputs)):
