@@ -130,3 +130,15 @@ def test_a_writer_sees_deletions_made_by_another_writer(store_url: str) -> None:
     finally:
         writer.close()
         other.close()
+
+
+def test_late_event_backdates_the_memberships_it_confirms(store: LineageStore) -> None:
+    store.record(v2())  # recorded first, though it happened later (T2)
+    store.record(v1())  # T1: its tables and columns existed from T1 on
+    between = "2024-01-15T00:00:00Z"
+    # s.a and t.a were first seen in v2, at T2: v1 confirms them from T1; s.c and t.d only from T2
+    assert store.get_lineage_summary("s", as_of=between).field_count == 2
+    assert store.get_lineage_summary("t", as_of=between).field_count == 2
+    assert store.get_lineage_summary("t").field_count == 3
+    assert origins(store, "t.a", as_of=between) == {"s.a"}
+    assert store.get_lineage_stats(as_of=between).edges_by_type["CONTAINS"] > 0

@@ -21,7 +21,7 @@ from headwater.store import lineage as _lineage
 from headwater.store import summary as _summary
 from headwater.store import trace as _trace
 from headwater.store.engine import write_lock
-from headwater.store.facts import Facts, Names, NodeKey
+from headwater.store.facts import Facts, Names
 from headwater.store.from_event import event_facts
 from headwater.store.from_external import lineage_facts
 from headwater.store.from_openlineage import run_event_facts
@@ -40,7 +40,7 @@ from headwater.store.results import (
 )
 from headwater.store.traverse import DEFAULT_MAX_NODES
 from headwater.store.types import ChangeType, DatasetRef, Direction, ExecutionContext, FieldMapping
-from headwater.store.write import WriteResult, apply, chunks, gc_paused, membership_epoch
+from headwater.store.write import NodeCache, WriteResult, apply, chunks, gc_paused, membership_epoch
 
 AsOf = datetime | str | int | None
 BATCH = 500
@@ -56,8 +56,8 @@ class LineageStore:
         url = engine.url.render_as_string(hide_password=True)
         self._lock: AbstractContextManager[Any] = write_lock(url) if engine.dialect.name == "sqlite" else nullcontext()
         self._guard = threading.Lock()
-        self._node_ids: dict[NodeKey, int] = {}  # committed nodes with open membership, by (type, name)
-        self._epoch = -1  # the membership epoch ``_node_ids`` was filled in
+        self._nodes = NodeCache()  # committed nodes: ids, and since when their memberships are open
+        self._epoch = -1  # the membership epoch ``_nodes`` was filled in
         self._names = Names()  # normalised names by raw name
 
     @property
@@ -71,20 +71,20 @@ class LineageStore:
 
     def _write(self, facts: Sequence[Facts]) -> WriteResult:
         result = WriteResult()
-        staged: dict[NodeKey, int] = {}
+        staged = NodeCache()
         with self._lock, self.engine.connect().execution_options(headwater_write=True) as conn:
             with conn.begin():
                 epoch = membership_epoch(conn)
-                known = self._node_ids if epoch == self._epoch else {}
+                known = self._nodes if epoch == self._epoch else NodeCache()
                 for part in chunks(list(facts), BATCH):
                     result.add(apply(conn, part, known, staged))
             # committed: the ids are valid from now on (nodes are never deleted), and so are the
             # memberships until a deletion closes some (it changes the epoch)
             with self._guard:
-                if epoch != self._epoch or len(self._node_ids) + len(staged) > NODE_CACHE:
-                    self._node_ids = {}
+                if epoch != self._epoch or len(self._nodes) + len(staged) > NODE_CACHE:
+                    self._nodes = NodeCache()
                     self._epoch = epoch
-                self._node_ids.update(staged)
+                self._nodes.update(staged)
         return result
 
     def record(self, event: LineageInfo) -> WriteResult:

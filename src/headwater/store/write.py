@@ -71,6 +71,27 @@ class _Edge:
     row: list[Any] | None = None
 
 
+@dataclass(slots=True)
+class NodeCache:
+    """What a writer knows of committed nodes: their ids, and since when each one's membership (its
+    CONTAINS edge from its parent) has been open. Nodes are never deleted, so ids stay valid;
+    memberships stay open until a deletion closes some, which ``membership_epoch`` tells."""
+
+    ids: dict[NodeKey, int] = field(default_factory=dict)
+    since: dict[NodeKey, int] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def update(self, other: NodeCache) -> None:
+        self.ids.update(other.ids)
+        since = self.since
+        for k, t in other.since.items():
+            cur = since.get(k)
+            if cur is None or t < cur:
+                since[k] = t
+
+
 EDGE_COLUMNS = (
     "type",
     "src_id",
@@ -396,13 +417,12 @@ class _Diff:
 def apply(
     conn: Connection,
     batch: Sequence[Facts],
-    known: dict[NodeKey, int] | None = None,
-    staged: dict[NodeKey, int] | None = None,
+    known: NodeCache | None = None,
+    staged: NodeCache | None = None,
 ) -> WriteResult:
-    """Record ``batch`` inside the caller's transaction. ``known``: node ids known to exist with their
-    membership (CONTAINS from their parent) open, read only; ``staged`` receives the ids this batch
-    used, for the caller to add to ``known`` once the transaction commits (ids of nodes inserted by a
-    transaction that rolls back must be forgotten)."""
+    """Record ``batch`` inside the caller's transaction. ``known``: what the caller knows of committed
+    nodes (read only); ``staged`` receives what this batch learnt, for the caller to add to ``known``
+    once the transaction commits (nodes inserted by a transaction that rolls back must be forgotten)."""
     result = WriteResult()
     now = now_us()
     if _pg(conn):
@@ -425,7 +445,8 @@ def apply(
         for k, s in f.nodes.items():
             if k not in specs:
                 specs[k] = s
-    ids, fresh_keys = ensure_nodes(conn, specs, now, known)
+    known = known or NodeCache()
+    ids, fresh_keys = ensure_nodes(conn, specs, now, known.ids)
     fresh = {ids[k] for k in fresh_keys}
     jobs = sorted({ids[f.job] for f in todo if f.job})
     stored_jobs = [j for j in jobs if j not in fresh]
@@ -477,14 +498,15 @@ def apply(
         if f.job and not late:
             latest[ids[f.job]] = t
     inserts = [r for r in rows if r[_TO] is not None]
-    inserts += _contains(conn, todo, ids, fresh, known or {})
+    contains, since = _contains(conn, todo, ids, fresh, known.since)
+    inserts += contains
     insert_edges(conn, inserts)
     if diff.closes:
         _executemany(conn, _update_sql(conn, "valid_to"), diff.closes)
     if diff.starts:
         _executemany(conn, _update_sql(conn, "valid_from"), diff.starts)
     if staged is not None:
-        staged.update(ids)
+        staged.update(NodeCache(ids, since))
     result.edges_opened = len(inserts)
     result.edges_closed = len(diff.closes)
     return result
@@ -513,32 +535,49 @@ def _update_sql(conn: Connection, column: str) -> str:
     return f"UPDATE {edges.name} SET {column} = {mark} WHERE id = {mark}"
 
 
+_OPEN_CONTAINS = (
+    f"SELECT id, src_id, dst_id, valid_from FROM {edges.name} WHERE type = '{_CONTAINS}' AND valid_to = {OPEN} "
+    "AND dst_id IN ({})"
+)
+
+
 def _contains(
-    conn: Connection, todo: Sequence[Facts], ids: dict[NodeKey, int], fresh: set[int], known: dict[NodeKey, int]
-) -> list[list[Any]]:
-    """CONTAINS rows for memberships of the batch that are not open yet (a node inserted by this
-    batch has none; a node of ``known`` has its open)."""
-    first: dict[tuple[int, int], int] = {}
+    conn: Connection, todo: Sequence[Facts], ids: dict[NodeKey, int], fresh: set[int], since: dict[NodeKey, int]
+) -> tuple[list[list[Any]], dict[NodeKey, int]]:
+    """CONTAINS rows for the memberships of the batch that are not open yet, and the start of each
+    membership the batch touched. A node inserted by this batch has none; a node whose membership
+    is known (``since``) to be open from no later than the batch's time needs nothing; the others are
+    read, and an open membership that starts after an event of the batch (a late event) starts
+    earlier, as edges a late event confirms do."""
+    first: dict[NodeKey, tuple[int, int, int]] = {}  # child -> (parent id, child id, earliest time)
     for f in todo:
         t = f.event_us
         for k, s in f.nodes.items():
-            if s.parent is not None and k not in known:
-                pair = (ids[s.parent], ids[k])
-                prev = first.get(pair)
-                if prev is None or t < prev:
-                    first[pair] = t
+            if s.parent is None:
+                continue
+            known_from = since.get(k)
+            if known_from is not None and known_from <= t:
+                continue
+            prev = first.get(k)
+            if prev is None or t < prev[2]:
+                first[k] = (ids[s.parent], ids[k], t)
     if not first:
-        return []
-    stored = sorted({c for _, c in first if c not in fresh})
-    open_pairs: set[tuple[int, int]] = set()
-    if stored:
-        sql = (
-            f"SELECT src_id, dst_id FROM {edges.name} WHERE type = '{_CONTAINS}' AND valid_to = {OPEN} "
-            "AND dst_id IN ({})"
-        )
-        open_pairs.update((a, b) for a, b in _in(conn, sql, stored))
-    return [
-        [_CONTAINS, p, c, None, None, None, None, False, None, None, 1, 1, t, OPEN]
-        for (p, c), t in first.items()
-        if (p, c) not in open_pairs
-    ]
+        return [], {}
+    stored = sorted({c for _, c, _ in first.values() if c not in fresh})
+    open_pairs = {(p, c): (eid, t0) for eid, p, c, t0 in _in(conn, _OPEN_CONTAINS, stored)} if stored else {}
+    rows: list[list[Any]] = []
+    starts: list[tuple[int, int]] = []
+    out: dict[NodeKey, int] = {}
+    for k, (p, c, t) in first.items():
+        cur = open_pairs.get((p, c))
+        if cur is None:
+            rows.append([_CONTAINS, p, c, None, None, None, None, False, None, None, 1, 1, t, OPEN])
+            out[k] = t
+        elif t < cur[1]:
+            starts.append((t, cur[0]))
+            out[k] = t
+        else:
+            out[k] = cur[1]
+    if starts:
+        _executemany(conn, _update_sql(conn, "valid_from"), starts)
+    return rows, out
