@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from tests.store.conftest import copy_event
+import dataclasses
 
+import pytest
+from tests.store.conftest import copy_event, guide
+
+from headwater.model import DirectInput, LineageInfo
 from headwater.store import LineageStore, open_store
 
 SQL = "INSERT INTO t SELECT ... FROM s"
@@ -142,3 +146,35 @@ def test_late_event_backdates_the_memberships_it_confirms(store: LineageStore) -
     assert store.get_lineage_summary("t").field_count == 3
     assert origins(store, "t.a", as_of=between) == {"s.a"}
     assert store.get_lineage_stats(as_of=between).edges_by_type["CONTAINS"] > 0
+
+
+def _guide_v2() -> LineageInfo:
+    """The guide's statement recorded again at T2 with region_label now taken from the customers."""
+    event = guide("guide-v2", timestamp=T2)
+    level = next(c for t in event.dataset_indirect for c in t.sources if c.column == "customer_level")
+    direct = tuple(
+        dataclasses.replace(d, expression="c.customer_level", sources=(level,), inputs=(DirectInput(level),))
+        if d.target_column == "region_label"
+        else d
+        for d in event.direct
+    )
+    return dataclasses.replace(event, direct=direct)
+
+
+@pytest.mark.parametrize("purge", [False, True])
+def test_deleting_one_source_of_a_join_keeps_the_other_sources_history(store: LineageStore, purge: bool) -> None:
+    store.record(guide("guide-v1", timestamp=T1))
+    store.record(_guide_v2())
+    between = "2024-01-15T00:00:00Z"
+
+    def impact(as_of: str | None) -> set[str]:
+        return {f.field.short for f in store.get_field_impact("lineage_customers.customer_id", as_of=as_of).impacted}
+
+    every = {
+        f"lineage_customer_summary.{c}"
+        for c in ("customer_id", "region_label", "total_amount", "customer_seq", "region_group")
+    }
+    assert impact(between) == impact(None) == every  # the JOIN applies to every column written
+    store.delete_lineage(dataset="lineage_orders", purge=purge, at=T3)
+    assert impact(between) == every
+    assert impact(None) == every

@@ -68,17 +68,18 @@ def delete_lineage(
     ]
     virtual_before = indirect.count(conn, None, jobs) if jobs else 0
     plain = _E.type.not_in(STORAGE_EDGE_TYPES)
-    kept = _still_written(conn, which) if dataset is not None else []
     if purge:
+        history = _written_history(conn, which) if dataset is not None else []
         purged = conn.execute(delete(edges).where(which, plain)).rowcount
         conn.execute(delete(edges).where(which, _E.type.in_(STORAGE_EDGE_TYPES)))
         insert_edges(
             conn,
-            [[WRITES_FIELD, ds, f, None, None, None, None, False, j, None, 1, 1, t0, OPEN] for j, ds, f, t0 in kept],
+            [[WRITES_FIELD, ds, f, None, None, None, None, False, j, None, 1, 1, a, b] for j, ds, f, a, b in history],
         )
         purged += virtual_before - (indirect.count(conn, None, jobs) if jobs else 0)
         gone = conn.execute(delete(events).where(events_q)).rowcount if events_q is not None else 0
         return DeleteResult(0, purged, gone)
+    kept = _still_written(conn, which) if dataset is not None else []
     t = at if at is not None else now_us()
     closed = 0
     for kind in (plain, _E.type.in_(STORAGE_EDGE_TYPES)):
@@ -138,3 +139,34 @@ def _still_written(conn: Connection, which: ColumnElement[bool]) -> list[tuple[i
         if ds is not None and (j, ds) in mapped and (j, f) not in left:
             start[(j, ds, f)] = min(t, start.get((j, ds, f), t))
     return [(j, ds, f, t) for (j, ds, f), t in sorted(start.items())]
+
+
+def _written_history(conn: Connection, which: ColumnElement[bool]) -> list[tuple[int, int, int, int, int]]:
+    """(job, dataset, column, valid_from, valid_to) of every witness ``which`` erases, open or closed,
+    into a dataset where the job keeps a ``MAPS_TO_ALL`` edge: a purge replaces each with a
+    ``WRITES_FIELD`` row of the same validity, so the dataset-level mappings of the other sources keep
+    applying to the same columns at the same times (purging one source of a join erases its own
+    mappings, not the other source's history)."""
+    gone = conn.execute(
+        select(_E.job_id, _E.dst_id, _E.valid_from, _E.valid_to).where(
+            which, _E.type.in_(indirect.WITNESS_TYPES), _E.job_id.is_not(None)
+        )
+    ).all()
+    if not gone:
+        return []
+    jobs = sorted({j for j, _, _, _ in gone})
+    parent = {
+        n: p
+        for n, p in conn.execute(
+            select(nodes.c.id, nodes.c.parent_id).where(nodes.c.id.in_({f for _, f, _, _ in gone}))
+        )
+    }
+    mapped = {
+        (j, d)
+        for j, d in conn.execute(
+            select(_E.job_id, _E.dst_id).where(_E.type == MAPS_TO_ALL, _E.job_id.in_(jobs), ~which).distinct()
+        )
+    }
+    return sorted(
+        (j, parent[f], f, a, b) for j, f, a, b in gone if parent.get(f) is not None and (j, parent[f]) in mapped
+    )
