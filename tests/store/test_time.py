@@ -111,6 +111,12 @@ def test_stats_as_of(store: LineageStore) -> None:
     then = store.get_lineage_stats(as_of="2024-01-15T00:00:00Z")
     assert then.edges_by_type["MAPS_TO"] == 2 and now.edges_by_type["MAPS_TO"] == 3
     assert then.edges_by_type["READ"] == 1 and now.edges_by_type["READ"] == 2
+    # nodes and events on the same timeline as edges: v1's, then v2's as well
+    assert (then.events_recorded, now.events_recorded) == (1, 2)
+    assert then.nodes_by_type == {"DATASET": 2, "FIELD": 4, "JOB": 1, "SOURCE_SYSTEM": 1}  # s.a, s.b, t.a, t.b
+    assert now.nodes_by_type == {"DATASET": 3, "FIELD": 7, "JOB": 1, "SOURCE_SYSTEM": 1}  # + u, s.c, u.d, t.d
+    before = store.get_lineage_stats(as_of="2023-12-31T00:00:00Z")
+    assert (before.total_nodes, before.total_edges, before.events_recorded) == (0, 0, 0)
 
 
 def test_deleted_dataset_regains_its_members_when_recorded_again(store: LineageStore) -> None:

@@ -67,7 +67,9 @@ def get_lineage_summary(
 
 
 def get_lineage_stats(conn: Connection, as_of: int | None = None) -> LineageStats:
-    """Nodes by type, edges valid at ``as_of`` (now: open) by type, MAPS_TO count, events recorded.
+    """Nodes by type, edges valid at ``as_of`` (now: open) by type, MAPS_TO count, events recorded;
+    with ``as_of``, the nodes and events of the graph's timeline by then (a node exists from the
+    earliest event that mentions it, an event at its own time), as for edges.
 
     A dataset-level mapping counts once per column it applies to, as a MAPS_TO edge."""
     nq = select(nodes.c.type, func.count()).group_by(nodes.c.type)
@@ -75,7 +77,7 @@ def get_lineage_stats(conn: Connection, as_of: int | None = None) -> LineageStat
     evq = select(func.count()).select_from(events)
     if as_of is not None:
         nq = nq.where(nodes.c.created_us <= as_of)
-        evq = evq.where(events.c.recorded_us <= as_of)
+        evq = evq.where(events.c.event_us <= as_of)
     by_node = {t: c for t, c in conn.execute(nq)}
     by_edge = {t: c for t, c in conn.execute(eq)}
     if by_edge.pop(MAPS_TO_ALL, 0):  # each stands for one MAPS_TO per column it applies to

@@ -224,9 +224,9 @@ def _rank(spec: NodeSpec, specs: dict[NodeKey, NodeSpec]) -> int:
     return rank
 
 
-def _node_row(s: NodeSpec, ids: dict[NodeKey, int], now: int) -> tuple[Any, ...]:
+def _node_row(s: NodeSpec, ids: dict[NodeKey, int], born: int) -> tuple[Any, ...]:
     props = json.dumps(s.properties, sort_keys=True) if s.properties else None
-    return (s.type, s.name, s.short, ids.get(s.parent) if s.parent else None, props, now)
+    return (s.type, s.name, s.short, ids.get(s.parent) if s.parent else None, props, born)
 
 
 _BY_NAME = f"SELECT id, type, name FROM {nodes.name} WHERE name IN ({{}})"
@@ -235,11 +235,12 @@ _BY_NAME = f"SELECT id, type, name FROM {nodes.name} WHERE name IN ({{}})"
 def ensure_nodes(
     conn: Connection,
     specs: dict[NodeKey, NodeSpec],
-    now: int,
+    born: dict[NodeKey, int],
     known: dict[NodeKey, int] | None = None,
 ) -> tuple[dict[NodeKey, int], set[NodeKey]]:
-    """Ids of the given nodes, inserting the missing ones. ``known`` holds ids of nodes known to
-    exist (the store's cache of committed nodes); nodes are never deleted, so they stay valid.
+    """Ids of the given nodes, inserting the missing ones (created at ``born[key]``: the time of the
+    earliest event of the batch that mentions it). ``known`` holds ids of nodes known to exist (the
+    store's cache of committed nodes); nodes are never deleted, so they stay valid.
 
     Returns the ids and the keys inserted by this call (nodes that cannot have edges yet).
     """
@@ -266,7 +267,7 @@ def ensure_nodes(
         start = conn.exec_driver_sql(f"SELECT coalesce(max(id), 0) FROM {nodes.name}").scalar_one()
         for k, s in enumerate(todo, start + 1):
             ids[(s.type, s.name)] = k
-        rows = [(ids[(s.type, s.name)], *_node_row(s, ids, now)) for s in todo]
+        rows = [(ids[(s.type, s.name)], *_node_row(s, ids, born[(s.type, s.name)])) for s in todo]
         sql = f"INSERT INTO {nodes.name} (id, {cols}) VALUES (?, ?, ?, ?, ?, ?, ?)"
         _executemany(conn, sql, rows)
         return ids, {(s.type, s.name) for s in todo}
@@ -278,7 +279,7 @@ def ensure_nodes(
         group = by_rank[rank]
         for part in chunks(group, 1000):
             values = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(part))
-            params = [v for s in part for v in _node_row(s, ids, now)]
+            params = [v for s in part for v in _node_row(s, ids, born[(s.type, s.name)])]
             sql = f"INSERT INTO {nodes.name} ({cols}) VALUES {values} ON CONFLICT DO NOTHING RETURNING id, type, name"
             for nid, typ, name in conn.exec_driver_sql(sql, tuple(params)):
                 ids[(typ, name)] = nid
@@ -441,12 +442,18 @@ def apply(
     if not todo:
         return result
     specs: dict[NodeKey, NodeSpec] = {}
+    born: dict[NodeKey, int] = {}
     for f in todo:
+        t = f.event_us
         for k, s in f.nodes.items():
-            if k not in specs:
+            first = born.get(k)
+            if first is None:
                 specs[k] = s
+                born[k] = t
+            elif t < first:
+                born[k] = t
     known = known or NodeCache()
-    ids, fresh_keys = ensure_nodes(conn, specs, now, known.ids)
+    ids, fresh_keys = ensure_nodes(conn, specs, born, known.ids)
     fresh = {ids[k] for k in fresh_keys}
     jobs = sorted({ids[f.job] for f in todo if f.job})
     stored_jobs = [j for j in jobs if j not in fresh]
@@ -567,6 +574,7 @@ def _contains(
     open_pairs = {(p, c): (eid, t0) for eid, p, c, t0 in _in(conn, _OPEN_CONTAINS, stored)} if stored else {}
     rows: list[list[Any]] = []
     starts: list[tuple[int, int]] = []
+    edge_child: dict[int, int] = {}
     out: dict[NodeKey, int] = {}
     for k, (p, c, t) in first.items():
         cur = open_pairs.get((p, c))
@@ -575,9 +583,13 @@ def _contains(
             out[k] = t
         elif t < cur[1]:
             starts.append((t, cur[0]))
+            edge_child[cur[0]] = c
             out[k] = t
         else:
             out[k] = cur[1]
     if starts:
         _executemany(conn, _update_sql(conn, "valid_from"), starts)
+        mark = "%s" if _pg(conn) else "?"
+        sql = f"UPDATE {nodes.name} SET created_us = {mark} WHERE id = {mark} AND created_us > {mark}"
+        _executemany(conn, sql, [(t, edge_child[eid], t) for t, eid in starts])
     return rows, out
