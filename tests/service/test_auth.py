@@ -85,3 +85,51 @@ def test_serve_stops_on_a_bad_tokens_file(tmp_path: Path) -> None:
     assert " ".join(r.output.split()) == (
         f"error: {f}, line 2: bad token entry: unknown scope 'reed' (scopes are read, write)"
     )
+
+
+def test_a_missing_tokens_file_is_an_error_not_a_traceback(tmp_path: Path) -> None:
+    missing = tmp_path / "nonexist"
+    with pytest.raises(ValueError, match=r"^cannot read tokens file '.*nonexist': No such file or directory$"):
+        load_tokens(missing)
+    r = CliRunner().invoke(app, ["serve", "--store", str(tmp_path / "l.db"), "--tokens-file", str(missing)])
+    assert r.exit_code == 2
+    assert " ".join(r.output.split()) == f"error: cannot read tokens file '{missing}': No such file or directory"
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        (
+            "# tokens\nXy9-secret-token:read\nXy9-secret-token:write\n",
+            "the token is given twice (first on line 2): give all its scopes in one entry",
+        ),
+        (
+            "# tokens\nok-token:read\nXy9 secret-token:read\n",
+            "a token holds visible ASCII characters only, no spaces (it must fit in a Bearer header)",
+        ),
+        (
+            "# tokens\nok-token:read\nXy9\tsecret-token\n",
+            "a token holds visible ASCII characters only, no spaces (it must fit in a Bearer header)",
+        ),
+        (
+            "# tokens\nok-token:read\nXy9-sécret-token:read\n",
+            "a token holds visible ASCII characters only, no spaces (it must fit in a Bearer header)",
+        ),
+    ],
+)
+def test_a_token_given_twice_or_that_cannot_be_sent_is_refused(tmp_path: Path, text: str, why: str) -> None:
+    f = tmp_path / "tokens"
+    f.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError) as err:
+        load_tokens(f)
+    assert str(err.value) == f"{f}, line 3: bad token entry: {why}"
+    assert "secret" not in str(err.value)
+    r = CliRunner().invoke(app, ["serve", "--store", str(tmp_path / "l.db"), "--tokens-file", str(f)])
+    assert r.exit_code == 2 and " ".join(r.output.split()) == f"error: {f}, line 3: bad token entry: {why}"
+
+
+def test_a_duplicate_on_one_line_of_the_variable_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HEADWATER_TOKENS", "dup:read;dup:write")
+    with pytest.raises(ValueError, match=r"^\$HEADWATER_TOKENS, line 1: bad token entry: the token is given twice"):
+        load_tokens()
+    assert parse_tokens("  spaced-token  :read ") == {"spaced-token": frozenset({"read"})}  # ends are trimmed
