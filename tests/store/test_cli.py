@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
+import pytest
 from tests.store.conftest import copy_event, guide
 from typer.testing import CliRunner
 
@@ -103,3 +105,174 @@ def test_ingest_reads_a_rotated_json_array_as_events_and_a_numbered_sql_file_as_
 def test_serve_refuses_public_bind_without_tokens(tmp_path: Path) -> None:
     r = runner.invoke(app, ["serve", "--store", str(tmp_path / "l.db"), "--host", "0.0.0.0"])
     assert r.exit_code == 2 and "refusing" in r.output
+
+
+# ---------------------------------------------------------------- ingest: one bad input never stops the run
+
+
+def _lines(*docs: object) -> str:
+    return "".join((d if isinstance(d, str) else json.dumps(d)) + "\n" for d in docs)
+
+
+def _run_event(**changes: object) -> dict:  # type: ignore[type-arg]
+    from openlineage.client.serde import Serde
+
+    from headwater.model.openlineage import to_run_event
+
+    d = json.loads(Serde.to_json(to_run_event(guide())))
+    d.update(changes)
+    return d
+
+
+def _summary(output: str) -> dict[str, int]:
+    """The ingest summary table's one row, by column."""
+    lines = [line.strip("┃│ ") for line in output.splitlines() if line.startswith(("┃", "│"))]
+    head, row = (re.split(r"\s*[┃│]\s*", line) for line in lines[:2])
+    return dict(zip(head, map(int, row), strict=True))
+
+
+def _events_recorded(store: str) -> int:
+    r = runner.invoke(app, ["query", "stats", "--store", store, "--format", "json"])
+    assert r.exit_code == 0, r.output
+    return json.loads(r.output)["events_recorded"]
+
+
+def test_ingest_a_line_the_store_rejects_fails_alone_and_later_files_are_still_read(tmp_path: Path) -> None:
+    store = str(tmp_path / "l.db")
+    bad = json.loads(event_to_json(copy_event("b", {"x": [("lineage_orders", "amount")]})))
+    bad["context"]["timestamp"] = "bogus"
+    events = tmp_path / "mixbad.jsonl"
+    events.write_text(
+        _lines(
+            event_to_json(copy_event("a", {"x": [("lineage_orders", "amount")]})),
+            bad,
+            event_to_json(copy_event("c", {"x": [("lineage_orders", "amount")]})),
+        )
+    )
+    script = tmp_path / "z.sql"
+    script.write_text("INSERT INTO z2 SELECT a FROM z1;\n")
+    r = runner.invoke(app, ["ingest", str(events), str(script), "--store", store])
+    assert r.exit_code == 1, r.output
+    assert isinstance(r.exception, SystemExit)  # no traceback
+    assert f"{events}:2: " in r.output and "bogus" in r.output
+    row = _summary(r.output)  # the bad line fails in the decoder or in the store: either way, alone
+    assert (row["files"], row["statements"], row["recorded"], row["failed"]) == (2, 1, 3, 1)
+    assert _events_recorded(store) == 3  # a, c and the script's event
+
+
+class _FakeStore:
+    """record_batch / record_openlineage refuse a whole call when any item is "bad" (all or nothing)."""
+
+    def __init__(self, fatal: bool = False) -> None:
+        self.calls: list[list[str]] = []
+        self.recorded: list[str] = []
+        self.fatal = fatal
+
+    def _write(self, ids: list[str]) -> object:
+        from headwater.store import InvalidInput, WriteResult
+
+        self.calls.append(ids)
+        if "bad" in ids:
+            if self.fatal:
+                from sqlalchemy.exc import OperationalError
+
+                raise OperationalError("BEGIN IMMEDIATE", {}, Exception("database is locked"))
+            raise InvalidInput("context.timestamp", "'bogus' is not an ISO 8601 time")
+        if "boom" in ids:
+            raise RuntimeError("unexpected")
+        self.recorded.extend(ids)
+        return WriteResult(recorded=len(ids))
+
+    def record_batch(self, events: list[str]) -> object:
+        return self._write(list(events))
+
+    def record_openlineage(self, events: list[str]) -> object:
+        return self._write([f"ol:{e}" for e in events])
+
+
+def test_record_items_retries_a_failed_batch_one_by_one() -> None:
+    from headwater.cli.store_cmd import EVENT, OPENLINEAGE, IngestTotals, Item, record_items
+
+    items = [Item(f"f:{n}", EVENT, v) for n, v in enumerate(["a", "bad", "c", "d", "boom", "e"], 1)]
+    items.insert(3, Item("f:9", OPENLINEAGE, "x"))
+    fake, totals = _FakeStore(), IngestTotals()
+    record_items(fake, items, 10, totals)  # type: ignore[arg-type]
+    assert fake.recorded == ["a", "c", "ol:x", "d", "e"]
+    assert fake.calls[0] == ["a", "bad", "c"]  # one batch per run of one kind, then one by one
+    assert (totals.recorded, totals.failed) == (5, 2)
+    assert totals.problems == [
+        "f:2: context.timestamp: 'bogus' is not an ISO 8601 time",
+        "f:5: RuntimeError: unexpected",
+    ]
+
+
+def test_record_items_stops_when_the_store_itself_fails() -> None:
+    from sqlalchemy.exc import OperationalError
+
+    from headwater.cli.store_cmd import EVENT, IngestTotals, Item, record_items
+
+    items = [Item(f"f:{n}", EVENT, v) for n, v in enumerate(["a", "bad", "c"], 1)]
+    with pytest.raises(OperationalError):
+        record_items(_FakeStore(fatal=True), items, 10, IngestTotals())  # type: ignore[arg-type]
+
+
+def test_ingest_reports_an_undecodable_file_and_goes_on(tmp_path: Path) -> None:
+    store = str(tmp_path / "l.db")
+    garbage = tmp_path / "garbage.jsonl"
+    garbage.write_bytes(bytes(range(128, 256)))
+    good = tmp_path / "good.jsonl"
+    good.write_text(_lines(event_to_json(guide())))
+    r = runner.invoke(app, ["ingest", str(garbage), str(good), "--store", store])
+    assert r.exit_code == 1 and isinstance(r.exception, SystemExit)
+    assert f"{garbage}: 'utf-8' codec can't decode" in r.output
+    assert _events_recorded(store) == 1
+
+
+# ---------------------------------------------------------------- ingest: OpenLineage RunEvents
+
+
+def test_ingest_an_openlineage_run_event_file(tmp_path: Path) -> None:
+    store = str(tmp_path / "l.db")
+    one = tmp_path / "ol.json"
+    one.write_text(json.dumps(_run_event(), indent=2))  # one object over many lines
+    r = runner.invoke(app, ["ingest", str(one), "--store", store])
+    assert r.exit_code == 0, r.output
+    assert "│     1 │          0 │      1 │        1 │          0 │       0 │      0 │" in r.output
+    assert "OpenLineage RunEvents: 1" in r.output
+    r = runner.invoke(
+        app, ["query", "origin", "lineage_customer_summary.total_amount", "--store", store, "--format", "json"]
+    )
+    assert [o["field"]["short"] for o in json.loads(r.output)["origins"]] == ["lineage_orders.amount"]
+    r = runner.invoke(app, ["ingest", str(one), "--store", store])  # replay
+    assert "│     1 │          0 │      1 │        0 │          1 │       0 │      0 │" in r.output
+
+
+def test_ingest_an_array_of_run_events_names_the_line_of_a_bad_one(tmp_path: Path) -> None:
+    store = str(tmp_path / "l.db")
+    start, complete = _run_event(eventType="START"), _run_event()
+    bad = _run_event()
+    del bad["run"]
+    f = tmp_path / "ol-array.json"
+    f.write_text("[\n  " + ",\n  ".join(json.dumps(e) for e in (start, bad, complete)) + "\n]\n")
+    r = runner.invoke(app, ["ingest", str(f), "--store", store])
+    assert r.exit_code == 1, r.output
+    assert f"{f}:3: event.run: missing" in r.output
+    assert "│     1 │          0 │      3 │        2 │          0 │       0 │      1 │" in r.output
+
+
+def test_ingest_a_jsonl_file_mixing_headwater_events_and_run_events(tmp_path: Path) -> None:
+    store = str(tmp_path / "l.db")
+    ol = _run_event()
+    bad_ol = _run_event(eventTime="yesterday")
+    f = tmp_path / "mixed.jsonl"
+    f.write_text(_lines(event_to_json(copy_event("a", {"x": [("lineage_orders", "amount")]})), ol, bad_ol, {"a": 1}))
+    r = runner.invoke(app, ["ingest", str(f), "--store", store])
+    assert r.exit_code == 1, r.output
+    assert f"{f}:3: event.eventTime: not an ISO 8601 time" in r.output
+    assert f"{f}:4: " in r.output  # not an event (the decoder names what is missing)
+    assert "│     1 │          0 │      3 │        2 │          0 │       0 │      2 │" in r.output
+    assert "OpenLineage RunEvents: 2" in r.output
+    r = runner.invoke(app, ["query", "upstream", "a", "--store", store, "--format", "json"])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["query", "upstream", "lineage_customer_summary", "--store", store, "--format", "json"])
+    assert "lineage_orders" in {n["short"] for n in json.loads(r.output)["nodes"]}
