@@ -276,3 +276,30 @@ def test_ingest_a_jsonl_file_mixing_headwater_events_and_run_events(tmp_path: Pa
     assert r.exit_code == 0, r.output
     r = runner.invoke(app, ["query", "upstream", "lineage_customer_summary", "--store", store, "--format", "json"])
     assert "lineage_orders" in {n["short"] for n in json.loads(r.output)["nodes"]}
+
+
+# ---------------------------------------------------------------- db current only reads
+
+
+def test_db_current_does_not_create_a_missing_store(tmp_path: Path) -> None:
+    for path in (tmp_path / "typo.db", tmp_path / "no_dir" / "x.db"):
+        r = runner.invoke(app, ["db", "current", "--store", str(path)])
+        assert r.exit_code == 2, r.output
+        assert f"error: no store at {path}" in r.output
+        assert not path.exists() and not path.parent.joinpath("x.db-wal").exists()
+    assert not (tmp_path / "no_dir").exists()
+    r = runner.invoke(app, ["db", "current", "--store", f"sqlite:///{tmp_path / 'typo.db'}"])
+    assert r.exit_code == 2 and not (tmp_path / "typo.db").exists()
+
+
+def test_db_current_reads_an_existing_store(tmp_path: Path) -> None:
+    store = tmp_path / "l.db"
+    assert runner.invoke(app, ["db", "upgrade", "--store", str(store)]).exit_code == 0
+    files = {p.name for p in tmp_path.iterdir()}
+    r = runner.invoke(app, ["db", "current", "--store", str(store)])
+    assert r.exit_code == 0 and r.output.startswith("0002 (head: 0002)")
+    assert {p.name for p in tmp_path.iterdir()} <= files  # nothing new (upgrade's -wal may go when it closes)
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database, just text that is long enough to have a header" * 4)
+    r = runner.invoke(app, ["db", "current", "--store", str(text)])
+    assert r.exit_code == 2 and "cannot read the store: file is not a database" in r.output

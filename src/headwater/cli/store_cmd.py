@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from pydantic import BaseModel
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
-from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy import Engine, create_engine
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.pool import NullPool
 
 from headwater.model import EventFormatError, event_from_dict
 from headwater.service import schemas as m
@@ -314,6 +319,12 @@ def _emit(console: Console, fmt: Fmt, model: type[BaseModel], value: Any, render
         render(data)
 
 
+def _fail(message: str) -> NoReturn:
+    """``error: …`` on standard error, exit 2 (a usage error, as for a node that does not exist)."""
+    Console(stderr=True).print("[red]error:[/]", escape(message), soft_wrap=True)
+    raise typer.Exit(2)
+
+
 def _run(fn: Any) -> Any:
     try:
         return fn()
@@ -546,13 +557,35 @@ def db_upgrade(
     Console().print(f"store schema: {before or '(empty)'} → {after}")
 
 
+def _read_engine(url: str) -> Engine:
+    """An engine that only reads: a SQLite file is opened as it is (no file created, no journal
+    mode set); a missing one is an error."""
+    from headwater.store.engine import make_engine, normalise_url
+
+    url = normalise_url(url)
+    u = make_url(url)
+    if u.get_backend_name() != "sqlite" or u.database in (None, "", ":memory:") or u.query:
+        return make_engine(url)
+    path = Path(u.database).expanduser().resolve()
+    if not path.is_file():
+        _fail(f"no store at {path}")
+    uri = f"{path.as_uri()}?mode=rw"  # rw, not ro: the last connection then removes -wal/-shm on close
+    return create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, timeout=30), poolclass=NullPool)
+
+
 @db_app.command("current")
 def db_current(store: StoreOpt = None) -> None:
-    """Print the store's schema revision."""
-    from headwater.store.engine import default_url, make_engine
+    """Print the store's schema revision; only reads (a missing SQLite file is an error, exit 2)."""
+    from headwater.store.engine import default_url
     from headwater.store.migrate import current_revision, head_revision
 
-    rev = current_revision(make_engine(store or default_url()))
+    engine = _read_engine(store or default_url())
+    try:
+        rev = current_revision(engine)
+    except DBAPIError as exc:
+        _fail(f"cannot read the store: {exc.orig}")
+    finally:
+        engine.dispose()
     Console().print(f"{rev or '(empty)'} (head: {head_revision()})")
 
 
