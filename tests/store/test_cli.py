@@ -303,3 +303,89 @@ def test_db_current_reads_an_existing_store(tmp_path: Path) -> None:
     text.write_text("not a database, just text that is long enough to have a header" * 4)
     r = runner.invoke(app, ["db", "current", "--store", str(text)])
     assert r.exit_code == 2 and "cannot read the store: file is not a database" in r.output
+
+
+# ---------------------------------------------------------------- query: input errors are usage errors
+
+
+@pytest.fixture(scope="module")
+def guide_store(tmp_path_factory: pytest.TempPathFactory) -> str:
+    store = str(tmp_path_factory.mktemp("q") / "l.db")
+    f = tmp_path_factory.mktemp("ev") / "guide.jsonl"
+    f.write_text(_lines(event_to_json(guide())))  # recorded at 2024-05-01T10:00:00Z
+    assert runner.invoke(app, ["ingest", str(f), "--store", store]).exit_code == 0
+    return store
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["upstream", "lineage_customer_summary", "--as-of", "yesterday"], "error: --as-of: 'yesterday': "),
+        (["stats", "--as-of", "garbage"], "error: --as-of: 'garbage': "),
+        (["summary", "lineage_orders", "--as-of", "2024-13-01"], "month value is outside expected range"),
+        (["origin", "lineage_customer_summary.total_amount", "--as-of", ""], "error: --as-of: '': "),
+        (["analyze", "lineage_orders", "--change", "RENAME"], "(one of SCHEMA_CHANGE, DATA_UPDATE, DELETE)"),
+        (["analyze", "lineage_orders", "--operation", "EXPLODE"], "error: --operation: unknown operation 'EXPLODE'"),
+        (["upstream", "lineage_customer_summary", "--type", "BOGUS"], "error: --type: unknown node type 'BOGUS' (one"),
+        (["analyze", "lineage_orders", "--column", "nope"], "lineage_orders has no column 'nope'"),
+        (["analyze", "lineage_orders", "--column", "amount", "--column", "x"], "has no column 'x'"),
+        (["analyze", "lineage_orders.amount", "--column", "amount"], "is a field; --column names columns of a"),
+    ],
+)
+def test_query_input_errors_exit_2_without_a_traceback(guide_store: str, args: list[str], message: str) -> None:
+    r = runner.invoke(app, ["query", *args, "--store", guide_store])
+    assert r.exit_code == 2, r.output
+    assert isinstance(r.exception, SystemExit)
+    assert message in r.output
+
+
+def _upstream(store: str, *extra: str) -> set[str]:
+    r = runner.invoke(
+        app, ["query", "upstream", "lineage_customer_summary", "--store", store, "--format", "json", *extra]
+    )
+    assert r.exit_code == 0, r.output
+    return {n["short"] for n in json.loads(r.output)["nodes"]}
+
+
+def test_query_as_of_takes_what_the_api_takes(guide_store: str) -> None:
+    before = {"lineage_customer_summary"}
+    assert _upstream(guide_store, "--as-of", "1700000000") == before  # seconds: 2023-11-14
+    assert _upstream(guide_store, "--as-of", "1700000000000") == before  # milliseconds
+    after = _upstream(guide_store)
+    assert {"lineage_orders", "lineage_customers"} <= after
+    for value in ("1800000000", "1800000000000", "2024-05-01T10:00:00Z", "2024-06-01", "2024-05-01 12:00+02:00"):
+        assert _upstream(guide_store, "--as-of", value) == after, value
+
+
+def test_query_types_are_node_type_names_in_any_case(guide_store: str) -> None:
+    r = runner.invoke(
+        app,
+        [
+            "query",
+            "upstream",
+            "lineage_customer_summary",
+            "--type",
+            "dataset",
+            "--store",
+            guide_store,
+            "--format",
+            "json",
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    nodes = json.loads(r.output)["nodes"]
+    assert {n["type"] for n in nodes} == {"DATASET"} and len(nodes) == 3
+
+
+def test_query_analyze_accepts_known_values_in_any_case(guide_store: str) -> None:
+    r = runner.invoke(
+        app,
+        [
+            "query", "analyze", "lineage_orders", "--change", "schema_change", "--operation", "add_column",
+            "--column", "AMOUNT", "--store", guide_store, "--format", "json",
+        ],
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    assert d["details"]["operation"] == "ADD_COLUMN" and d["details"]["rules"] == "METADATA"
+    assert d["details"]["changed_fields"] == ["internal.lineage_demo.lineage_orders.amount"]

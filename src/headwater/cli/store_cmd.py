@@ -6,12 +6,13 @@ import json
 import re
 import sqlite3
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter, ValidationError
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -23,7 +24,9 @@ from sqlalchemy.pool import NullPool
 
 from headwater.model import EventFormatError, event_from_dict
 from headwater.service import schemas as m
-from headwater.store import LineageStore, NodeNotFound, StoreError, open_store
+from headwater.store import ChangeType, LineageStore, NodeType, StoreError, open_store
+from headwater.store.impact import METADATA_OPERATIONS
+from headwater.store.resolve import normalise_ref
 
 StoreOpt = Annotated[
     str | None,
@@ -53,7 +56,13 @@ class Fmt(StrEnum):
 
 
 FmtOpt = Annotated[Fmt, typer.Option("--format", help="table or json")]
-AsOfOpt = Annotated[str | None, typer.Option("--as-of", help="Answer as of this ISO 8601 time.")]
+AsOfOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--as-of",
+        help="Answer as of this time: ISO 8601 (naive = UTC), or seconds or milliseconds since the epoch.",
+    ),
+]
 DepthOpt = Annotated[int, typer.Option("--depth", min=0, help="Levels (dataset → job → dataset is one).")]
 LimitOpt = Annotated[int, typer.Option("--limit", min=1, help="Rows to show.")]
 
@@ -328,12 +337,70 @@ def _fail(message: str) -> NoReturn:
 def _run(fn: Any) -> Any:
     try:
         return fn()
-    except NodeNotFound as exc:
-        Console(stderr=True).print(f"[red]error:[/] {exc}")
-        raise typer.Exit(2) from None
-    except StoreError as exc:
-        Console(stderr=True).print(f"[red]error:[/] {exc}")
-        raise typer.Exit(2) from None
+    except StoreError as exc:  # NodeNotFound, AmbiguousNode, InvalidInput
+        _fail(str(exc))
+
+
+_DATETIME = TypeAdapter(datetime)
+
+
+def parse_as_of(value: str | None) -> datetime | None:
+    """``--as-of`` read as the API reads ``as_of`` (the same pydantic parser): ISO 8601 (a naive time
+    is UTC), or seconds or milliseconds since the epoch."""
+    if value is None:
+        return None
+    try:
+        return _DATETIME.validate_python(value)
+    except ValidationError as exc:
+        _fail(
+            f"--as-of: {value!r}: {exc.errors()[0]['msg']} "
+            "(give an ISO 8601 time, or seconds or milliseconds since the epoch)"
+        )
+
+
+def parse_node_types(values: list[str] | None) -> list[str] | None:
+    """``--type`` values as node type names, in any case; an unknown name is an error."""
+    out = []
+    for v in values or ():
+        name = v.strip().upper()
+        if name not in NodeType.__members__:
+            _fail(f"--type: unknown node type {v!r} (one of {', '.join(NodeType.__members__)})")
+        out.append(NodeType[name].value)
+    return out or None
+
+
+DESTRUCTIVE_OPERATIONS = ("DROP_COLUMN", "RENAME_COLUMN", "CHANGE_TYPE", "TYPE_CHANGE")
+"""Operations of a SCHEMA_CHANGE rated by the destructive rules (``docs/store.md``); the metadata-only
+ones are the store's ``METADATA_OPERATIONS``. TYPE_CHANGE is the spelling this command's help used,
+CHANGE_TYPE the explorer's."""
+
+
+def parse_change(change: str, operation: str | None) -> tuple[ChangeType, str | None]:
+    try:
+        change_type = ChangeType(change.strip().upper())
+    except ValueError:
+        _fail(f"--change: unknown change type {change!r} (one of {', '.join(ChangeType.__members__)})")
+    if operation is None:
+        return change_type, None
+    op = operation.strip().upper()
+    if op not in DESTRUCTIVE_OPERATIONS and op not in METADATA_OPERATIONS:
+        _fail(
+            f"--operation: unknown operation {operation!r} (one of {', '.join(DESTRUCTIVE_OPERATIONS)}; "
+            f"metadata only: {', '.join(sorted(METADATA_OPERATIONS))})"
+        )
+    return change_type, op
+
+
+def check_columns(a: Any, columns: list[str]) -> None:
+    """Every ``--column`` must be a column of the dataset analysed, or the answer would silently be
+    about nothing (the store skips names it does not know)."""
+    if a.target.type == NodeType.FIELD:
+        _fail(f"--column: the target {a.target.name} is a field; --column names columns of a dataset target")
+    changed = {name.rsplit(".", 1)[-1] for name in a.details.get("changed_fields", ())}
+    unknown = [c for c in columns if normalise_ref(c) not in changed]
+    if unknown:
+        names = ", ".join(repr(c) for c in unknown)
+        _fail(f"--column: {a.target.name} has no column {names}")
 
 
 def _graph_table(title: str, g: m.LineageGraph, console: Console) -> None:
@@ -356,12 +423,16 @@ def _direction(name: str) -> Any:
         store: StoreOpt = None,
         depth: DepthOpt = 3,
         as_of: AsOfOpt = None,
-        types: Annotated[list[str] | None, typer.Option("--type", help="Keep only these node types.")] = None,
+        types: Annotated[
+            list[str] | None,
+            typer.Option("--type", help="Keep only these node types (DATASET, FIELD, JOB…; repeat the option)."),
+        ] = None,
         limit: LimitOpt = 200,
         fmt: FmtOpt = Fmt.table,
     ) -> None:
+        when, node_types = parse_as_of(as_of), parse_node_types(types)
         s = open_store(store)
-        g = _run(lambda: s.get_lineage(node, name.upper(), depth, as_of, types, limit))
+        g = _run(lambda: s.get_lineage(node, name.upper(), depth, when, node_types, limit))
         console = Console()
         _emit(console, fmt, m.LineageGraph, g, lambda d: _graph_table(name, d, console))
 
@@ -388,8 +459,9 @@ def origin(
     fmt: FmtOpt = Fmt.table,
 ) -> None:
     """The ultimate source fields of a field, with the types along each path."""
+    when = parse_as_of(as_of)
     s = open_store(store)
-    o = _run(lambda: s.get_field_origin(field, indirect, as_of, limit=limit))
+    o = _run(lambda: s.get_field_origin(field, indirect, when, limit=limit))
     console = Console()
 
     def render(d: m.FieldOrigin) -> None:
@@ -408,8 +480,9 @@ def impact(
     fmt: FmtOpt = Fmt.table,
 ) -> None:
     """Every field downstream of a field, DIRECT or INDIRECT."""
+    when = parse_as_of(as_of)
     s = open_store(store)
-    i = _run(lambda: s.get_field_impact(field, as_of, limit=limit))
+    i = _run(lambda: s.get_field_impact(field, when, limit=limit))
     console = Console()
 
     def render(d: m.FieldImpact) -> None:
@@ -427,8 +500,9 @@ def trace(
     fmt: FmtOpt = Fmt.table,
 ) -> None:
     """The roots upstream of a node and their source systems."""
+    when = parse_as_of(as_of)
     s = open_store(store)
-    r = _run(lambda: s.trace_origin(node, depth, as_of))
+    r = _run(lambda: s.trace_origin(node, depth, when))
     console = Console()
 
     def render(d: m.TraceResult) -> None:
@@ -448,19 +522,29 @@ def analyze(
     target: Annotated[str, typer.Argument(help="Dataset or field that changes.")],
     store: StoreOpt = None,
     change: Annotated[str, typer.Option(help="SCHEMA_CHANGE, DATA_UPDATE or DELETE.")] = "SCHEMA_CHANGE",
-    operation: Annotated[str | None, typer.Option(help="DROP_COLUMN, TYPE_CHANGE, ADD_COLUMN, METADATA…")] = None,
+    operation: Annotated[
+        str | None,
+        typer.Option(
+            help="DROP_COLUMN, RENAME_COLUMN, CHANGE_TYPE (or TYPE_CHANGE); metadata only: ADD_COLUMN, COMMENT, "
+            "METADATA, PROPERTIES."
+        ),
+    ] = None,
     column: Annotated[list[str] | None, typer.Option("--column", help="Changed columns of a dataset.")] = None,
     as_of: AsOfOpt = None,
     fmt: FmtOpt = Fmt.table,
 ) -> None:
     """Impact analysis: affected nodes by type with severity, overall severity and risk."""
+    when = parse_as_of(as_of)
+    change_type, op = parse_change(change, operation)
     s = open_store(store)
     details: dict[str, Any] = {}
-    if operation:
-        details["operation"] = operation
+    if op:
+        details["operation"] = op
     if column:
         details["columns"] = column
-    a = _run(lambda: s.analyze_impact(target, change, details, as_of))
+    a = _run(lambda: s.analyze_impact(target, change_type, details, when))
+    if column:
+        check_columns(a, column)
     console = Console()
 
     def render(d: m.ImpactAnalysis) -> None:
@@ -483,8 +567,9 @@ def summary(
     fmt: FmtOpt = Fmt.table,
 ) -> None:
     """Counts around one node."""
+    when = parse_as_of(as_of)
     s = open_store(store)
-    r = _run(lambda: s.get_lineage_summary(node, as_of))
+    r = _run(lambda: s.get_lineage_summary(node, when))
     console = Console()
 
     def render(d: m.LineageSummary) -> None:
@@ -499,8 +584,9 @@ def summary(
 
 def stats(store: StoreOpt = None, as_of: AsOfOpt = None, fmt: FmtOpt = Fmt.table) -> None:
     """Nodes, edges and field mappings by type; events recorded."""
+    when = parse_as_of(as_of)
     s = open_store(store)
-    r = s.get_lineage_stats(as_of)
+    r = _run(lambda: s.get_lineage_stats(when))
     console = Console()
 
     def render(d: m.LineageStats) -> None:
