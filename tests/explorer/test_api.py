@@ -81,8 +81,11 @@ def test_children_and_columns_with_their_edges(client: TestClient) -> None:
     # before anything was recorded, a dataset has no columns
     old = client.post(f"{API}/columns", json={"datasets": [summary], "as_of": "2000-01-01T00:00:00Z"}).json()
     assert old["datasets"][0]["fields"] == [] and old["edges"] == []
-    missing = client.post(f"{API}/columns", json={"datasets": [999999]})
-    assert missing.status_code == 404 and missing.json()["error"]["field"] == "body.datasets"
+    missing = client.post(f"{API}/columns", json={"datasets": [summary, 999999]})
+    assert missing.status_code == 404 and missing.json()["error"] == {
+        "field": "body.datasets[1]",
+        "message": "no node matches '#999999'",
+    }
 
 
 def test_field_paths_are_whole_subgraphs(client: TestClient) -> None:
@@ -113,7 +116,12 @@ def test_field_paths_are_whole_subgraphs(client: TestClient) -> None:
     direct = client.get(f"{API}/field-paths", params=params).json()
     assert [n["short"] for n in direct["upstream"]["nodes"]] == ["lineage_orders.region"]
     assert [(e["subtype"], e["dependency"]) for e in direct["upstream"]["edges"]] == [("TRANSFORMATION", "DIRECT")]
-    assert client.get(f"{API}/field-paths", params={"field": "lineage_orders"}).status_code == 404
+    not_a_field = client.get(f"{API}/field-paths", params={"field": "lineage_orders"})  # a dataset
+    assert not_a_field.status_code == 422 and not_a_field.json()["error"] == {
+        "field": "query.field",
+        "message": "'lineage_orders' is a DATASET, not a field",
+    }
+    assert client.get(f"{API}/field-paths", params={"field": "nope.nope"}).status_code == 404
 
 
 def test_edge_and_job_carry_the_statement(client: TestClient) -> None:

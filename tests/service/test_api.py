@@ -145,7 +145,10 @@ def test_errors_name_the_field(loaded: TestClient) -> None:
     r = loaded.get(f"{V1}/upstream", params={"node": "report", "max_depth": -1})
     assert r.status_code == 422 and r.json()["error"]["field"] == "query.max_depth"
     r = loaded.get(f"{V1}/field-origin", params={"field": "report"})  # a dataset, not a field
-    assert r.status_code == 404 and r.json()["error"]["field"] == "query.field"
+    assert r.status_code == 422 and r.json()["error"] == {
+        "field": "query.field",
+        "message": "'report' is a DATASET, not a field",
+    }
     r = loaded.post(f"{V1}/analyze-impact", json={"target": "report", "change_type": "EXPLODE"})
     assert r.status_code == 422 and r.json()["error"]["field"] == "body.change_type"
     r = loaded.post(f"{V1}/record", json={"context": {"pipeline_id": "p"}, "inputs": [{"name": "x", "type": "BAD"}]})
@@ -174,7 +177,7 @@ def test_bad_item_writes_nothing(client: TestClient, api_store: LineageStore) ->
     ol = json.loads(Serde.to_json(to_run_event(guide())))
     broken = dict(ol, eventTime="not a time")
     r = client.post(f"{V1}/lineage", json=[ol, broken])
-    assert r.status_code == 400 and r.json()["error"]["field"] == "body.event.eventTime"
+    assert r.status_code == 400 and r.json()["error"]["field"] == "body[1].eventTime"
     assert api_store.get_lineage_stats().events_recorded == 0
 
 

@@ -25,7 +25,7 @@ def create_app(store: LineageStore, tokens: Tokens | None = None) -> FastAPI:
     )
     app.state.store = store
     app.state.tokens = dict(tokens or {})
-    errors.install(app)
+    errors.install(app, API)
 
     @app.get(f"{API}/health", operation_id="health", tags=["meta"])
     def health() -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""Request dependencies: the store and the scope checks."""
+"""Request dependencies: the store, the scope checks and the query-string check."""
 
 from __future__ import annotations
 
@@ -28,4 +28,13 @@ def require(scope: str) -> Callable[[Request], None]:
         if scope not in scopes:
             raise ApiError(403, "header.authorization", f"this token lacks the {scope!r} scope")
 
+    check.is_scope_check = True  # type: ignore[attr-defined]  (errors.py runs it before body errors)
     return check
+
+
+def no_nul_in_query(request: Request) -> None:
+    """422 naming the parameter for a NUL character (``%00``) in the query string: no node name
+    holds one, and PostgreSQL cannot even compare text with one."""
+    for key, value in request.query_params.multi_items():
+        if "\x00" in key or "\x00" in value:
+            raise ApiError(422, f"query.{key.replace(chr(0), '')}", "a NUL character (%00) is not allowed")

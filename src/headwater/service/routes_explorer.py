@@ -13,13 +13,13 @@ from fastapi import APIRouter, Depends, Path, Query
 from pydantic import BaseModel, ConfigDict, Field
 
 from headwater.service import schemas as m
-from headwater.service.deps import get_store, require
-from headwater.service.errors import ApiError, as_api_errors
-from headwater.store import LineageStore, NodeType
+from headwater.service.deps import get_store, no_nul_in_query, require
+from headwater.service.errors import EDGE_ID_MIN, NODE_ID_MAX, ApiError, as_api_errors, expecting
+from headwater.store import LineageStore, NodeNotFound, NodeType
 from headwater.store import search as s
 from headwater.store.names import to_us
 
-router = APIRouter(prefix="/explorer", dependencies=[Depends(require("read"))])
+router = APIRouter(prefix="/explorer", dependencies=[Depends(require("read")), Depends(no_nul_in_query)])
 Store = Annotated[LineageStore, Depends(get_store)]
 AsOf = Annotated[datetime | None, Query(description="answer as the graph was at this time (ISO 8601)")]
 ERRORS = {400: {"model": m.ErrorResponse}, 404: {"model": m.ErrorResponse}, 409: {"model": m.ErrorResponse}}
@@ -188,7 +188,7 @@ def children(
     limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
 ) -> Children:
     """What a node contains at `as_of`: a dataset's fields, a source system's datasets."""
-    with as_api_errors("path.node_id"), store.engine.connect() as conn:
+    with as_api_errors("path.node_id", node_id), store.engine.connect() as conn:
         r = s.node_children(conn, node_id, [t.value for t in types or ()] or None, to_us(as_of), limit)
     return Children.model_validate(r)
 
@@ -196,8 +196,16 @@ def children(
 @router.post("/columns", operation_id="explorer_columns", response_model=ColumnEdges, responses=ERRORS)
 def columns(store: Store, body: ColumnsRequest) -> ColumnEdges:
     """Fields of some datasets and every column-level (MAPS_TO) edge touching them, at `as_of`."""
-    with as_api_errors("body.datasets"), store.engine.connect() as conn:
-        r = s.dataset_columns(conn, body.datasets, to_us(body.as_of), body.max_edges)
+    for k, d in enumerate(body.datasets):
+        if not 0 <= d <= NODE_ID_MAX:  # beyond the id column: no such node, and no query
+            raise ApiError(404, f"body.datasets[{k}]", str(NodeNotFound(f"#{d}")))
+    try:
+        with store.engine.connect() as conn:
+            r = s.dataset_columns(conn, body.datasets, to_us(body.as_of), body.max_edges)
+    except NodeNotFound as exc:
+        missing = int(exc.ref.lstrip("#")) if exc.ref.lstrip("#").isdigit() else None
+        at = f"[{body.datasets.index(missing)}]" if missing in body.datasets else ""
+        raise ApiError(404, f"body.datasets{at}", str(exc)) from None
     return ColumnEdges.model_validate(r)
 
 
@@ -211,7 +219,11 @@ def field_paths(
     max_nodes: Annotated[int, Query(ge=1, le=20_000)] = 2000,
 ) -> FieldPaths:
     """A field's origin subgraph (upstream) and impact subgraph (downstream): every path, not one per end."""
-    with as_api_errors("query.field"), store.engine.connect() as conn:
+    with (
+        as_api_errors("query.field", field),
+        expecting(store, "query.field", field, "field"),
+        store.engine.connect() as conn,
+    ):
         r = s.field_paths(conn, field, include_indirect, to_us(as_of), max_depth, max_nodes)
     return FieldPaths.model_validate(r)
 
@@ -219,6 +231,8 @@ def field_paths(
 @router.get("/edges/{edge_id}", operation_id="explorer_edge", response_model=EdgeDetail, responses=ERRORS)
 def edge(store: Store, edge_id: Annotated[int, Path(description="edge id", examples=[31])]) -> EdgeDetail:
     """An edge, its ends, its job and the statement (SQL and query context) that made it."""
+    if not EDGE_ID_MIN <= edge_id <= NODE_ID_MAX:  # beyond the id column: no edge, and no query
+        raise ApiError(404, "path.edge_id", str(s.EdgeNotFound(edge_id)))
     try:
         with store.engine.connect() as conn:
             r = s.edge_detail(conn, edge_id)
@@ -235,6 +249,6 @@ def job(
     limit: Annotated[int, Query(ge=1, le=200)] = 20,
 ) -> JobDetail:
     """A job with its recorded statements (latest first) and the datasets it reads and writes."""
-    with as_api_errors("path.job_id"), store.engine.connect() as conn:
+    with as_api_errors("path.job_id", job_id), store.engine.connect() as conn:
         r = s.job_detail(conn, job_id, to_us(as_of), limit)
     return JobDetail.model_validate(r)

@@ -8,11 +8,11 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query
 
 from headwater.service import schemas as m
-from headwater.service.deps import get_store, require
-from headwater.service.errors import as_api_errors
+from headwater.service.deps import get_store, no_nul_in_query, require
+from headwater.service.errors import as_api_errors, expecting, no_nul
 from headwater.store import Direction, LineageStore, NodeType
 
-router = APIRouter(dependencies=[Depends(require("read"))])
+router = APIRouter(dependencies=[Depends(require("read")), Depends(no_nul_in_query)])
 Store = Annotated[LineageStore, Depends(get_store)]
 NodeQ = Annotated[
     str,
@@ -46,7 +46,7 @@ def _graph(
     limit: int,
     offset: int,
 ) -> m.LineageGraph:
-    with as_api_errors("query.node"):
+    with as_api_errors("query.node", node):
         g = store.get_lineage(
             node, direction, max_depth, as_of, [t.value for t in node_types or ()] or None, limit, offset
         )
@@ -115,7 +115,7 @@ def get_field_origin(
     offset: Offset = 0,
 ) -> m.FieldOrigin:
     """The ultimate source fields of a field, across statements, with a path and its types each."""
-    with as_api_errors("query.field"):
+    with as_api_errors("query.field", field), expecting(store, "query.field", field, "field"):
         return m.FieldOrigin.model_validate(
             store.get_field_origin(field, include_indirect, as_of, max_depth, limit, offset)
         )
@@ -126,21 +126,22 @@ def get_field_impact(
     store: Store, field: FieldQ, as_of: AsOf = None, max_depth: Depth = None, limit: Limit = 500, offset: Offset = 0
 ) -> m.FieldImpact:
     """Every downstream field, DIRECT or INDIRECT, with a path."""
-    with as_api_errors("query.field"):
+    with as_api_errors("query.field", field), expecting(store, "query.field", field, "field"):
         return m.FieldImpact.model_validate(store.get_field_impact(field, as_of, max_depth, limit, offset))
 
 
 @router.get("/trace-origin", operation_id="trace_origin", response_model=m.TraceResult, responses=ERRORS)
 def trace_origin(store: Store, node: NodeQ, max_depth: Depth = None, as_of: AsOf = None) -> m.TraceResult:
     """The roots upstream of a node, their source systems and the paths to them."""
-    with as_api_errors("query.node"):
+    with as_api_errors("query.node", node):
         return m.TraceResult.model_validate(store.trace_origin(node, max_depth, as_of))
 
 
 @router.post("/analyze-impact", operation_id="analyze_impact", response_model=m.ImpactAnalysis, responses=ERRORS)
 def analyze_impact(store: Store, body: m.AnalyzeImpactRequest) -> m.ImpactAnalysis:
     """Affected nodes by type with counts, samples and severity; overall severity and risk level."""
-    with as_api_errors("body.target"):
+    no_nul(body.model_dump(mode="json"), "body")
+    with as_api_errors("body.target", body.target):
         return m.ImpactAnalysis.model_validate(
             store.analyze_impact(body.target, body.change_type, body.details, body.as_of, body.sample_size)
         )
@@ -149,7 +150,7 @@ def analyze_impact(store: Store, body: m.AnalyzeImpactRequest) -> m.ImpactAnalys
 @router.get("/summary", operation_id="get_lineage_summary", response_model=m.LineageSummary, responses=ERRORS)
 def get_lineage_summary(store: Store, node: NodeQ, as_of: AsOf = None) -> m.LineageSummary:
     """Upstream and downstream counts, fields, pipelines, last update, node types."""
-    with as_api_errors("query.node"):
+    with as_api_errors("query.node", node):
         return m.LineageSummary.model_validate(store.get_lineage_summary(node, as_of))
 
 
@@ -162,5 +163,5 @@ def get_lineage_stats(store: Store, as_of: AsOf = None) -> m.LineageStats:
 @router.get("/nodes/resolve", operation_id="resolve", response_model=m.Node, responses=ERRORS)
 def resolve(store: Store, node: NodeQ) -> m.Node:
     """The one node a name designates (404 if none, 409 with candidates if several)."""
-    with as_api_errors("query.node"):
+    with as_api_errors("query.node", node):
         return m.Node.model_validate(store.resolve(node))

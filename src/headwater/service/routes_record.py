@@ -7,6 +7,7 @@ written in one transaction: a bad item fails the whole request with nothing reco
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -14,17 +15,32 @@ from fastapi import APIRouter, Body, Depends, Query, Request
 
 from headwater.model import event_from_dict
 from headwater.service import schemas as m
-from headwater.service.deps import get_store, require
-from headwater.service.errors import ApiError, as_api_errors
-from headwater.store import DatasetRef, ExecutionContext, FieldMapping, FieldRef, LineageStore, NodeType
+from headwater.service.deps import get_store, no_nul_in_query, require
+from headwater.service.errors import ApiError, as_api_errors, body_field, expecting, no_nul
+from headwater.store import (
+    DatasetRef,
+    ExecutionContext,
+    FieldMapping,
+    FieldRef,
+    InvalidInput,
+    LineageStore,
+    NodeNotFound,
+    NodeType,
+)
+from headwater.store.from_event import event_facts
+from headwater.store.from_openlineage import run_event_facts
+from headwater.store.write import check
 
-router = APIRouter(dependencies=[Depends(require("write"))])
+router = APIRouter(dependencies=[Depends(require("write")), Depends(no_nul_in_query)])
 Store = Annotated[LineageStore, Depends(get_store)]
 ERRORS = {400: {"model": m.ErrorResponse}, 404: {"model": m.ErrorResponse}, 422: {"model": m.ErrorResponse}}
 
 
-async def _json_items(request: Request) -> list[Any]:
-    """A JSON object, a JSON array, or JSON lines (``application/x-ndjson``)."""
+async def _json_items(request: Request) -> tuple[list[Any], list[str]]:
+    """A JSON object, a JSON array, or JSON lines (``application/x-ndjson``): the items, and the path
+    of each in the body (``body`` for a lone object, ``body[k]`` in an array or the k-th line).
+
+    A NUL character anywhere is refused (422) before anything is decoded further."""
     raw = await request.body()
     text = raw.decode("utf-8", errors="replace").strip()
     if not text:
@@ -36,7 +52,25 @@ async def _json_items(request: Request) -> list[Any]:
             data = [json.loads(line) for line in text.splitlines() if line.strip()]
         except json.JSONDecodeError as exc:
             raise ApiError(400, "body", f"not JSON or JSON lines: {exc}") from None
-    return data if isinstance(data, list) else [data]
+    items = data if isinstance(data, list) else [data]
+    paths = [f"body[{k}]" for k in range(len(items))] if isinstance(data, list) else ["body"]
+    if "\\u0000" in text:  # JSON text can only hold a NUL escaped
+        for item, path in zip(items, paths, strict=True):
+            no_nul(item, path)
+    return items, paths
+
+
+def _refused(exc: InvalidInput, paths: list[str], translate: Callable[[int], object]) -> ApiError:
+    """The store refused a batch: name the item (the first one the store refuses on its own) and the
+    field in it; ``body`` when no single item is refused alone."""
+    at = "body"
+    for k, path in enumerate(paths):
+        try:
+            translate(k)
+        except InvalidInput as alone:
+            at, exc = path, alone
+            break
+    return ApiError(400, *body_field(at, exc.field, exc.message))
 
 
 def _result(r: Any) -> m.RecordResult:
@@ -63,12 +97,15 @@ def _result(r: Any) -> m.RecordResult:
 )
 async def record_events(request: Request, store: Store) -> m.RecordResult:
     """Record headwater events (idempotent on ``event_id``)."""
-    items = await _json_items(request)
+    items, paths = await _json_items(request)
     events = []
-    for k, item in enumerate(items):
-        with as_api_errors(f"body[{k}]"):
+    for item, path in zip(items, paths, strict=True):
+        with as_api_errors(path):
             events.append(event_from_dict(item))
-    return _result(store.record_batch(events))
+    try:
+        return _result(store.record_batch(events))
+    except InvalidInput as exc:
+        raise _refused(exc, paths, lambda k: check(event_facts(events[k]))) from None
 
 
 @router.post(
@@ -87,12 +124,14 @@ async def record_events(request: Request, store: Store) -> m.RecordResult:
 )
 async def record_openlineage(request: Request, store: Store) -> m.RecordResult:
     """Record OpenLineage RunEvents: the path OpenLineage's HTTP transport posts to."""
-    items = await _json_items(request)
-    for k, item in enumerate(items):
+    items, paths = await _json_items(request)
+    for item, path in zip(items, paths, strict=True):
         if not isinstance(item, dict):
-            raise ApiError(400, f"body[{k}]", "expected a RunEvent object")
-    with as_api_errors("body"):
+            raise ApiError(400, path, "expected a RunEvent object")
+    try:
         return _result(store.record_openlineage(items))
+    except InvalidInput as exc:
+        raise _refused(exc, paths, lambda k: check(run_event_facts(items[k], store.namespaces))) from None
 
 
 def _ref(d: m.DatasetRefIn) -> DatasetRef:
@@ -102,6 +141,7 @@ def _ref(d: m.DatasetRefIn) -> DatasetRef:
 @router.post("/record", operation_id="record_lineage", response_model=m.RecordResult, status_code=201, responses=ERRORS)
 def record_lineage(store: Store, body: Annotated[m.RecordLineageRequest, Body()]) -> m.RecordResult:
     """Record lineage another tool reports: a pipeline step's inputs, outputs and field mappings."""
+    no_nul(body.model_dump(mode="json"), "body")
     c = body.context
     ctx = ExecutionContext(c.pipeline_id, c.execution_id, c.step_id, c.step_name, c.user_id, c.timestamp, c.duration_ms)
     maps = [
@@ -135,5 +175,13 @@ def delete_lineage(
     given = [k for k, v in (("event_id", event_id), ("job", job), ("dataset", dataset)) if v is not None]
     if len(given) != 1:
         raise ApiError(400, "query.event_id", "give exactly one of event_id, job, dataset")
-    with as_api_errors(f"query.{given[0]}"):
-        return m.DeleteResult.model_validate(store.delete_lineage(event_id, job, dataset, purge, at))
+    field = f"query.{given[0]}"
+    if event_id is not None:
+        try:
+            return m.DeleteResult.model_validate(store.delete_lineage(event_id, None, None, purge, at))
+        except NodeNotFound:
+            raise ApiError(404, field, f"no event {event_id!r}") from None
+    ref, what = (job, "job or step") if job is not None else (dataset, "dataset")
+    assert ref is not None
+    with as_api_errors(field, ref), expecting(store, field, ref, what):
+        return m.DeleteResult.model_validate(store.delete_lineage(None, job, dataset, purge, at))
