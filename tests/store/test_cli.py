@@ -329,7 +329,7 @@ def guide_store(tmp_path_factory: pytest.TempPathFactory) -> str:
         (["upstream", "lineage_customer_summary", "--type", "BOGUS"], "error: --type: unknown node type 'BOGUS' (one"),
         (["analyze", "lineage_orders", "--column", "nope"], "lineage_orders has no column 'nope'"),
         (["analyze", "lineage_orders", "--column", "amount", "--column", "x"], "has no column 'x'"),
-        (["analyze", "lineage_orders.amount", "--column", "amount"], "is a field; --column names columns of a"),
+        (["analyze", "lineage_orders.amount", "--column", "amount"], "is a field: columns name a dataset's"),
     ],
 )
 def test_query_input_errors_exit_2_without_a_traceback(guide_store: str, args: list[str], message: str) -> None:

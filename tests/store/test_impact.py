@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from tests.store.conftest import copy_event
+from tests.store.conftest import copy_event, guide
 from tests.store.test_queries import wh  # noqa: F401  (fixture)
 
-from headwater.store import DatasetRef, ExecutionContext, LineageStore
+from headwater.store import DatasetRef, ExecutionContext, InvalidInput, LineageStore
 
 
 def groups(a) -> dict[str, tuple[int, str]]:  # type: ignore[no-untyped-def]
@@ -70,3 +70,27 @@ def test_breadth_raises_risk(store: LineageStore, n: int, risk: str) -> None:
         store.record(copy_event(f"t{k}", {"a": [("s", "a")]}))
     a = store.analyze_impact("s.a", "DATA_UPDATE")
     assert (a.overall_severity, a.risk_level, groups(a)["DATASET"]) == ("MEDIUM", risk, (n, "MEDIUM"))
+
+
+@pytest.mark.parametrize(
+    ("target", "details", "message"),
+    [
+        ("lineage_orders", {"operation": "EXPLODE"}, "'EXPLODE' is not one of"),
+        ("lineage_orders", {"columns": ["nope"]}, "has no column 'nope'"),
+        ("lineage_orders", {"columns": "amount"}, "expected a list of column names"),
+        ("lineage_orders.amount", {"columns": ["amount"]}, "is a field"),
+    ],
+)
+def test_bad_details_are_refused_not_answered_with_nothing(
+    store: LineageStore, target: str, details: dict, message: str
+) -> None:
+    store.record(guide())
+    with pytest.raises(InvalidInput, match=message) as err:
+        store.analyze_impact(target, "SCHEMA_CHANGE", details)
+    assert err.value.field in ("details.operation", "details.columns")
+
+
+def test_named_columns_and_known_operations_are_analysed(store: LineageStore) -> None:
+    store.record(guide())
+    a = store.analyze_impact("lineage_orders", "SCHEMA_CHANGE", {"columns": ["AMOUNT"], "operation": "type_change"})
+    assert a.details["changed_fields"] == ["internal.lineage_demo.lineage_orders.amount"]

@@ -25,8 +25,7 @@ from sqlalchemy.pool import NullPool
 from headwater.model import EventFormatError, event_from_dict
 from headwater.service import schemas as m
 from headwater.store import ChangeType, LineageStore, NodeType, StoreError, open_store
-from headwater.store.impact import METADATA_OPERATIONS
-from headwater.store.resolve import normalise_ref
+from headwater.store.impact import DESTRUCTIVE_OPERATIONS, METADATA_OPERATIONS
 
 StoreOpt = Annotated[
     str | None,
@@ -369,12 +368,6 @@ def parse_node_types(values: list[str] | None) -> list[str] | None:
     return out or None
 
 
-DESTRUCTIVE_OPERATIONS = ("DROP_COLUMN", "RENAME_COLUMN", "CHANGE_TYPE", "TYPE_CHANGE")
-"""Operations of a SCHEMA_CHANGE rated by the destructive rules (``docs/store.md``); the metadata-only
-ones are the store's ``METADATA_OPERATIONS``. TYPE_CHANGE is the spelling this command's help used,
-CHANGE_TYPE the explorer's."""
-
-
 def parse_change(change: str, operation: str | None) -> tuple[ChangeType, str | None]:
     try:
         change_type = ChangeType(change.strip().upper())
@@ -385,22 +378,10 @@ def parse_change(change: str, operation: str | None) -> tuple[ChangeType, str | 
     op = operation.strip().upper()
     if op not in DESTRUCTIVE_OPERATIONS and op not in METADATA_OPERATIONS:
         _fail(
-            f"--operation: unknown operation {operation!r} (one of {', '.join(DESTRUCTIVE_OPERATIONS)}; "
+            f"--operation: unknown operation {operation!r} (one of {', '.join(sorted(DESTRUCTIVE_OPERATIONS))}; "
             f"metadata only: {', '.join(sorted(METADATA_OPERATIONS))})"
         )
     return change_type, op
-
-
-def check_columns(a: Any, columns: list[str]) -> None:
-    """Every ``--column`` must be a column of the dataset analysed, or the answer would silently be
-    about nothing (the store skips names it does not know)."""
-    if a.target.type == NodeType.FIELD:
-        _fail(f"--column: the target {a.target.name} is a field; --column names columns of a dataset target")
-    changed = {name.rsplit(".", 1)[-1] for name in a.details.get("changed_fields", ())}
-    unknown = [c for c in columns if normalise_ref(c) not in changed]
-    if unknown:
-        names = ", ".join(repr(c) for c in unknown)
-        _fail(f"--column: {a.target.name} has no column {names}")
 
 
 def _graph_table(title: str, g: m.LineageGraph, console: Console) -> None:
@@ -543,8 +524,6 @@ def analyze(
     if column:
         details["columns"] = column
     a = _run(lambda: s.analyze_impact(target, change_type, details, when))
-    if column:
-        check_columns(a, column)
     console = Console()
 
     def render(d: m.ImpactAnalysis) -> None:

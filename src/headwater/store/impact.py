@@ -32,6 +32,7 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
+from headwater.store.errors import InvalidInput
 from headwater.store.fields import MAPS_TO, direct_reach
 from headwater.store.resolve import children, fetch_nodes, normalise_ref, resolve
 from headwater.store.results import ImpactAnalysis, ImpactGroup, NodeInfo
@@ -41,6 +42,8 @@ from headwater.store.types import ENTITY_TYPES, FLOW_EDGE_TYPES, ChangeType, Imp
 
 IDENTITY, VALUE, INDIRECT, UNKNOWN = "IDENTITY", "VALUE", "INDIRECT", "UNKNOWN"
 METADATA_OPERATIONS = frozenset({"ADD_COLUMN", "COMMENT", "METADATA", "PROPERTIES"})
+DESTRUCTIVE_OPERATIONS = frozenset({"DROP_COLUMN", "RENAME_COLUMN", "CHANGE_TYPE", "TYPE_CHANGE"})
+"""Operations a SCHEMA_CHANGE may name that take the destructive rules (TYPE_CHANGE = CHANGE_TYPE)."""
 _S = ImpactSeverity
 RULES: Mapping[str, Mapping[str, ImpactSeverity]] = {
     "DESTRUCTIVE": {IDENTITY: _S.CRITICAL, VALUE: _S.HIGH, INDIRECT: _S.MEDIUM, UNKNOWN: _S.HIGH},
@@ -52,9 +55,29 @@ BROAD = 10
 _GROUP_ORDER = [t.value for t in NodeType]
 
 
+def _operation(details: Mapping[str, Any]) -> str:
+    operation = details.get("operation")
+    if operation is None or operation == "":
+        return ""
+    name = str(operation).strip().upper()
+    if not isinstance(operation, str) or name not in METADATA_OPERATIONS | DESTRUCTIVE_OPERATIONS:
+        allowed = ", ".join(sorted(DESTRUCTIVE_OPERATIONS | METADATA_OPERATIONS))
+        raise InvalidInput("details.operation", f"{operation!r} is not one of {allowed}")
+    return name
+
+
+def _columns(details: Mapping[str, Any]) -> list[str]:
+    columns = details.get("columns")
+    if columns is None:
+        return []
+    if not isinstance(columns, list | tuple) or not all(isinstance(c, str) and c.strip() for c in columns):
+        raise InvalidInput("details.columns", "expected a list of column names")
+    return list(columns)
+
+
 def rule_set(change_type: ChangeType, details: Mapping[str, Any]) -> str:
-    """Which row of the severity table applies."""
-    operation = str(details.get("operation", "")).upper()
+    """Which row of the severity table applies; an unknown ``operation`` is ``InvalidInput``."""
+    operation = _operation(details)
     if change_type == ChangeType.SCHEMA_CHANGE and operation in METADATA_OPERATIONS:
         return "METADATA"
     if change_type == ChangeType.DATA_UPDATE:
@@ -63,13 +86,21 @@ def rule_set(change_type: ChangeType, details: Mapping[str, Any]) -> str:
 
 
 def _changed_fields(conn: Connection, root: NodeInfo, details: Mapping[str, Any]) -> list[int]:
+    """The changed fields: the target field, or the named columns of the target dataset (all when
+    none are named); a column the dataset does not have is ``InvalidInput``, not an empty answer."""
+    columns = _columns(details)
     if root.type == NodeType.FIELD:
+        if columns:
+            raise InvalidInput("details.columns", f"the target {root.name} is a field: columns name a dataset's")
         return [root.id]
     fields = children(conn, root.id, NodeType.FIELD)
-    wanted = {normalise_ref(str(c)) for c in details.get("columns") or ()}
-    if wanted:
-        fields = [f for f in fields if f.name.rsplit(".", 1)[-1] in wanted]
-    return [f.id for f in fields]
+    if not columns:
+        return [f.id for f in fields]
+    by_name = {f.name.rsplit(".", 1)[-1]: f.id for f in fields}
+    unknown = [c for c in columns if normalise_ref(c) not in by_name]
+    if unknown:
+        raise InvalidInput("details.columns", f"{root.name} has no column {', '.join(map(repr, unknown))}")
+    return sorted({by_name[normalise_ref(c)] for c in columns})
 
 
 def _has_entities(conn: Connection) -> bool:
