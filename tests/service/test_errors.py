@@ -201,3 +201,19 @@ def test_deleting_an_unknown_event_says_so(loaded: TestClient) -> None:
 def test_unknown_api_paths_and_methods_answer_in_the_error_shape(client: TestClient) -> None:
     assert _error(client.get(f"{V1}/nonexistent"), 404) == {"field": "path", "message": "Not Found"}
     assert _error(client.put(f"{V1}/events"), 405) == {"field": "method", "message": "Method Not Allowed"}
+
+
+@pytest.mark.parametrize(
+    ("details", "field", "message"),
+    [
+        ({"operation": "EXPLODE"}, "body.details.operation", "'EXPLODE' is not one of"),
+        ({"columns": ["nope"]}, "body.details.columns", "has no column 'nope'"),
+        ({"columns": "amount"}, "body.details.columns", "expected a list of column names"),
+    ],
+)
+def test_analyze_impact_refuses_details_it_cannot_answer(
+    loaded: TestClient, details: dict, field: str, message: str
+) -> None:
+    r = loaded.post(f"{V1}/analyze-impact", json={"target": "lineage_orders", "details": details})
+    error = _error(r, 400)
+    assert error["field"] == field and message in str(error["message"])

@@ -9,8 +9,8 @@ from fastapi import APIRouter, Depends, Query
 
 from headwater.service import schemas as m
 from headwater.service.deps import get_store, no_nul_in_query, require
-from headwater.service.errors import as_api_errors, expecting, no_nul
-from headwater.store import Direction, LineageStore, NodeType
+from headwater.service.errors import ApiError, as_api_errors, body_field, expecting, no_nul
+from headwater.store import Direction, InvalidInput, LineageStore, NodeType
 
 router = APIRouter(dependencies=[Depends(require("read")), Depends(no_nul_in_query)])
 Store = Annotated[LineageStore, Depends(get_store)]
@@ -142,9 +142,13 @@ def analyze_impact(store: Store, body: m.AnalyzeImpactRequest) -> m.ImpactAnalys
     """Affected nodes by type with counts, samples and severity; overall severity and risk level."""
     no_nul(body.model_dump(mode="json"), "body")
     with as_api_errors("body.target", body.target):
-        return m.ImpactAnalysis.model_validate(
-            store.analyze_impact(body.target, body.change_type, body.details, body.as_of, body.sample_size)
-        )
+        try:
+            result = store.analyze_impact(body.target, body.change_type, body.details, body.as_of, body.sample_size)
+        except InvalidInput as exc:
+            if not exc.field.startswith("details"):
+                raise
+            raise ApiError(400, *body_field("body", exc.field, exc.message)) from None
+        return m.ImpactAnalysis.model_validate(result)
 
 
 @router.get("/summary", operation_id="get_lineage_summary", response_model=m.LineageSummary, responses=ERRORS)
