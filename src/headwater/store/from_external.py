@@ -37,7 +37,7 @@ def _ref(b: FactsBuilder, ref: DatasetRef, path: str) -> NodeKey:
     if not ref.name:
         raise InvalidInput(f"{path}.name", "missing")
     if NodeType(ref.type) not in _DATA_TYPES:
-        raise InvalidInput(f"{path}.type", f"{ref.type!r} is not a dataset or entity type")
+        raise InvalidInput(f"{path}.type", f"{NodeType(ref.type).value!r} is not a dataset or entity type")
     key = b.dataset(ref.namespace or "default", *ref.name.split("."), type_=NodeType(ref.type).value)
     for f in ref.fields:
         b.field(key, f)
