@@ -233,22 +233,20 @@ def run_backend(
         store.record(e)
     res["record() ev/s"] = len(extra) / (time.perf_counter() - t0)
     print(f"[{name}] record(), one event per transaction: {res['record() ev/s']:,.0f} events/s")
+
+    def batches(key: str, label: str, batch: list[LineageInfo]) -> None:
+        t0 = time.perf_counter()
+        for i in range(0, len(batch), 500):
+            store.record_batch(batch[i : i + 500])
+        dt = time.perf_counter() - t0
+        res[key] = len(batch) / dt
+        print(f"[{name}] {label}: {len(batch):,} in {dt:.1f} s: {len(batch) / dt:,.0f} events/s")
+
     # guide-sized events (5 columns, 45 column edges), in batches of 500, into the same big store
-    small = [guide_event(k, 500) for k in range(max(500, len(events) // 4))]
-    t0 = time.perf_counter()
-    for i in range(0, len(small), 500):
-        store.record_batch(small[i : i + 500])
-    dt = time.perf_counter() - t0
-    res["guide-sized ev/s"] = len(small) / dt
-    print(f"[{name}] guide-sized events: {len(small):,} in {dt:.1f} s: {len(small) / dt:,.0f} events/s")
+    batches("guide-sized ev/s", "guide-sized events", [guide_event(k, 500) for k in range(max(500, len(events) // 4))])
     # the warehouse's statements run again the next day: same jobs, same lineage, new events
     again = [rerun(e, 1) for e in events[: max(500, len(events) // 4)]]
-    t0 = time.perf_counter()
-    for i in range(0, len(again), 500):
-        store.record_batch(again[i : i + 500])
-    dt = time.perf_counter() - t0
-    res["re-run ev/s"] = len(again) / dt
-    print(f"[{name}] re-runs of recorded statements: {len(again):,} in {dt:.1f} s: {len(again) / dt:,.0f} events/s")
+    batches("re-run ev/s", "re-runs of recorded statements", again)
     top = layers[-1]
     read = sorted({t for e in events for t in e.sources})  # tables some statement reads
     bottom = [t for t in read if t in set(layers[0])]
