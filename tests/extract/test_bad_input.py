@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from headwater.extract import extract_script
 from headwater.model import Severity
 
@@ -67,3 +69,20 @@ def test_five_megabyte_script_with_a_few_broken_statements():
     assert [s.line for s in res.failures] == [i + 1 for i in sorted(broken)]
     assert len(res.events) == 4997
     assert {e.status.value for e in res.events} == {"COMPLETE"}
+
+
+@pytest.mark.parametrize(
+    ("sql", "dialect", "what"),
+    [
+        ("INSERT INTO `` SELECT a FROM s", "mysql", "the target table"),
+        ("INSERT INTO t (``) SELECT a FROM s", "mysql", "a target column"),
+        ('CREATE TABLE t AS SELECT a AS "" FROM s', "postgres", "a target column"),
+        ('INSERT INTO t (x) SELECT "" FROM s', "postgres", "a source table or column"),
+    ],
+)
+def test_an_empty_identifier_fails_its_statement_only(sql: str, dialect: str, what: str) -> None:
+    res = extract_script(f"INSERT INTO t2 SELECT a FROM s;\n{sql};\nINSERT INTO t3 SELECT a FROM s", dialect=dialect)
+    first, bad, last = res.statements
+    assert len(first.events) == len(last.events) == 1 and bad.events == ()
+    assert bad.error is not None and (bad.error.code, bad.error.line) == ("empty_identifier", 2)
+    assert bad.error.message == f"an empty identifier names {what}: no lineage can be recorded"

@@ -132,3 +132,17 @@ def test_extraction_is_the_same_in_process_and_in_workers(tmp_path: Path) -> Non
     b = [o for t in run_tasks(tasks, ExtractSpec(), 2) for o in t]
     assert [(o.query_id, o.kind, o.detail) for o in a] == [(o.query_id, o.kind, o.detail) for o in b]
     assert event_jsons(e for o in a for e in o.events) == event_jsons(e for o in b for e in o.events)
+
+
+def test_an_event_that_does_not_decode_fails_its_statement_alone() -> None:
+    from headwater.dispatch.sample import tiny_event
+    from headwater.history.parallel import _unpack
+    from headwater.model import event_to_dict
+
+    good = event_to_dict(tiny_event("q1"))
+    bad = {**event_to_dict(tiny_event("q2")), "event_id": ""}
+    a, b = _unpack([("q1", "s", "event", None, [good]), ("q2", "s", "event", None, [bad])])
+    assert (a.kind, len(a.events)) == ("event", 1)
+    assert (
+        (b.kind, b.events) == ("failed", ()) and b.detail is not None and b.detail.startswith("invalid event: event_id")
+    )

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from sqlglot import exp
@@ -129,6 +130,9 @@ class Extractor:
             if isinstance(tree, exp.MultitableInserts):
                 return self._multi_insert(piece, tree, run, index)
             apply_statement(tree, self.catalog, self.names, self.session)
+        except EmptyName as err:
+            diag = Diagnostic("empty_identifier", Severity.ERROR, str(err), index, piece.line, piece.column)
+            return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, error=diag)
         except Exception as err:  # lineage must never fail the statement: report instead
             diag = Diagnostic(
                 "internal_error",
@@ -428,6 +432,7 @@ class Extractor:
             else Diagnostic(d.code, d.severity, d.message, index, piece.line, piece.column, d.construct)
             for d in resolver.diagnostics
         )
+        _refuse_empty_names(target, fields, direct, [*dataset_indirect.values(), *output_indirect.values()])
         return LineageInfo(
             event_id=make_event_id(query_id, target),
             source_command=context.source_command,
@@ -454,6 +459,34 @@ class Extractor:
     def _render(self, node: exp.Expression) -> str:
         """SQL text of a resolved expression (ours, analysed already: no copy, no preprocessing needed)."""
         return self._generator.sql(node).strip()
+
+
+class EmptyName(ValueError):
+    """A table or column named by an empty identifier (`` or ""): nothing can be recorded for it."""
+
+
+def _refuse_empty_names(
+    target: TableRef, fields: Sequence[Field], direct: Sequence[DirectLineage], indirect: Sequence[IndirectLineage]
+) -> None:
+    """Raise ``EmptyName`` when the event would name a table or column with an empty identifier.
+
+    >>> _refuse_empty_names(TableRef("internal", None, ""), (), (), ())
+    Traceback (most recent call last):
+    ...
+    headwater.extract.engine.EmptyName: an empty identifier names the target table: no lineage can be recorded
+    """
+    what = None
+    if not target.name:
+        what = "the target table"
+    elif any(not f.name for f in fields):
+        what = "a target column"
+    else:
+        refs = [c for d in direct for c in (*d.sources, *(i.column for i in d.inputs))]
+        refs += [c for i in indirect for c in i.sources]
+        if any(not c.column or not c.table.name for c in refs):
+            what = "a source table or column"
+    if what is not None:
+        raise EmptyName(f"an empty identifier names {what}: no lineage can be recorded")
 
 
 def extract_script(

@@ -13,9 +13,9 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from headwater.history.extract import HistoryExtractor, Outcome
+from headwater.history.extract import FAILED, HistoryExtractor, Outcome
 from headwater.history.ordering import Session
-from headwater.model import event_from_dict, event_to_dict
+from headwater.model import EventFormatError, event_from_dict, event_to_dict
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +58,15 @@ def _run(task: Sequence[Session]) -> list[Packed]:
 
 
 def _unpack(packed: list[Packed]) -> list[Outcome]:
-    return [Outcome(q, s, k, d, tuple(event_from_dict(e) for e in events)) for q, s, k, d, events in packed]
+    """The outcomes a worker sent; a statement whose event does not decode (it could not be recorded
+    either) fails alone, with the decoder's message, instead of stopping the run."""
+    out = []
+    for q, s, k, d, events in packed:
+        try:
+            out.append(Outcome(q, s, k, d, tuple(event_from_dict(e) for e in events)))
+        except EventFormatError as err:
+            out.append(Outcome(q, s, FAILED, f"invalid event: {err}"))
+    return out
 
 
 def run_task(hx: HistoryExtractor, task: Sequence[Session]) -> list[Outcome]:
