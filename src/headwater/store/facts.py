@@ -18,6 +18,7 @@ from typing import Any
 
 from headwater.store.errors import InvalidInput
 from headwater.store.names import dataset_name, field_name, ident, short_of
+from headwater.store.schema import nodes
 from headwater.store.types import MAPS_TO_ALL, WRITES_FIELD, EdgeType, NodeType
 
 NodeKey = tuple[str, str]
@@ -41,6 +42,21 @@ class NodeSpec:
     @property
     def key(self) -> NodeKey:
         return (self.type, self.name)
+
+
+_NAME_MAX = nodes.c.name.type.length
+_SHORT_MAX = nodes.c.short.type.length
+
+
+def checked(spec: NodeSpec) -> NodeSpec:
+    """``spec``, if a database can store its names (every backend alike): not longer than their
+    columns, no NUL character (PostgreSQL text cannot hold one); else ``InvalidInput``. Names are
+    checked once, where a spec is made (``Names`` caches them)."""
+    name = spec.name
+    if len(name) > _NAME_MAX or len(spec.short) > _SHORT_MAX or "\x00" in name:
+        shown = f"{name[:60]!r}{'…' if len(name) > 60 else ''}"
+        raise InvalidInput(spec.type.lower(), f"{shown}: names are at most {_NAME_MAX} characters, without NUL")
+    return spec
 
 
 @dataclass(slots=True)
@@ -76,9 +92,9 @@ class Names:
                 where = ".".join(p or "" for p in (system, *parts))
                 raise InvalidInput("dataset", f"{where!r}: a system and a name are required, and no part may be empty")
             sys_name = ident(system)
-            sys_spec = NodeSpec(NodeType.SOURCE_SYSTEM.value, sys_name, sys_name)
+            sys_spec = checked(NodeSpec(NodeType.SOURCE_SYSTEM.value, sys_name, sys_name))
             name = dataset_name(system, *parts)
-            spec = NodeSpec(type_, name, short_of(name, field=False), sys_spec.key)
+            spec = checked(NodeSpec(type_, name, short_of(name, field=False), sys_spec.key))
             hit = self.datasets[raw] = (spec, sys_spec)
             if len(self.datasets) > 200_000:
                 self.datasets.clear()
@@ -91,7 +107,8 @@ class Names:
             if not column or not column.strip():
                 raise InvalidInput("column", f"an empty column name in {dataset[1]!r}")
             name = field_name(dataset[1], column)
-            spec = self.fields[raw] = NodeSpec(NodeType.FIELD.value, name, short_of(name, field=True), dataset)
+            spec = checked(NodeSpec(NodeType.FIELD.value, name, short_of(name, field=True), dataset))
+            self.fields[raw] = spec
             if len(self.fields) > 500_000:
                 self.fields.clear()
         return spec
@@ -116,7 +133,7 @@ class FactsBuilder:
     ) -> NodeKey:
         key = (type_, name)
         if key not in self.facts.nodes:
-            self.facts.nodes[key] = NodeSpec(type_, name, short or name, parent, properties)
+            self.facts.nodes[key] = checked(NodeSpec(type_, name, short or name, parent, properties))
         return key
 
     def system(self, name: str) -> NodeKey:

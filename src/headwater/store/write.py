@@ -193,24 +193,16 @@ def bump_membership_epoch(conn: Connection) -> None:
 
 _EVENT_ID_MAX = events.c.event_id.type.length
 _RUN_KEY_MAX = events.c.run_key.type.length
-_NAME_MAX = nodes.c.name.type.length
-_SHORT_MAX = nodes.c.short.type.length
 
 
 def check(f: Facts) -> None:
     """Raise ``InvalidInput`` for what a database would refuse or mangle (every backend alike):
-    an empty or over-long event id, names longer than their columns, NUL characters (PostgreSQL
-    text cannot hold them)."""
+    an empty or over-long event id, NUL characters (PostgreSQL text cannot hold them). Node names
+    were checked when their specs were made (``facts.checked``)."""
     if not f.event_id or len(f.event_id) > _EVENT_ID_MAX or "\x00" in f.event_id:
         raise InvalidInput("event_id", f"must be 1 to {_EVENT_ID_MAX} characters, without NUL: {f.event_id[:40]!r}")
     if len(f.run_key) > _RUN_KEY_MAX or "\x00" in f.run_key:
         raise InvalidInput("run key", f"must be at most {_RUN_KEY_MAX} characters, without NUL")
-    for typ, name in f.nodes:
-        spec = f.nodes[(typ, name)]
-        if len(name) > _NAME_MAX or len(spec.short) > _SHORT_MAX or "\x00" in name:
-            what = typ.lower()
-            shown = f"{name[:60]!r}{'…' if len(name) > 60 else ''}"
-            raise InvalidInput(what, f"{shown}: names are at most {_NAME_MAX} characters, without NUL")
     for e in f.edges:
         if (e[5] and "\x00" in e[5]) or (e[6] and "\x00" in e[6]):
             raise InvalidInput("expression", f"a NUL character in the mapping into {e[2][1]!r}")
