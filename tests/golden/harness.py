@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 
 from headwater.catalog import load_schema_file
-from headwater.extract import ExtractOptions, Extractor
+from headwater.extract import ExtractOptions, Extractor, ScriptResult
 from headwater.model import ColumnRef, Diagnostic, IndirectLineage, LineageInfo, TableRef
 
 ROOT = Path(__file__).resolve().parent
@@ -154,7 +154,8 @@ def _first_line(sql: str) -> str:
     return text if len(text) <= 90 else text[:87] + "..."
 
 
-def run_case(case: Case) -> dict[str, Any]:
+def extract_case(case: Case) -> ScriptResult:
+    """The case's script extracted with its options (dialect, schema, statements, session)."""
     opts = case.options()
     catalog = None
     if "schema" in opts:
@@ -165,7 +166,12 @@ def run_case(case: Case) -> dict[str, Any]:
         database=opts.get("database"),
         catalog_name=opts["catalog"],
     )
-    result = extractor.run(case.path.read_text(encoding="utf-8"))
+    return extractor.run(case.path.read_text(encoding="utf-8"))
+
+
+def run_case(case: Case) -> dict[str, Any]:
+    opts = case.options()
+    result = extract_case(case)
     statements = []
     for s in result.statements:
         entry: dict[str, Any] = {"stmt": s.index, "at": f"{s.line}:{s.column}", "sql": _first_line(s.sql)}

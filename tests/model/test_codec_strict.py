@@ -17,9 +17,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from headwater.catalog import load_schema_file
 from headwater.dispatch.sample import guide_event
-from headwater.extract import ExtractOptions, Extractor
 from headwater.extract.context import now_iso
 from headwater.history.record import format_time
 from headwater.model import (
@@ -675,21 +673,11 @@ def test_a_mutated_event_gives_an_event_or_an_event_format_error(changes: list[t
 
 def test_every_golden_event_decodes_strictly() -> None:
     """The golden corpus' events (every dialect and construct it covers) pass the strict decoder."""
-    from tests.golden.harness import all_cases
+    from tests.golden.harness import all_cases, extract_case
 
     count = 0
     for case in all_cases():
-        opts = case.options()
-        catalog = None
-        if "schema" in opts:
-            catalog = load_schema_file(case.path.with_name(opts["schema"]), dialect=opts["dialect"])
-        extractor = Extractor(
-            catalog,
-            ExtractOptions(dialect=opts["dialect"], statements=opts["statements"]),
-            database=opts.get("database"),
-            catalog_name=opts["catalog"],
-        )
-        for event in extractor.run(case.path.read_text(encoding="utf-8")).events:
+        for event in extract_case(case).events:
             assert event_from_json(event_to_json(event)) == event, case.id
             count += 1
     assert count > 100

@@ -406,6 +406,22 @@ def _timestamp(value: Any, path: str) -> str | None:
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
+def _table_of(catalog: Any, database: Any, name: Any, path: str, name_key: str, cache: _Cache) -> TableRef:
+    """The checked table of a table or column object (``name_key``: where its name is), shared
+    within the event."""
+    if type(catalog) is not str or not catalog or not catalog.isascii():
+        catalog = _name(catalog, f"{path}.catalog")
+    if database is not None and (type(database) is not str or not database.isascii()):
+        database = _opt_text(database, f"{path}.database")
+    if type(name) is not str or not name or not name.isascii():
+        name = _name(name, f"{path}.{name_key}")
+    key = (catalog, database, name)
+    t = cache.get(key)
+    if t is None:
+        t = cache[key] = TableRef(catalog, database, name)
+    return t  # type: ignore[no-any-return]
+
+
 def _read_table(d: Any, path: str, cache: _Cache) -> TableRef:
     if type(d) is not dict or not d.keys() <= _TABLE_KEYS:
         _object(d, path, _TABLE_KEYS)
@@ -413,18 +429,7 @@ def _read_table(d: Any, path: str, cache: _Cache) -> TableRef:
         catalog, name = d["catalog"], d["name"]
     except KeyError:
         raise _missing(d, path, ("catalog", "name")) from None
-    database = d.get("database")
-    if type(catalog) is not str or not catalog or not catalog.isascii():
-        catalog = _name(catalog, f"{path}.catalog")
-    if database is not None and (type(database) is not str or not database.isascii()):
-        database = _opt_text(database, f"{path}.database")
-    if type(name) is not str or not name or not name.isascii():
-        name = _name(name, f"{path}.name")
-    key = (catalog, database, name)
-    t = cache.get(key)
-    if t is None:
-        t = cache[key] = TableRef(catalog, database, name)
-    return t  # type: ignore[no-any-return]
+    return _table_of(catalog, d.get("database"), name, path, "name", cache)
 
 
 def _read_column(d: Any, path: str, cache: _Cache) -> ColumnRef:
@@ -441,20 +446,10 @@ def _read_column(d: Any, path: str, cache: _Cache) -> ColumnRef:
         catalog, table, column = d["catalog"], d["table"], d["column"]
     except KeyError:
         raise _missing(d, path, ("catalog", "table", "column")) from None
-    database = d.get("database")
-    if type(catalog) is not str or not catalog or not catalog.isascii():
-        catalog = _name(catalog, f"{path}.catalog")
-    if database is not None and (type(database) is not str or not database.isascii()):
-        database = _opt_text(database, f"{path}.database")
-    if type(table) is not str or not table or not table.isascii():
-        table = _name(table, f"{path}.table")
+    t = _table_of(catalog, d.get("database"), table, path, "table", cache)
     if type(column) is not str or not column or not column.isascii():
         column = _name(column, f"{path}.column")
-    tkey = (catalog, database, table)
-    t = cache.get(tkey)
-    if t is None:
-        t = cache[tkey] = TableRef(catalog, database, table)
-    c = cache[(catalog, database, table, column)] = ColumnRef(t, column)
+    c = cache[(t.catalog, t.database, t.name, column)] = ColumnRef(t, column)
     return c
 
 
