@@ -191,7 +191,7 @@ class _FakeStore:
 
 
 def test_record_items_retries_a_failed_batch_one_by_one() -> None:
-    from headwater.cli.store_cmd import EVENT, OPENLINEAGE, IngestTotals, Item, record_items
+    from headwater.cli.ingest_cmd import EVENT, OPENLINEAGE, IngestTotals, Item, record_items
 
     items = [Item(f"f:{n}", EVENT, v) for n, v in enumerate(["a", "bad", "c", "d", "boom", "e"], 1)]
     items.insert(3, Item("f:9", OPENLINEAGE, "x"))
@@ -209,7 +209,7 @@ def test_record_items_retries_a_failed_batch_one_by_one() -> None:
 def test_record_items_stops_when_the_store_itself_fails() -> None:
     from sqlalchemy.exc import OperationalError
 
-    from headwater.cli.store_cmd import EVENT, IngestTotals, Item, record_items
+    from headwater.cli.ingest_cmd import EVENT, IngestTotals, Item, record_items
 
     items = [Item(f"f:{n}", EVENT, v) for n, v in enumerate(["a", "bad", "c"], 1)]
     with pytest.raises(OperationalError):

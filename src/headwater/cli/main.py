@@ -6,7 +6,7 @@ import logging
 
 import typer
 
-from headwater.cli import catalog_cmd, demo_cmd, dispatch_cmd, extract_cmd, history_cmd, store_cmd
+from headwater.cli import catalog_cmd, demo_cmd, dispatch_cmd, extract_cmd, history_cmd, ingest_cmd, store_cmd
 
 app = typer.Typer(
     name="headwater",
@@ -20,7 +20,7 @@ app = typer.Typer(
 # statements itself (skip rules and diagnostics), so keep the terminal clean.
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
-for module in (extract_cmd, demo_cmd, catalog_cmd, dispatch_cmd, store_cmd, history_cmd):
+for module in (extract_cmd, demo_cmd, catalog_cmd, dispatch_cmd, ingest_cmd, store_cmd, history_cmd):
     module.register(app)
 
 
