@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -21,7 +20,6 @@ NODE_ID_MAX = 2**31 - 1
 """Node ids (and stored edge ids) are 32-bit ``Integer`` columns; a larger ``#id`` names nothing."""
 EDGE_ID_MIN = -(2**62 - 1)
 """A virtual edge id is ``-(stored edge id << 31 | column id)``: never below this."""
-_ENUM_REPR = re.compile(r"<[A-Za-z_]\w*\.\w+: ('[^']*')>")
 
 
 class ApiError(Exception):
@@ -44,15 +42,6 @@ def _loc(loc: tuple[Any, ...]) -> str:
     return out
 
 
-def plain(message: str) -> str:
-    """A store message with Python enum reprs shown as their values.
-
-    >>> plain("<NodeType.FIELD: 'FIELD'> is not a dataset or entity type")
-    "'FIELD' is not a dataset or entity type"
-    """
-    return _ENUM_REPR.sub(r"\1", message)
-
-
 def body_field(prefix: str, path: str, message: str, store: bool = True) -> tuple[str, str]:
     """The request field and message of an error the decoder or the ``store`` reports at ``path``.
 
@@ -71,7 +60,6 @@ def body_field(prefix: str, path: str, message: str, store: bool = True) -> tupl
     >>> body_field("body[2]", "event_id", "missing", store=False)
     ('body[2].event_id', 'missing')
     """
-    message = plain(message)
     rooted = path == "event" or path.startswith(("event.", "event["))
     rest = path[len("event") :].lstrip(".") if rooted else path
     if not rest:
@@ -128,7 +116,7 @@ def as_api_errors(field: str, ref: str | int | None = None) -> Iterator[None]:
     except InvalidInput as exc:
         if field.startswith("body"):
             raise ApiError(400, *body_field(field, exc.field, exc.message)) from None
-        raise ApiError(400, exc.field, plain(exc.message)) from None
+        raise ApiError(400, exc.field, exc.message) from None
     except EventFormatError as exc:
         path, _, message = str(exc).partition(": ")
         located = body_field(field, path, message, store=False) if message else (field, str(exc))
