@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from headwater.model import ColumnRef, Dependency, LineageInfo, TableRef, event_to_json
 from headwater.model.event import DATASET_INDIRECT_TYPES
+from headwater.model.job import explicit_job_name, fallback_job_name
 from headwater.store.errors import InvalidInput
 from headwater.store.facts import Facts, FactsBuilder, Names, NodeKey
-from headwater.store.names import now_us, short_of, sql_fingerprint, to_us
+from headwater.store.names import now_us, short_of, to_us
 from headwater.store.types import EdgeType, NodeType
 
-JOB_PROPERTY = "headwater.job"
 _DIRECT = Dependency.DIRECT.value
 _INDIRECT = Dependency.INDIRECT.value
 _MAPS_TO = EdgeType.MAPS_TO.value
@@ -32,11 +32,11 @@ _COMPACT_TYPES = frozenset(t.value for t in DATASET_INDIRECT_TYPES)
 
 
 def job_name(event: LineageInfo, target: NodeKey) -> str:
-    """The stable job identity of an event."""
-    explicit = event.context.external_catalog_properties.get(JOB_PROPERTY)
+    """The stable job identity of an event (``headwater.model.job`` says how producers name jobs)."""
+    explicit = explicit_job_name(event.context.external_catalog_properties)
     if explicit:
         return f"job:{explicit}"
-    return f"sql:{sql_fingerprint(event.context.sql)}:{target[1]}"
+    return fallback_job_name(event.context.sql, target[1])
 
 
 def event_facts(event: LineageInfo, names: Names | None = None, expand_indirect: bool = False) -> Facts:

@@ -6,24 +6,19 @@
 'internal.lineage_demo.orders'
 >>> short_of("internal.lineage_demo.orders.amount", field=True)
 'orders.amount'
->>> sql_fingerprint("INSERT INTO t SELECT * FROM s WHERE d = '2024-01-01' AND n > 3") == \\
-...     sql_fingerprint("insert   into T select * from s where d = '2025-02-02' and n > 42 -- x")
-True
 >>> to_us("2024-01-02T03:04:05Z") == to_us("2024-01-02 03:04:05")
 True
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
 from datetime import UTC, datetime, timedelta
 
+from headwater.model.job import sql_fingerprint
+
+__all__ = ["dataset_name", "field_name", "ident", "now_us", "short_of", "sql_fingerprint", "to_us"]
+
 _QUOTES = "`\"[]'"
-_COMMENTS = re.compile(r"--[^\n]*|/\*.*?\*/", re.S)
-_STRINGS = re.compile(r"'(?:[^'\\]|\\.|'')*'")
-_NUMBERS = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?:[eE][-+]?\d+)?\b")
-_SPACE = re.compile(r"\s+")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _US = timedelta(microseconds=1)
 
@@ -46,15 +41,6 @@ def short_of(name: str, field: bool) -> str:
     """The lookup key of a node name: ``table`` for a dataset, ``table.column`` for a field."""
     parts = name.rsplit(".", 2 if field else 1)
     return ".".join(parts[-2:]) if field else parts[-1]
-
-
-def sql_fingerprint(sql: str) -> str:
-    """A stable digest of a statement: comments dropped, literals replaced, case and blanks folded."""
-    text = _COMMENTS.sub(" ", sql)
-    text = _STRINGS.sub("?", text)
-    text = _NUMBERS.sub("?", text)
-    text = _SPACE.sub(" ", text).strip().lower().rstrip(";").strip()
-    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
 
 
 def now_us() -> int:
