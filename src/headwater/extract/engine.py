@@ -23,6 +23,7 @@ from headwater.extract.context import generated_query_id, now_iso, redact
 from headwater.extract.ddl import Session, apply_statement, table_ref
 from headwater.extract.resolve import Resolver
 from headwater.extract.result import ExtractOptions, RunInfo, ScriptResult, StatementResult
+from headwater.extract.reuse import StatementReuse
 from headwater.extract.scope import Relation, has_unresolved, refs_of
 from headwater.extract.split import Piece, split_script, sqlglot_dialect
 from headwater.extract.statements import (
@@ -65,15 +66,19 @@ class Extractor:
         options: ExtractOptions | None = None,
         database: str | None = None,
         catalog_name: str = "internal",
+        reuse: StatementReuse | None = None,
     ) -> None:
         self.options = options or ExtractOptions()
         self.dialect = sqlglot_dialect(self.options.dialect)
+        self.dialect_impl = Dialect.get_or_raise(self.dialect)
         self.names = Names.for_dialect(self.dialect)
         self.catalog = LayeredCatalog(catalog)
         self.session = Session(catalog_name, self.names.table_ident(database) if database else None)
         self._has_base = catalog is not None
-        self._generator = Dialect.get_or_raise(self.dialect).generator()
-        self._index = 0
+        self._generator = self.dialect_impl.generator()
+        self.reuse = reuse
+        self.index = 0
+        """The index of the next statement in this session."""
 
     def run(self, sql: str, run: RunInfo | None = None) -> ScriptResult:
         """Extract every statement of ``sql`` (a script or a single statement)."""
@@ -82,6 +87,12 @@ class Extractor:
             self.session.database = self.names.table_ident(run.database)
         if run.catalog:
             self.session.catalog = self.names.table_ident(run.catalog) or self.session.catalog
+        if self.reuse is not None:
+            return self.reuse.run(self, sql, run)
+        return self.run_pieces(sql, run)
+
+    def run_pieces(self, sql: str, run: RunInfo) -> ScriptResult:
+        """Split, then extract statement by statement (``run`` without its session effects)."""
         results = []
         pieces = split_script(sql, self.options.dialect)
         for k, piece in enumerate(pieces):
@@ -89,13 +100,13 @@ class Extractor:
             if run.query_id and len(pieces) > 1:  # one id per statement of a script
                 piece_run = replace(run, query_id=f"{run.query_id}.{k + 1}")
             results.append(self._statement(piece, piece_run))
-            self._index += 1
+            self.index += 1
         return ScriptResult(tuple(results))
 
     # ------------------------------------------------------------------
 
     def _statement(self, piece: Piece, run: RunInfo) -> StatementResult:
-        index = self._index
+        index = self.index
         if piece.skip is not None:
             return StatementResult(index, piece.line, piece.column, piece.sql, "statement-set", skip_reason=piece.skip)
         if piece.tree is None:
@@ -374,7 +385,7 @@ class Extractor:
         resolver: Resolver,
         partition: list[str] | None = None,
     ) -> LineageInfo:
-        render = self._render
+        render = self.render
         fields = self._target_columns(target, column_list, rel, kind, resolver, partition)
         direct: list[DirectLineage] = []
         output_indirect: dict[tuple, IndirectLineage] = {}
@@ -410,21 +421,8 @@ class Extractor:
         if any(d.severity == Severity.ERROR for d in resolver.diagnostics) and status == Status.COMPLETE:
             status = Status.PARTIAL
 
-        query_id = run.query_id or generated_query_id(piece.sql, index)
-        context = QueryContext(
-            source_command=kind.command or SourceCommand.INSERT_INTO,
-            query_id=query_id,
-            sql=piece.sql,
-            user=run.user,
-            client_ip=run.client_ip,
-            database=self.session.database,
-            catalog=self.session.catalog,
-            state="OK",
-            timestamp=run.timestamp or now_iso(),
-            duration_ms=run.duration_ms,
-            external_catalog_properties=redact(
-                {**run.external_catalog_properties, **self._table_properties([target, *resolver.tables, *resolver.via])}
-            ),
+        context = self.context_for(
+            piece.sql, kind.command or SourceCommand.INSERT_INTO, run, index, [target, *resolver.tables, *resolver.via]
         )
         diagnostics = tuple(
             d
@@ -434,7 +432,7 @@ class Extractor:
         )
         _refuse_empty_names(target, fields, direct, [*dataset_indirect.values(), *output_indirect.values()])
         return LineageInfo(
-            event_id=make_event_id(query_id, target),
+            event_id=make_event_id(context.query_id, target),
             source_command=context.source_command,
             target=Target(target, fields),
             sources=tuple(resolver.tables),
@@ -447,6 +445,25 @@ class Extractor:
             via=tuple(resolver.via),
         )
 
+    def context_for(
+        self, sql: str, command: SourceCommand, run: RunInfo, index: int, tables: list[TableRef]
+    ) -> QueryContext:
+        """The query context of the statement ``sql`` (the ``index``-th of the session) reading and
+        writing ``tables``, as the session stands."""
+        return QueryContext(
+            source_command=command,
+            query_id=run.query_id or generated_query_id(sql, index),
+            sql=sql,
+            user=run.user,
+            client_ip=run.client_ip,
+            database=self.session.database,
+            catalog=self.session.catalog,
+            state="OK",
+            timestamp=run.timestamp or now_iso(),
+            duration_ms=run.duration_ms,
+            external_catalog_properties=redact({**run.external_catalog_properties, **self._table_properties(tables)}),
+        )
+
     def _table_properties(self, tables: list[TableRef]) -> dict[str, str]:
         """Options declared on the tables (Flink ``WITH (…)``), keyed ``db.table.option``."""
         out: dict[str, str] = {}
@@ -456,7 +473,7 @@ class Extractor:
                 out[f"{ref.qualified}.{key}"] = value
         return out
 
-    def _render(self, node: exp.Expression) -> str:
+    def render(self, node: exp.Expression) -> str:
         """SQL text of a resolved expression (ours, analysed already: no copy, no preprocessing needed)."""
         return self._generator.sql(node).strip()
 
