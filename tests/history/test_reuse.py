@@ -55,7 +55,7 @@ def test_reuse_gives_the_events_of_extraction_anew(make, tmp_path):
         assert a == b
     assert hx.reuse is not None and hx.reuse.hits > 0
     if make is generate_rerun_log:
-        assert hx.reuse.hits / len(rows) > 0.75  # 100 first and 100 second sights are extracted
+        assert hx.reuse.hits / len(rows) > 0.85  # the 150 first sights are extracted
 
 
 def test_a_small_cache_forgets_but_stays_right(tmp_path):

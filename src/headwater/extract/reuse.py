@@ -6,10 +6,11 @@ not tokens). Together with the session's catalog and database and what the sessi
 to tables of the names it mentions, the shape decides the lineage, except for the literals' own
 text, which this module puts back:
 
-1. first sight of a shape: extracted as usual;
-2. second sight: extracted as usual, and also with a placeholder in place of each literal (the
-   *template*). The template with this statement's literals put back must equal the real
-   extraction, event for event; then the shape is reusable, else it is never reused;
+1. first sight of a shape: extracted as usual; the result is kept (for a quarter of the shapes
+   remembered at most; past that, the second sight is extracted as usual and checked instead);
+2. second sight: extracted with a placeholder in place of each literal (the *template*). The
+   template with the first statement's literals put back must equal the first result, event for
+   event; then the shape is reusable (and this statement answered from it), else never reused;
 3. later sights: the template with the statement's literals put back, the statement's own
    context (query id, user, time, SQL text), and diagnostics moved to its own positions. No parse.
 
@@ -23,7 +24,7 @@ scripts of several statements and failed statements are never reused. The memory
 >>> for day in ("2024-01-01", "2024-01-02", "2024-01-03"):
 ...     res = ex.run(f"INSERT INTO t SELECT a FROM s WHERE d = '{day}'", RunInfo(query_id=day))
 >>> [i.expression for i in res.events[0].dataset_indirect], reuse.hits, reuse.lookups
-(["s.d = '2024-01-03'"], 1, 3)
+(["s.d = '2024-01-03'"], 2, 3)
 """
 
 from __future__ import annotations
@@ -127,6 +128,17 @@ class _Template:
     renders: tuple[str, ...]  # each placeholder as the generator renders it
 
 
+@dataclass(frozen=True, slots=True)
+class _First:
+    """A shape seen once, with what its statement was extracted to (to check the template against)."""
+
+    sql: str
+    shape: Shape
+    run: RunInfo
+    index: int
+    result: StatementResult
+
+
 class StatementReuse:
     """The memory of statement shapes, shared by the extractors of one catalog and one set of options.
 
@@ -140,6 +152,7 @@ class StatementReuse:
         self.hits = 0
         self._entries: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self._renders: dict[tuple[TokenType, str], str] = {}
+        self._firsts = 0  # entries that keep a first result (a quarter of the size at most)
 
     @property
     def hit_rate(self) -> float:
@@ -161,28 +174,44 @@ class StatementReuse:
                 ex.index += 1
                 return ScriptResult((reused,))
         index = ex.index
+        if isinstance(entry, _First):  # second sight: the template, checked against the first
+            template = self._verified(ex, sql, shape, run, index, entry)
+            self._put(key, template)
+            if isinstance(template, _Template):
+                reused = self._instantiate(ex, template, sql, shape, run, index)
+                if reused is not None:
+                    self.hits += 1
+                    ex.index += 1
+                    return ScriptResult((reused,))
         state = (ex.session.catalog, ex.session.database, ex.catalog.version)
         result = ex.run_pieces(sql, run)
-        if entry is _REFUSED or isinstance(entry, _Template):
+        if entry is not None and entry is not _SEEN:
             return result
         if state != (ex.session.catalog, ex.session.database, ex.catalog.version) or not _reusable(result):
             self._put(key, _REFUSED)
         elif entry is None:
-            self._put(key, _SEEN)
+            first = self._firsts < max(1, self.size // 4)
+            self._put(key, _First(sql, shape, run, index, result.statements[0]) if first else _SEEN)
         else:
-            self._put(key, self._verified(ex, sql, shape, run, index, result))
+            self._put(
+                key, self._verified(ex, sql, shape, run, index, _First(sql, shape, run, index, result.statements[0]))
+            )
         return result
 
     def _put(self, key: tuple[Any, ...], value: Any) -> None:
+        old = self._entries.get(key)
+        self._firsts += isinstance(value, _First) - isinstance(old, _First)
         self._entries[key] = value
         self._entries.move_to_end(key)
         while len(self._entries) > self.size:
-            self._entries.popitem(last=False)
+            _, gone = self._entries.popitem(last=False)
+            self._firsts -= isinstance(gone, _First)
 
     def _verified(
-        self, ex: Extractor, sql: str, shape: Shape, run: RunInfo, index: int, real: ScriptResult
+        self, ex: Extractor, sql: str, shape: Shape, run: RunInfo, index: int, real: _First
     ) -> _Template | str:
-        """The template of ``sql``, if putting its literals back gives exactly ``real``."""
+        """The template made from ``sql`` (at ``index``), if putting the literals of ``real`` back gives
+        exactly the result ``real`` was extracted to."""
         text = template_sql(sql, shape)
         tshape = shape_of(text, ex.dialect_impl)
         if tshape is None or len(tshape.tokens) != len(shape.tokens):
@@ -202,8 +231,8 @@ class StatementReuse:
         if any(_names_hold(e, renders) for e in result.statements[0].events):
             return _REFUSED
         template = _Template(result.statements[0], text, tshape, renders)
-        again = self._instantiate(ex, template, sql, shape, run, index)
-        if again is None or not _same(again, real.statements[0], run.timestamp is None):
+        again = self._instantiate(ex, template, real.sql, real.shape, real.run, real.index)
+        if again is None or not _same(again, real.result, real.run.timestamp is None):
             return _REFUSED
         return template
 
