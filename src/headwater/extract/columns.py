@@ -79,8 +79,8 @@ class ColumnBinder(_Base):
 
         if alias_first and name in scope.aliases:
             return [self._take(alt) for alt in scope.aliases[name]]
-        if name in scope.lateral and name not in scope.using and not any(src.has(name) for src in scope.sources.values()):
-            return [clone(alt) for alt in scope.lateral[name]]  # an earlier item's alias; a known column wins
+        if name in scope.lateral and self._lateral_alias_applies(scope, name):
+            return [clone(alt) for alt in scope.lateral[name]]
         s = scope
         while s is not None:
             found = self._unqualified(s, name, col)
@@ -96,6 +96,11 @@ class ColumnBinder(_Base):
                 col, "unknown_column", f"column {name} with no table to read it from", Severity.ERROR
             )
         return self._unresolved(col, "unknown_column", f"column {name} is in no table of its scope", Severity.ERROR)
+
+    @staticmethod
+    def _lateral_alias_applies(scope: Scope, name: str) -> bool:
+        """An earlier select item's alias stands for ``name`` unless a known column of that name is in scope."""
+        return name not in scope.using and not any(src.has(name) for src in scope.sources.values())
 
     def _struct_field(self, col: exp.Column, scope: Scope, qualifier: str, name: str) -> Alts | None:
         """``s.f`` / ``t.s.f`` where ``s`` is a (struct) column: the field access over that column."""

@@ -27,12 +27,12 @@ from headwater.extract.scope import Relation, has_unresolved, refs_of
 from headwater.extract.split import Piece, split_script, sqlglot_dialect
 from headwater.extract.statements import (
     NON_LINEAGE_COMMANDS,
-    select_into_as_ctas,
     SKIP_INTERNAL,
     SKIP_NO_TABLE,
     Kind,
     command_word,
     kind_of,
+    select_into_as_ctas,
     skip_unsupported,
 )
 from headwater.model import (

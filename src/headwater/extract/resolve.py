@@ -34,9 +34,7 @@ MAX_ALTERNATIVES = 64
 # Dialects whose select list may use an earlier item's alias (lateral column aliases): Snowflake,
 # Databricks / Spark 3.4+, Redshift, DuckDB, Teradata, ClickHouse. BigQuery, PostgreSQL, MySQL,
 # T-SQL, Oracle, Trino, Hive do not.
-LATERAL_ALIAS_DIALECTS = frozenset(
-    {"snowflake", "databricks", "spark", "redshift", "duckdb", "teradata", "clickhouse"}
-)
+LATERAL_ALIAS_DIALECTS = frozenset({"snowflake", "databricks", "spark", "redshift", "duckdb", "teradata", "clickhouse"})
 
 
 class Resolver(SourceBinder, ColumnBinder):
@@ -404,15 +402,15 @@ class Resolver(SourceBinder, ColumnBinder):
         columns are unknown (they could not be expanded)."""
         if qualifier is not None:
             src = self._find_source(scope, qualifier)
-            sources = [src] if src is not None else []
             if src is None:
                 self.diag("unknown_qualifier", f"{qualifier}.* names no table in scope", node, Severity.ERROR)
                 return [Source(alias=qualifier, opaque="unknown qualifier")]
+            sources = [(src.alias, src)]
         else:
-            sources = list(scope.sources.values())
+            sources = list(scope.sources.items())  # keyed as in the scope (one name may be there twice)
         unknown: list[Source] = []
         seen_using: set[str] = set()
-        for src in sources:
+        for key, src in sources:
             cols = src.known_columns()
             if cols is None:
                 what = src.table.qualified if src.table else (src.opaque or src.alias)
@@ -434,7 +432,7 @@ class Resolver(SourceBinder, ColumnBinder):
                 labels.append(col)
                 # names are normalised already: quote them so they are not folded a second time;
                 # a FULL / RIGHT JOIN's USING column is unqualified: it comes from both sides
-                table = None if qualifier is None and col in scope.merged else exp.to_identifier(src.alias, quoted=True)
+                table = None if qualifier is None and col in scope.merged else exp.to_identifier(key, quoted=True)
                 items.append(exp.Column(this=exp.to_identifier(col, quoted=True), table=table))
         return unknown
 

@@ -132,15 +132,21 @@ class SourceBinder(_Base):
             names = [alias or ""]  # UNNEST(arr) AS x names the value column (BigQuery, DuckDB)
         width = max(len(names), len(args), 1)
         names += [f"col{i + 1}" for i in range(len(names), width)]
+        labels = [c.name for c in cols] or list(names)
+        offset = func.args.get("offset") if isinstance(func, exp.Unnest) else None
+        if offset:  # WITH ORDINALITY AS u(x, n) / WITH OFFSET [AS pos]: the position column
+            named = isinstance(offset, exp.Identifier)
+            names.append((self.names.column_ident(offset) or "") if named else "offset")
+            labels.append(offset.name if named else "offset")
         resolved = [self.resolve(a, scope) for a in args]
         columns: list[Alts] = []
-        for i in range(width):
+        for i in range(len(names)):
             alts = resolved[min(i, len(resolved) - 1)] if resolved else []
             if isinstance(func, exp.Unnest):
                 columns.append([exp.Unnest(expressions=[clone(a)]) for a in alts])
             else:
                 columns.append([func.__class__(this=clone(a)) for a in alts])
-        rel = Relation(names, [c.name for c in cols] or names, columns)
+        rel = Relation(names, labels, columns)
         return Source(alias=alias or (names[0] if names else f"__unnest{len(scope.sources)}"), load=lambda: rel)
 
     def _opaque(self, node: exp.Expression, scope: Scope, construct: str) -> Source:
