@@ -17,7 +17,7 @@ from sqlglot.dialects.dialect import Dialect
 
 from headwater.catalog import Catalog, ColumnSchema, LayeredCatalog, Names, TableSchema
 from headwater.catalog.names import MYSQL_FAMILY
-from headwater.extract.beyond import RESULT_DATABASE, merge_branches, update_query
+from headwater.extract.beyond import RESULT_DATABASE, delete_query, merge_branches, update_queries
 from headwater.extract.classify import classify
 from headwater.extract.context import generated_query_id, now_iso, redact
 from headwater.extract.ddl import Session, apply_statement, table_ref
@@ -33,6 +33,7 @@ from headwater.extract.statements import (
     Kind,
     command_word,
     kind_of,
+    select_into_as_ctas,
     skip_unsupported,
 )
 from headwater.model import (
@@ -75,7 +76,10 @@ class Extractor:
         self.catalog = LayeredCatalog(catalog)
         self.session = Session(catalog_name, self.names.table_ident(database) if database else None)
         self._has_base = catalog is not None
-        self._generator = self.dialect_impl.generator()
+        generator = self.dialect_impl.generator()
+        # Athena's generator hands each statement to a Hive or a Trino generator and cannot render
+        # an expression itself: expressions are Trino's.
+        self._generator = getattr(generator, "_trino_generator", generator)
         self.reuse = reuse
         self.index = 0
         """The index of the next statement in this session."""
@@ -130,6 +134,7 @@ class Extractor:
                 piece.column,
             )
             return StatementResult(index, piece.line, piece.column, piece.sql, "unparsed", error=err)
+        tree = select_into_as_ctas(tree)
         kind = kind_of(tree)
         try:
             if kind.name in ("insert", "ctas") and kind.skip is None:
@@ -234,14 +239,27 @@ class Extractor:
             apply_statement(tree, self.catalog, self.names, self.session)
         elif isinstance(tree, exp.Update) and isinstance(tree.this, exp.Table):
             kind = Kind("update", SourceCommand.UPDATE)
-            target = table_ref(tree.this, self.names, self.session)
-            query, names = update_query(tree)
-            column_list = [self.names.column_ident(n) or "" for n in names]
+            events = []
+            for written, query, names in update_queries(tree):
+                resolver = self._resolver(index)
+                target = table_ref(written, self.names, self.session)
+                rel = resolver.relation(query, None, resolver.ctes_of(tree, {}, None))
+                _drop_unread_target(resolver, target, rel)
+                column_list = [self.names.column_ident(n) or "" for n in names]
+                events.append(self._event(piece, kind, run, index, target, column_list, rel, resolver))
+            return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=tuple(events))
+        elif isinstance(tree, exp.Delete) and isinstance(tree.this, exp.Table):
+            kind = Kind("delete", SourceCommand.DELETE)
+            written, query = delete_query(tree)
+            target = table_ref(written, self.names, self.session)
+            column_list = []
             rel = resolver.relation(query, None, resolver.ctes_of(tree, {}, None))
+            _drop_unread_target(resolver, target, rel)
         elif isinstance(tree, exp.Merge) and isinstance(tree.this, exp.Table):
             kind = Kind("merge", SourceCommand.MERGE)
             target = table_ref(tree.this, self.names, self.session)
             column_list, rel = self._merge_relation(tree, resolver)
+            _drop_unread_target(resolver, target, rel)
         elif isinstance(tree, exp.Insert) and isinstance(tree.expression, exp.Values):
             kind = Kind("insert", SourceCommand.INSERT_VALUES)
             node = tree.this
@@ -412,7 +430,7 @@ class Extractor:
 
         if not rel.complete and len(rel.columns) < len(fields):
             unresolved_columns = max(unresolved_columns, len(fields) - len(rel.columns))
-        if (fields and unresolved_columns >= len(fields)) or not fields:
+        if (fields and unresolved_columns >= len(fields)) or (not fields and kind.name != "delete"):
             status = Status.UNAVAILABLE
         elif unresolved_columns or resolver.incomplete:
             status = Status.PARTIAL
@@ -476,6 +494,18 @@ class Extractor:
     def render(self, node: exp.Expression) -> str:
         """SQL text of a resolved expression (ours, analysed already: no copy, no preprocessing needed)."""
         return self._generator.sql(node).strip()
+
+
+def _drop_unread_target(resolver: Resolver, target: TableRef, rel: Relation) -> None:
+    """An UPDATE, MERGE or DELETE reads its target only where a value, ON or WHERE reads a column of it.
+
+    ``UPDATE t SET c = 1`` writes ``t`` without reading it; ``… WHERE t.d < 0`` reads it.
+    """
+    if target not in resolver.tables:
+        return
+    nodes = [alt for alts in rel.columns for alt in alts] + [node for _, node in resolver.indirect]
+    if not any(ref.table == target for node in nodes for ref in refs_of(node)):
+        del resolver.tables[target]
 
 
 class EmptyName(ValueError):
