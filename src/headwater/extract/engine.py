@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 from sqlglot import exp
@@ -20,7 +20,7 @@ from headwater.catalog.names import MYSQL_FAMILY
 from headwater.extract.beyond import RESULT_DATABASE, merge_branches, update_query
 from headwater.extract.classify import classify
 from headwater.extract.context import generated_query_id, now_iso, redact
-from headwater.extract.ddl import Session, apply_statement, table_ref
+from headwater.extract.ddl import Session, apply_statement, is_temporary, table_ref
 from headwater.extract.resolve import Resolver
 from headwater.extract.result import ExtractOptions, RunInfo, ScriptResult, StatementResult
 from headwater.extract.scope import Relation, has_unresolved, refs_of
@@ -82,15 +82,19 @@ class Extractor:
             self.session.database = self.names.table_ident(run.database)
         if run.catalog:
             self.session.catalog = self.names.table_ident(run.catalog) or self.session.catalog
-        results = []
-        pieces = split_script(sql, self.options.dialect)
+        return ScriptResult(tuple(self.run_pieces(split_script(sql, self.options.dialect), run)))
+
+    def run_pieces(self, pieces: Sequence[Piece], run: RunInfo | None = None) -> Iterator[StatementResult]:
+        """Extract the statements ``split_script`` made of a script, one result at a time (the
+        session's database and catalog are taken from ``run`` as ``run`` does)."""
+        run = run or RunInfo()
         for k, piece in enumerate(pieces):
             piece_run = run
             if run.query_id and len(pieces) > 1:  # one id per statement of a script
                 piece_run = replace(run, query_id=f"{run.query_id}.{k + 1}")
-            results.append(self._statement(piece, piece_run))
+            result = self._statement(piece, piece_run)
             self._index += 1
-        return ScriptResult(tuple(results))
+            yield result
 
     # ------------------------------------------------------------------
 
@@ -123,7 +127,7 @@ class Extractor:
         try:
             if kind.name in ("insert", "ctas") and kind.skip is None:
                 return self._lineage_statement(piece, tree, kind, run, index)
-            if self.options.statements == "all":
+            if self.options.statements == "all" or (self.options.view_nodes and _is_view(tree)):
                 result = self._beyond(piece, tree, run, index)
                 if result is not None:
                     return result
@@ -190,7 +194,7 @@ class Extractor:
         return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=(event,))
 
     def _resolver(self, index: int) -> Resolver:
-        return Resolver(
+        resolver = Resolver(
             self.catalog,
             self.names,
             self.session.catalog,
@@ -199,6 +203,8 @@ class Extractor:
             self._has_base,
             self.session.temp_views,
         )
+        resolver.view_nodes = self.options.view_nodes
+        return resolver
 
     def _beyond(self, piece: Piece, tree: exp.Expression, run: RunInfo, index: int) -> StatementResult | None:
         """Lineage of the statements the Doris rules skip (``--statements all``); None: not one of them."""
@@ -221,6 +227,11 @@ class Extractor:
             target = table_ref(node, self.names, self.session)
             rel = resolver.relation(tree.expression, None, resolver.ctes_of(tree, {}, None))
             apply_statement(tree, self.catalog, self.names, self.session)
+            if self.options.view_nodes:  # read as a table of its columns by later statements
+                defined = self.catalog.table(target)
+                if defined is not None and not defined.columns:
+                    columns = tuple(ColumnSchema(n) for n in (column_list or rel.names))
+                    self.catalog.put(target, replace(defined, columns=columns))
         elif isinstance(tree, exp.Update) and isinstance(tree.this, exp.Table):
             kind = Kind("update", SourceCommand.UPDATE)
             target = table_ref(tree.this, self.names, self.session)
@@ -459,6 +470,13 @@ class Extractor:
     def _render(self, node: exp.Expression) -> str:
         """SQL text of a resolved expression (ours, analysed already: no copy, no preprocessing needed)."""
         return self._generator.sql(node).strip()
+
+
+def _is_view(tree: exp.Expression) -> bool:
+    """A ``CREATE VIEW`` of a catalog view (not a session-scoped temporary view)."""
+    if not isinstance(tree, exp.Create) or str(tree.args.get("kind") or "").upper() != "VIEW":
+        return False
+    return not is_temporary(tree)
 
 
 class EmptyName(ValueError):
