@@ -39,9 +39,7 @@ def tables_in(catalog: Catalog | None, catalog_name: str, database: str | None) 
     elif isinstance(catalog, MemoryCatalog):
         # a schema file's table without a database is found under any database: it covers them all
         found = {
-            ref.name
-            for ref in catalog.tables()
-            if ref.catalog == catalog_name and ref.database in (database, None)
+            ref.name for ref in catalog.tables() if ref.catalog == catalog_name and ref.database in (database, None)
         }
     else:
         return None

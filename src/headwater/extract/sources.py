@@ -177,7 +177,10 @@ class SourceBinder(_Base):
         base = self.catalog.base if isinstance(self.catalog, LayeredCatalog) else self.catalog
         if tables_in(base, ref.catalog, ref.database) is None:
             self.diag(
-                "unknown_table", f"table {ref.qualified} is not in the catalog; its columns are unknown", node, Severity.INFO
+                "unknown_table",
+                f"table {ref.qualified} is not in the catalog; its columns are unknown",
+                node,
+                Severity.INFO,
             )
             return
         known = tables_in(self.catalog, ref.catalog, ref.database) or set()
