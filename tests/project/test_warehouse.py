@@ -80,9 +80,7 @@ def assert_reader_answers(url: str) -> None:
     view = store.resolve("mart.v_customer_360")
     assert view.properties.get("dataset_type") == "VIEW"
     up = store.get_upstream("rpt.top_customers", max_depth=1, node_types=["DATASET"])
-    assert sorted(_short(n.name) for n in up.nodes if n.name != "internal.rpt.top_customers") == [
-        "mart.v_customer_360"
-    ]
+    assert sorted(_short(n.name) for n in up.nodes if n.name != "internal.rpt.top_customers") == ["mart.v_customer_360"]
     up = store.get_upstream("mart.v_customer_360", max_depth=1, node_types=["DATASET"])
     assert sorted(_short(n.name) for n in up.nodes if n.name != "internal.mart.v_customer_360") == [
         "mart.dim_customer",
@@ -128,7 +126,8 @@ def test_files_run_in_dependency_order_whatever_the_command_line(sqlite_url: str
 def test_order_given_keeps_the_command_line_and_strict_fails_on_partial(sqlite_url: str) -> None:
     args = [*(str(WAREHOUSE / f) for f in reversed(FILES)), "--order", "given", "--catalog", "none", "--strict"]
     result = runner.invoke(
-        app, ["ingest", *args, "--dialect", "spark", "--schema", str(WAREHOUSE / "raw_schema.json"), "--store", sqlite_url]
+        app,
+        ["ingest", *args, "--dialect", "spark", "--schema", str(WAREHOUSE / "raw_schema.json"), "--store", sqlite_url],
     )
     assert result.exit_code == 1, result.output
     assert "not COMPLETE: 2 PARTIAL, 2 UNAVAILABLE; by diagnostic: star_unknown_columns 4" in result.output

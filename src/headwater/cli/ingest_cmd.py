@@ -368,7 +368,7 @@ def ingest(
     try:
         base, store_catalog = _base_catalog(schema, catalog_url, catalog, lineage, dialect, default_catalog)
     except CatalogError as exc:
-        console.print(f"error: {exc}", style="red", markup=False, highlight=False)
+        console.print(f"error: {exc}", style="red", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     root_dir = root or project_root([p for p in files if not _event_suffix(p)] or files)
     sql_paths = [p for p in files if not _event_suffix(p)]
@@ -406,6 +406,7 @@ def ingest(
                     style="yellow",
                     markup=False,
                     highlight=False,
+                    soft_wrap=True,
                 )
             rank = {name: k for k, name in enumerate(ordered.order)}
             project.sort(key=lambda item: rank[item[0].relpath])
@@ -470,6 +471,7 @@ def _summary(console: Console, totals: IngestTotals) -> None:
             style="yellow",
             markup=False,
             highlight=False,
+            soft_wrap=True,
         )
     shown = 20
     listed = [*totals.problems, *totals.incomplete_where]
