@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from tests.pg_schema import fresh_schema_url
 
 WAREHOUSE = Path(__file__).resolve().parents[1] / "fixtures" / "warehouse"

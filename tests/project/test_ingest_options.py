@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-from tests.project.conftest import WAREHOUSE
 from typer.testing import CliRunner
 
 from headwater.cli.main import app
 from headwater.store import open_store
+from tests.project.conftest import WAREHOUSE
 
 runner = CliRunner()
 MARIADB = "mysql+pymysql://root@127.0.0.1:3306/test"

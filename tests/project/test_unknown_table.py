@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.project.conftest import WAREHOUSE
 from typer.testing import CliRunner
 
 from headwater.catalog import load_schema_file
 from headwater.cli.main import app
 from headwater.extract import extract_script
 from headwater.model import Severity, Status
+from tests.project.conftest import WAREHOUSE
 
 SQL = "INSERT INTO rpt.paid SELECT ss_customer_sk, ss_net_paid FROM tpcds.store_sale"
 

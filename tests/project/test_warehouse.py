@@ -7,11 +7,11 @@ import re
 
 import pytest
 import sqlalchemy as sa
-from tests.project.conftest import FILES, WAREHOUSE
 from typer.testing import CliRunner
 
 from headwater.cli.main import app
 from headwater.store import open_store
+from tests.project.conftest import FILES, WAREHOUSE
 
 runner = CliRunner()
 
