@@ -66,6 +66,20 @@ def connect_error(url: str, exc: BaseException) -> str:
     return f"cannot open the store {_shown(url)}: {first} ({hint})"
 
 
+def _require_schema(url: str) -> None:
+    """Exit 2 when the database holds no headwater store (an empty file or database is not one)."""
+    from headwater.store.engine import make_engine
+    from headwater.store.migrate import current_revision
+
+    engine = make_engine(url)
+    try:
+        revision = current_revision(engine)
+    finally:
+        engine.dispose()
+    if revision is None:
+        fail(f"no store in {_shown(url)}: it has no headwater tables (headwater db upgrade creates them)")
+
+
 def open_cli_store(url: str | None, create: bool = False) -> LineageStore:
     """The store at ``url`` (None: ``$HEADWATER_STORE`` or ``~/.headwater/lineage.db``); exit 2 with
     one line for a bad URL, an unreachable server, a missing database or (unless ``create``) a
@@ -78,6 +92,8 @@ def open_cli_store(url: str | None, create: bool = False) -> LineageStore:
             "headwater ingest or headwater db upgrade creates one)"
         )
     try:
+        if not create:
+            _require_schema(key)
         return open_store(key)
     except (DBAPIError, NoSuchModuleError, ArgumentError) as exc:
         fail(connect_error(key, exc))
