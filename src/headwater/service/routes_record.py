@@ -136,7 +136,7 @@ async def record_openlineage(request: Request, store: Store) -> m.RecordResult:
     try:
         return _result(store.record_openlineage(items))
     except InvalidInput as exc:
-        raise _refused(exc, paths, lambda k: check(run_event_facts(items[k], store.namespaces))) from None
+        raise _refused(exc, paths, lambda k: check(run_event_facts(items[k], store.namespaces, store.naming))) from None
 
 
 def _ref(d: m.DatasetRefIn) -> DatasetRef:
