@@ -80,7 +80,9 @@ def _ref(b: FactsBuilder, ref: DatasetRef, path: str) -> NodeKey:
         typ = None
     if typ not in RECORDABLE_TYPES:
         allowed = ", ".join(sorted(RECORDABLE_TYPES))
-        raise InvalidInput(f"{path}.type", f"{getattr(ref.type, 'value', ref.type)!r} is not a dataset or entity type ({allowed})")
+        raise InvalidInput(
+            f"{path}.type", f"{getattr(ref.type, 'value', ref.type)!r} is not a dataset or entity type ({allowed})"
+        )
     key = b.dataset(ref.namespace or "default", *ref.name.split("."), type_=NodeType(ref.type).value)
     for f in ref.fields:
         b.field(key, f)

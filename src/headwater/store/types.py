@@ -47,9 +47,7 @@ class NodeType(StrEnum):
 PROCESS_TYPES = frozenset({NodeType.JOB, NodeType.PIPELINE, NodeType.PIPELINE_STEP})
 """Nodes that do not count as a level of depth: a dataset → job → dataset hop is depth 1."""
 
-ENTITY_TYPES = frozenset(
-    {NodeType.ENTITY, NodeType.REASONING, NodeType.REPORT, NodeType.MODEL, NodeType.DECISION}
-)
+ENTITY_TYPES = frozenset({NodeType.ENTITY, NodeType.REASONING, NodeType.REPORT, NodeType.MODEL, NodeType.DECISION})
 """Entity-side nodes: connected to a pipeline by CONSUMES / PRODUCES rather than READ / WRITE."""
 
 RECORDABLE_TYPES = frozenset({NodeType.DATASET, NodeType.EXTERNAL, NodeType.SCHEMA, *ENTITY_TYPES})
