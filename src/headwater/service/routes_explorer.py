@@ -157,13 +157,23 @@ class EdgeDetail(BaseModel):
 
 class JobDetail(BaseModel):
     model_config = _cfg(
-        {"job": _JOB, "statements": [_STATEMENT], "total_statements": 1, "inputs": [_DATASET], "outputs": []}
+        {
+            "job": _JOB,
+            "statements": [_STATEMENT],
+            "total_statements": 1,
+            "inputs": [_DATASET],
+            "outputs": [],
+            "columns_read": 6,
+            "columns_written": 5,
+        }
     )
     job: m.Node
     statements: list[Statement] = Field(description="recorded events of the job, latest first")
     total_statements: int
     inputs: list[m.Node]
     outputs: list[m.Node]
+    columns_read: int = Field(0, description="source columns its column-level mappings read at `as_of`")
+    columns_written: int = Field(0, description="target columns it writes at `as_of`")
 
 
 @router.get("/search", operation_id="explorer_search", response_model=SearchResult, responses=ERRORS)

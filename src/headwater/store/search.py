@@ -30,7 +30,7 @@ from headwater.store.resolve import fetch_nodes, resolve
 from headwater.store.results import EdgeInfo, NodeInfo
 from headwater.store.schema import edges, event_document, events, nodes
 from headwater.store.traverse import EDGE_COLUMNS, edge_info, valid_at, walk
-from headwater.store.types import EdgeType, NodeType
+from headwater.store.types import MAPS_TO_ALL, WRITES_FIELD, EdgeType, NodeType
 from headwater.store.write import chunks
 
 _N = nodes.c
@@ -164,7 +164,9 @@ def node_children(
     as_of: int | None = None,
     limit: int = 1000,
 ) -> Children:
-    """What ``node`` CONTAINS at ``as_of`` (a system's datasets, a dataset's fields), by name."""
+    """What ``node`` CONTAINS at ``as_of``: a system's datasets by name, a dataset's fields in the
+    table's order (the order the store first saw them in, which for a table written by a statement
+    is its column order)."""
     root = resolve(conn, node)
     stmt = (
         select(_N.id)
@@ -175,8 +177,13 @@ def node_children(
         stmt = stmt.where(_N.type.in_(sorted(types)))
     ids = list(dict.fromkeys(conn.execute(stmt.order_by(_N.name)).scalars()))
     infos = fetch_nodes(conn, ids[:limit])
-    kids = sorted(infos.values(), key=lambda n: n.name)
+    kids = sorted(infos.values(), key=_child_order)
     return Children(root, kids, len(ids), len(ids) > limit)
+
+
+def _child_order(n: NodeInfo) -> tuple[Any, ...]:
+    """Fields in the order they were created (a table's column order), other nodes by name."""
+    return (0, n.id, "") if n.type == NodeType.FIELD else (1, 0, n.name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,7 +242,7 @@ def dataset_columns(
             roots[d],
             sorted(
                 (field_infos[f] for f in members[d] if f in field_infos and field_infos[f].type == "FIELD"),
-                key=lambda n: n.name,
+                key=lambda n: n.id,  # the table's column order (see node_children)
             ),
         )
         for d in datasets
@@ -338,6 +345,8 @@ class JobDetail:
     total_statements: int
     inputs: list[NodeInfo]
     outputs: list[NodeInfo]
+    columns_read: int = 0
+    columns_written: int = 0
 
 
 def _statement(row: Any) -> Statement:
@@ -445,10 +454,22 @@ def job_detail(conn: Connection, job: str | int, as_of: int | None = None, limit
     for src, dst in conn.execute(flow):
         (ins if dst == node.id else outs).append(src if dst == node.id else dst)
     infos = fetch_nodes(conn, [*ins, *outs])
+    read: set[int] = set()
+    written: set[int] = set()
+    mapped = select(_E.src_id, _E.dst_id, _E.type).where(
+        _E.job_id == node.id, _E.type.in_((EdgeType.MAPS_TO.value, MAPS_TO_ALL, WRITES_FIELD)), valid_at(as_of)
+    )
+    for src, dst, typ in conn.execute(mapped):
+        if typ != WRITES_FIELD:
+            read.add(src)
+        if typ != MAPS_TO_ALL:
+            written.add(dst)
     return JobDetail(
         node,
         [_statement(r) for r in rows],
         total,
         sorted((infos[i] for i in set(ins) if i in infos), key=lambda n: n.name),
         sorted((infos[i] for i in set(outs) if i in infos), key=lambda n: n.name),
+        len(read),
+        len(written),
     )

@@ -848,6 +848,7 @@ initSearch({
 });
 
 renderLegend($("legend"), ["DATASET", "JOB", "EXTERNAL", "ENTITY", "REPORT"]);
+graph.attachMinimap($("minimap"));
 window.addEventListener("hashchange", sync);
 // For debugging and the browser tests: the state, and a promise that settles when the page has caught up.
 async function settled() {
