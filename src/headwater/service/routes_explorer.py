@@ -176,6 +176,60 @@ class JobDetail(BaseModel):
     columns_written: int = Field(0, description="target columns it writes at `as_of`")
 
 
+class DatasetEntry(BaseModel):
+    model_config = _cfg({"node": _DATASET, "degree": 2})
+    node: m.Node
+    degree: int = Field(description="statements that read or write it (READ and WRITE edges)")
+
+
+class DatabaseGroup(BaseModel):
+    model_config = _cfg({"name": "internal.lineage_demo", "datasets": [{"node": _DATASET, "degree": 2}], "total": 3, "degree": 4})
+    name: str = Field(description="catalog.database: the datasets' names without their last part")
+    datasets: list[DatasetEntry] = Field(description="the most connected first, at most `per_database`")
+    total: int = Field(description="datasets of the database in all")
+    degree: int = Field(description="the sum of its datasets' degrees")
+
+
+class RecentChange(BaseModel):
+    model_config = _cfg({"job": _JOB, "event_time": "2024-05-01T10:00:00Z", "kind": "headwater", "status": "COMPLETE"})
+    job: m.Node
+    event_time: datetime
+    kind: str = Field(description="the producer format: headwater, openlineage, lineage")
+    status: str | None
+
+
+class Overview(BaseModel):
+    model_config = _cfg(
+        {
+            "databases": [DatabaseGroup.model_config["json_schema_extra"]["examples"][0]],  # type: ignore[index]
+            "recent": [RecentChange.model_config["json_schema_extra"]["examples"][0]],  # type: ignore[index]
+            "total_datasets": 3,
+            "truncated": False,
+        }
+    )
+    databases: list[DatabaseGroup] = Field(description="the most connected first")
+    recent: list[RecentChange] = Field(description="the latest recorded statements, latest first")
+    total_datasets: int
+    truncated: bool = Field(description="more datasets than the overview reads (20,000)")
+
+
+@router.get("/overview", operation_id="explorer_overview", response_model=Overview, responses=ERRORS)
+def overview(
+    store: Store,
+    as_of: AsOf = None,
+    per_database: Annotated[int, Query(ge=1, le=500, description="datasets listed per database")] = 12,
+    databases: Annotated[int, Query(ge=1, le=1000, description="databases listed")] = 50,
+    recent: Annotated[int, Query(ge=0, le=100, description="latest statements listed")] = 10,
+) -> Overview:
+    """The home page: datasets grouped by catalog and database, the most connected first, and the
+    latest recorded statements."""
+    from headwater.store.overview import overview as store_overview
+
+    with store.engine.connect() as conn:
+        r = store_overview(conn, to_us(as_of), per_database, databases, recent)
+    return Overview.model_validate(r)
+
+
 @router.get("/search", operation_id="explorer_search", response_model=SearchResult, responses=ERRORS)
 def search(
     store: Store,

@@ -64,6 +64,7 @@ export const post = (path, body, signal) => call("POST", path, undefined, body, 
 // One function per endpoint the explorer uses.
 export const api = {
   stats: (asOf) => get("stats", { as_of: asOf }),
+  overview: (asOf) => get("explorer/overview", { as_of: asOf }),
   search: (q, types, limit, signal) => get("explorer/search", { q, types, limit }, signal),
   resolve: (node) => get("nodes/resolve", { node }),
   lineage: (node, direction, depth, asOf, limit) =>
