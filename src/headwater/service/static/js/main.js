@@ -19,6 +19,7 @@ import {
   tooltipContent,
 } from "./panels.js";
 import { initSearch } from "./search.js";
+import { exportPng, exportSvg } from "./export.js";
 
 const $ = (id) => document.getElementById(id);
 const LINEAGE_LIMIT = 2000;
@@ -842,6 +843,15 @@ $("direction").addEventListener("click", (ev) => {
 });
 $("depth").addEventListener("change", (ev) => go({ depth: ev.target.value === "all" ? "all" : Number(ev.target.value) }));
 $("indirect").addEventListener("change", (ev) => go({ ind: ev.target.checked }));
+const exportName = () => (route.sel !== null ? nameOf(route.sel) : data.lineage?.root.short || "lineage").replace(/[^\w.-]+/g, "_");
+$("export-svg").addEventListener("click", () => {
+  $("export-menu").open = false;
+  exportSvg($("graph"), graph.bounds, exportName());
+});
+$("export-png").addEventListener("click", () => {
+  $("export-menu").open = false;
+  track(exportPng($("graph"), graph.bounds, exportName()));
+});
 $("path-only").addEventListener("change", (ev) => {
   ui.fitPending = true;
   go({ path: ev.target.checked });

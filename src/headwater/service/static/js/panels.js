@@ -2,6 +2,7 @@
 
 import { DIRECT_SUBTYPES, INDIRECT_SUBTYPES, SUBTYPE_COLOURS, TYPE_COLOURS, colourOf, displayName } from "./graph.js";
 import { badge, fill, fmtTime, h } from "./dom.js";
+import { exportList } from "./export.js";
 
 const SEVERITY_CLASS = { LOW: "sev-low", MEDIUM: "sev-medium", HIGH: "sev-high", CRITICAL: "sev-critical" };
 
@@ -132,10 +133,12 @@ export function renderFieldDetails(box, { field, origin, impact, paths, drawn, i
     h("p", { class: "muted" },
       `${paths.upstream.nodes.length} upstream and ${paths.downstream.nodes.length} downstream columns`,
       includeIndirect ? " (DIRECT and INDIRECT)" : " (DIRECT only)", "."),
-    h("h3", { class: "up" }, "Comes from ", h("span", { class: "muted" }, `(origin${includeIndirect ? ", with indirect" : ""})`)),
+    h("h3", { class: "up" }, "Comes from ", h("span", { class: "muted" }, `(origin${includeIndirect ? ", with indirect" : ""})`),
+      listExports(originList, `${field.short}.origin`, "origin")),
     byDependency(originList, "origin-list", actions.jump, "no upstream column: this is an origin"),
     origin.truncated ? h("p", { class: "warn" }, `Partial: ${origin.total} origins, a cap was hit.`) : null,
-    h("h3", { class: "down" }, "Feeds ", h("span", { class: "muted" }, "(impact)")),
+    h("h3", { class: "down" }, "Feeds ", h("span", { class: "muted" }, "(impact)"),
+      listExports(impact.impacted, `${field.short}.impact`, "impact")),
     byDependency(impact.impacted, "impact-list", actions.jump, "nothing downstream"),
     impact.total > impact.impacted.length ? h("p", { class: "muted" }, `${impact.total} in all`) : null,
     impact.truncated ? h("p", { class: "warn" }, "Partial: a cap was hit.") : null,
@@ -149,6 +152,13 @@ export function renderFieldDetails(box, { field, origin, impact, paths, drawn, i
       ? h("p", { class: "warn" }, "The highlighted path is partial: a cap was hit.")
       : null,
   );
+}
+
+function listExports(list, name, what) {
+  if (!list.length) return null;
+  const button = (format) =>
+    h("button", { type: "button", class: "mini", id: `${what}-${format}`, title: `the ${what} list as ${format.toUpperCase()}`, onclick: () => exportList(list, name, format) }, format.toUpperCase());
+  return h("span", { class: "list-exports" }, button("csv"), button("json"));
 }
 
 // A list of origins or impacted columns: DIRECT ones (the value flows) first, then INDIRECT ones
