@@ -183,7 +183,9 @@ class DatasetEntry(BaseModel):
 
 
 class DatabaseGroup(BaseModel):
-    model_config = _cfg({"name": "internal.lineage_demo", "datasets": [{"node": _DATASET, "degree": 2}], "total": 3, "degree": 4})
+    model_config = _cfg(
+        {"name": "internal.lineage_demo", "datasets": [{"node": _DATASET, "degree": 2}], "total": 3, "degree": 4}
+    )
     name: str = Field(description="catalog.database: the datasets' names without their last part")
     datasets: list[DatasetEntry] = Field(description="the most connected first, at most `per_database`")
     total: int = Field(description="datasets of the database in all")

@@ -101,7 +101,5 @@ def overview(
         latest = latest.where(_EV.event_us <= as_of)
     ev_rows = conn.execute(latest.order_by(_EV.event_us.desc(), _EV.id.desc()).limit(recent)).all()
     jobs = fetch_nodes(conn, [r.job_id for r in ev_rows])
-    changes = [
-        RecentChange(jobs[r.job_id], from_us(r.event_us), r.kind, r.status) for r in ev_rows if r.job_id in jobs
-    ]
+    changes = [RecentChange(jobs[r.job_id], from_us(r.event_us), r.kind, r.status) for r in ev_rows if r.job_id in jobs]
     return Overview(out, changes, len(rows), truncated)

@@ -165,8 +165,7 @@ def node_children(
     limit: int = 1000,
 ) -> Children:
     """What ``node`` CONTAINS at ``as_of``: a system's datasets by name, a dataset's fields in the
-    table's order (the order the store first saw them in, which for a table written by a statement
-    is its column order)."""
+    table's order (see ``table_order``)."""
     root = resolve(conn, node)
     stmt = (
         select(_N.id)
@@ -177,13 +176,31 @@ def node_children(
         stmt = stmt.where(_N.type.in_(sorted(types)))
     ids = list(dict.fromkeys(conn.execute(stmt.order_by(_N.name)).scalars()))
     infos = fetch_nodes(conn, ids[:limit])
-    kids = sorted(infos.values(), key=_child_order)
+    fields = [n for n in infos.values() if n.type == NodeType.FIELD]
+    others = sorted((n for n in infos.values() if n.type != NodeType.FIELD), key=lambda n: n.name)
+    kids = table_order(fields, _written(conn, [f.id for f in fields], as_of)) + others
     return Children(root, kids, len(ids), len(ids) > limit)
 
 
-def _child_order(n: NodeInfo) -> tuple[Any, ...]:
-    """Fields in the order they were created (a table's column order), other nodes by name."""
-    return (0, n.id, "") if n.type == NodeType.FIELD else (1, 0, n.name)
+def table_order(fields: Sequence[NodeInfo], written: Collection[int]) -> list[NodeInfo]:
+    """A dataset's fields in the table's order where the store knows it: a table that statements
+    write has its fields made in the order of its columns (the first event's target columns), so
+    their ids are that order; a table only read is known by the columns statements happened to
+    read, in no order of its own: by name."""
+    if any(f.id in written for f in fields):
+        return sorted(fields, key=lambda n: n.id)
+    return sorted(fields, key=lambda n: n.name)
+
+
+def _written(conn: Connection, fields: Sequence[int], as_of: int | None) -> set[int]:
+    """The fields among ``fields`` that some mapping writes at ``as_of``."""
+    out: set[int] = set()
+    for part in chunks(sorted(fields)):
+        stmt = select(_E.dst_id).where(
+            _E.dst_id.in_(part), _E.type.in_((EdgeType.MAPS_TO.value, WRITES_FIELD)), valid_at(as_of)
+        )
+        out.update(conn.execute(stmt.distinct()).scalars())
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,12 +254,12 @@ def dataset_columns(
     own = set(field_ids)
     peer_ids = {r.src_id for r in kept if r.src_id not in own} | {r.dst_id for r in kept if r.dst_id not in own}
     peers = sorted(fetch_nodes(conn, peer_ids).values(), key=lambda n: n.name)
+    written = _written(conn, field_ids, as_of)
     cols = [
         DatasetColumns(
             roots[d],
-            sorted(
-                (field_infos[f] for f in members[d] if f in field_infos and field_infos[f].type == "FIELD"),
-                key=lambda n: n.id,  # the table's column order (see node_children)
+            table_order(
+                [field_infos[f] for f in members[d] if f in field_infos and field_infos[f].type == "FIELD"], written
             ),
         )
         for d in datasets

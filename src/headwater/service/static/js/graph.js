@@ -395,7 +395,7 @@ export class GraphView {
         this.lod = lod;
         this.svg.classList.toggle("lod", lod);
       }
-      const far = k < 0.35;
+      const far = k < MIN_FIT_SCALE;
       if (far !== this.far) {
         this.far = far;
         this.svg.classList.toggle("far", far);
