@@ -189,7 +189,13 @@ def test_a_column_shows_only_its_own_paths(page: Any, warehouse_server: Server) 
     assert drawn - ids(page, "[data-kind=node].hl") <= {root}
     names = {n.short for n in (store.resolve(f"#{i}") for i in drawn) if n.type == "DATASET"}
     assert names == {
-        "exec_summary", "channel_summary", "fct_sales", "stg_sales", "store_sales", "web_sales", "catalog_sales"
+        "exec_summary",
+        "channel_summary",
+        "fct_sales",
+        "stg_sales",
+        "store_sales",
+        "web_sales",
+        "catalog_sales",
     }
     shot(page, "warehouse-path-only")
 
