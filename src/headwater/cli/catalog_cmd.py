@@ -38,8 +38,9 @@ def dump(
         str, typer.Option("--dialect", help="Dialect of the SQL to bind (over MySQL: of view SQL too).")
     ] = "doris",
     catalog_name: Annotated[
-        str, typer.Option("--catalog-name", help="Catalog the tables belong to in lineage events.")
+        str, typer.Option("--default-catalog", help="Catalog the tables belong to in lineage events.")
     ] = "internal",
+    catalog_alias: Annotated[str | None, typer.Option("--catalog-name", hidden=True)] = None,
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write to this file instead of standard output.")
     ] = None,
@@ -55,7 +56,7 @@ def dump(
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--dialect") from None
     try:
-        doc = dump_catalog(catalog_url, database or None, dialect=dialect, catalog=catalog_name)
+        doc = dump_catalog(catalog_url, database or None, dialect=dialect, catalog=catalog_alias or catalog_name)
     except CatalogError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None

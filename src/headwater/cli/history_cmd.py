@@ -16,9 +16,16 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from headwater.history import Counters, IngestSummary
+from headwater.cli.store_cmd import StoreOpt
+from headwater.cli.stores import open_cli_store
+from headwater.history import FIELDS, Counters, IngestSummary
 
 SOURCE_HELP = "doris-audit-table, doris-audit-file, jsonl or csv (default: from the location)."
+MAP_HELP = (
+    "The log's column for each field, as field=column,… (e.g. sql=statement,user=user_name). Fields: "
+    + ", ".join(FIELDS)
+    + "; unnamed fields are found by common column names."
+)
 
 
 def infer_source(location: str) -> str:
@@ -126,7 +133,6 @@ def run_ingest_log(
         parse_mapping,
         zone,
     )
-    from headwater.store import open_store
 
     console = console or Console()
     if not locations:
@@ -160,7 +166,7 @@ def run_ingest_log(
             open_catalog(schema, catalog_url, dialect, catalog_name)
         except CatalogError as exc:
             raise typer.BadParameter(str(exc), param_hint="--schema/--catalog-url") from None
-    lineage = open_store(store)
+    lineage = open_cli_store(store, create=True)
     marks = FileWatermarks(state) if state else TableWatermarks(lineage.engine)
     with Progress(
         TextColumn("{task.description}"),
@@ -195,16 +201,15 @@ def ingest_log(
     table: Annotated[
         str | None, typer.Option(help="Audit table (doris-audit-table); default __internal_schema.audit_log.")
     ] = None,
-    mapping: Annotated[
-        str | None, typer.Option("--map", help="Columns of the log: sql=statement,query_id=id,user=user_name,…")
-    ] = None,
-    store: Annotated[
-        str | None, typer.Option(help="Store URL or SQLite path (default: $HEADWATER_STORE or ~/.headwater).")
-    ] = None,
+    mapping: Annotated[str | None, typer.Option("--map", help=MAP_HELP)] = None,
+    store: StoreOpt = None,
     schema: Annotated[str | None, typer.Option(help="Schema file (e.g. from `headwater catalog dump`).")] = None,
     catalog_url: Annotated[str | None, typer.Option(help="Live database to bind against (SQLAlchemy URL).")] = None,
     dialect: Annotated[str, typer.Option(help="SQL dialect of the statements.")] = "doris",
-    catalog_name: Annotated[str, typer.Option(help="Catalog of rows that name none.")] = "internal",
+    catalog_name: Annotated[
+        str, typer.Option("--default-catalog", help="Catalog of rows and table names that name none.")
+    ] = "internal",
+    catalog_alias: Annotated[str | None, typer.Option("--catalog-name", hidden=True)] = None,
     statements: Annotated[str, typer.Option(help="doris (the guide's rules) or all.")] = "doris",
     since: Annotated[str | None, typer.Option(help="Read rows from this time (inclusive).")] = None,
     until: Annotated[str | None, typer.Option(help="Read rows before this time; the watermark stays.")] = None,
@@ -233,7 +238,7 @@ def ingest_log(
         schema=schema,
         catalog_url=catalog_url,
         dialect=dialect,
-        catalog_name=catalog_name,
+        catalog_name=catalog_alias or catalog_name,
         statements=statements,
         since=since,
         until=until,
@@ -256,13 +261,16 @@ def spark_ingest(
     fmt: Annotated[str, typer.Option("--format", help="jsonl, csv, parquet, doris-audit-file or jdbc.")] = "jsonl",
     jdbc_url: Annotated[str | None, typer.Option(help="JDBC URL (--format jdbc).")] = None,
     table: Annotated[str, typer.Option(help="JDBC table (--format jdbc).")] = "__internal_schema.audit_log",
-    mapping: Annotated[str | None, typer.Option("--map", help="Columns of the log, as for ingest-log.")] = None,
+    mapping: Annotated[str | None, typer.Option("--map", help=MAP_HELP)] = None,
     schema: Annotated[str | None, typer.Option(help="Catalog snapshot (`headwater catalog dump`), broadcast.")] = None,
     catalog_url: Annotated[
         str | None, typer.Option(help="Snapshot this live database on the driver first (instead of --schema).")
     ] = None,
     dialect: Annotated[str, typer.Option(help="SQL dialect of the statements.")] = "doris",
-    catalog_name: Annotated[str, typer.Option(help="Catalog of rows that name none.")] = "internal",
+    catalog_name: Annotated[
+        str, typer.Option("--default-catalog", help="Catalog of rows and table names that name none.")
+    ] = "internal",
+    catalog_alias: Annotated[str | None, typer.Option("--catalog-name", hidden=True)] = None,
     since: Annotated[str | None, typer.Option(help="Rows from this time (inclusive).")] = None,
     until: Annotated[str | None, typer.Option(help="Rows before this time.")] = None,
     timezone: Annotated[str, typer.Option(help="Timezone of the log's times without one.")] = "UTC",
@@ -277,6 +285,7 @@ def spark_ingest(
     from headwater.history import MappingError, parse_mapping
     from headwater.spark import INPUT_FORMATS, SparkJob, local_session, run_job
 
+    catalog_name = catalog_alias or catalog_name
     console = Console()
     if fmt not in INPUT_FORMATS:
         raise typer.BadParameter(f"one of {', '.join(INPUT_FORMATS)}", param_hint="--format")

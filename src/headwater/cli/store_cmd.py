@@ -61,7 +61,9 @@ LimitOpt = Annotated[int, typer.Option("--limit", min=1, help="Rows to show.")]
 
 # ---------------------------------------------------------------- query
 
-query_app = typer.Typer(name="query", help="Query the lineage store.", no_args_is_help=True)
+query_app = typer.Typer(
+    name="query", help="Query the lineage store (names relative to the default catalog internal).", no_args_is_help=True
+)
 
 
 def _emit(console: Console, fmt: str, model: type[BaseModel], value: Any, render: Any) -> None:
@@ -420,7 +422,11 @@ def serve(
         _fail(str(exc))
 
 
-db_app = typer.Typer(name="db", help="Store schema management.", no_args_is_help=True)
+db_app = typer.Typer(
+    name="db",
+    help="The store itself: create or upgrade its tables, its revision, delete lineage.",
+    no_args_is_help=True,
+)
 
 
 @db_app.command("upgrade")
@@ -494,7 +500,7 @@ def db_delete(
             "them (as-of queries before now still see closed edges).",
         ),
     ] = False,
-    fmt: FmtOpt = Fmt.table,
+    fmt: Annotated[Fmt, typer.Option("--format", help="table, or json (the counts).")] = Fmt.table,
 ) -> None:
     """Delete lineage: close (or, with --purge, erase) the edges of one event, job or dataset.
 
