@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from headwater.cli.display import line, lit
 from headwater.cli.extract_cmd import OutputFormat, print_result, run_demo
 from headwater.cli.store_cmd import StoreOpt
 
@@ -41,7 +42,8 @@ def demo(
     s = open_cli_store(store, create=True)
     s.record_batch(result.events)
     where = s.engine.url.render_as_string(hide_password=True)
-    console.print(f"\n[bold]Stored[/] {len(result.events)} event in {where}; asking it:")
+    console.print()
+    console.print(line(lit("Stored", "bold"), f" {len(result.events)} event in {where}; asking it:"))
     console.print(f"\n$ headwater query origin {ORIGIN_OF} --indirect")
     origin(ORIGIN_OF, store=store, indirect=True)
     console.print(f"\n$ headwater query impact {IMPACT_OF}")

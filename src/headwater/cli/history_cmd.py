@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from headwater.cli.display import line, lit
 from headwater.cli.store_cmd import StoreOpt
 from headwater.cli.stores import open_cli_store
 from headwater.history import FIELDS, Counters, IngestSummary
@@ -61,7 +62,7 @@ def _line(c: Counters) -> str:
 def render_summary(console: Console, summary: IngestSummary, limit: int = 20) -> None:
     """The end-of-run table, the rule breakdown, the watermark, and the first problems."""
     c = summary.counters
-    console.print(f"source: {summary.source}", soft_wrap=True, highlight=False)
+    console.print(lit(f"source: {summary.source}"), soft_wrap=True, highlight=False)
     t = Table(title="ingest-log", title_justify="left", show_header=False)
     t.add_column("", style="bold")
     t.add_column("", justify="right")
@@ -82,12 +83,12 @@ def render_summary(console: Console, summary: IngestSummary, limit: int = 20) ->
     console.print(t)
     if c.rules:
         rules = ", ".join(f"{k} {v}" for k, v in sorted(c.rules.items()))
-        console.print(f"skipped by rule: {rules}", soft_wrap=True, highlight=False)
+        console.print(lit(f"skipped by rule: {rules}"), soft_wrap=True, highlight=False)
     before = summary.watermark_before.to_dict()["timestamp"] if summary.watermark_before else "none"
     after = summary.watermark_after.to_dict()["timestamp"] if summary.watermark_after else "none"
-    console.print(f"watermark: {before} → {after}")
+    console.print(lit(f"watermark: {before} → {after}"))
     for p in summary.problems[:limit]:
-        console.print(f"[yellow]{p.where}[/]: {p.message}", soft_wrap=True, markup=True, highlight=False)
+        console.print(line(lit(p.where, "yellow"), ": ", p.message), soft_wrap=True, highlight=False)
     if len(summary.problems) > limit:
         console.print(f"… and {len(summary.problems) - limit} more (--report FILE lists them all)")
 
@@ -353,11 +354,11 @@ def spark_ingest(
     console.print(t)
     if summary["rules"]:
         rules = ", ".join(f"{k} {v}" for k, v in sorted(summary["rules"].items()))
-        console.print(f"skipped by rule: {rules}", soft_wrap=True, highlight=False)
+        console.print(lit(f"skipped by rule: {rules}"), soft_wrap=True, highlight=False)
     for qid, message in summary["problems"]:
-        console.print(f"[yellow]query {qid}[/]: {message}", soft_wrap=True, highlight=False)
+        console.print(line(lit(f"query {qid}", "yellow"), ": ", str(message)), soft_wrap=True, highlight=False)
     if output:
-        console.print(f"events written to {output} ({output_format})")
+        console.print(lit(f"events written to {output} ({output_format})"))
 
 
 def register(app: typer.Typer) -> None:
