@@ -401,21 +401,44 @@ def serve(
     host: Annotated[str, typer.Option(help="Bind address (non-loopback needs tokens).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port.")] = 8077,
     tokens_file: Annotated[Path | None, typer.Option(help="Tokens file: 'token:read,write' per line.")] = None,
+    grpc_port: Annotated[
+        int | None,
+        typer.Option(min=0, max=65535, help="Also serve the gRPC LineageServices (pipeline, governance) on this port."),
+    ] = None,
+    grpc_host: Annotated[str, typer.Option(help="gRPC bind address (non-loopback needs tokens).")] = "127.0.0.1",
+    grpc_tls_cert: Annotated[
+        Path | None, typer.Option(help="gRPC over TLS: the server's PEM certificate chain.")
+    ] = None,
+    grpc_tls_key: Annotated[Path | None, typer.Option(help="gRPC over TLS: the server's PEM private key.")] = None,
+    grpc_tls_client_ca: Annotated[
+        Path | None, typer.Option(help="gRPC over TLS: require client certificates signed by this PEM CA.")
+    ] = None,
 ) -> None:
-    """Serve the REST API (and the explorer) over the store."""
+    """Serve the REST API (and the explorer) over the store; with --grpc-port also gRPC (docs/api.md)."""
     from headwater.service import UnsafeBind
     from headwater.service.auth import load_tokens
     from headwater.service.server import check_bind
     from headwater.service.server import serve as run
 
+    tls = None
+    if grpc_tls_cert or grpc_tls_key or grpc_tls_client_ca:
+        if grpc_port is None:
+            _fail("--grpc-tls-cert, --grpc-tls-key and --grpc-tls-client-ca need --grpc-port")
+        if not (grpc_tls_cert and grpc_tls_key):
+            _fail("--grpc-tls-cert and --grpc-tls-key go together: give both")
+        from headwater.service.grpc import TlsFiles
+
+        tls = TlsFiles(grpc_tls_cert, grpc_tls_key, grpc_tls_client_ca)
     try:
         tokens = load_tokens(tokens_file)
         check_bind(host, tokens)
+        if grpc_port is not None:
+            check_bind(grpc_host, tokens)
     except (UnsafeBind, ValueError) as exc:
         _fail(str(exc))
     open_cli_store(store)  # a mistyped path or an unreachable server: one line, before binding
     try:
-        run(store, host, port, tokens)
+        run(store, host, port, tokens, grpc_port=grpc_port, grpc_host=grpc_host, grpc_tls=tls)
     except (UnsafeBind, ValueError) as exc:
         _fail(str(exc))
 
