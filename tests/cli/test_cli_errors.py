@@ -152,3 +152,12 @@ def test_a_unique_bare_column_name_is_found(warehouse):
     r = invoke("query", "origin", "cs_net_paid_inc_ship_tax_total_for_the_quarter", "--store", warehouse)
     assert r.exit_code == 0, r.stderr
     assert "tpcds.catalog_sales.cs_net_paid_inc_ship_tax" in r.stdout.replace("│", "").replace("\n", "")
+
+
+def test_ingest_gives_the_same_one_line_store_errors(tmp_path: Path):
+    sql = tmp_path / "a.sql"
+    sql.write_text("INSERT INTO t SELECT a FROM s")
+    one_error_line(invoke("ingest", str(sql), "--store", "postgres://u@h/db"), "postgres:// is not a store")
+    one_error_line(
+        invoke("ingest", str(sql), "--store", "postgresql+psycopg://postgres@127.0.0.1:9/test"), "Connection refused"
+    )
