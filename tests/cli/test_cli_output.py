@@ -140,3 +140,37 @@ def test_db_delete_closes_a_jobs_lineage_and_keeps_history(warehouse):
     assert invoke("db", "delete", "--store", warehouse).exit_code == 2  # exactly one of --event/--job/--dataset
     missing = invoke("db", "delete", "--dataset", "nope.nothing", "--store", warehouse)
     assert missing.exit_code == 2 and missing.stderr.startswith("error: no node matches 'nope.nothing'")
+
+
+def test_ingest_log_live_line_stays_on_one_line_at_100_columns_and_is_off_without_a_terminal():
+    import io as _io
+
+    from rich.console import Console
+
+    from headwater.cli.history_cmd import _line, progress_bar
+    from headwater.history import Counters
+
+    big = Counters(rows_read=12_345_678, events=9_876_543, skipped=123_456, failed=98_765)
+    out = _io.StringIO()
+    console = Console(file=out, width=100, force_terminal=True, color_system=None)
+    with progress_bar(console, True) as bar:
+        task = bar.add_task("extracting", total=12_345_678, line=_line(big))
+        bar.update(task, completed=6_000_000)
+        rendered = console.render_lines(bar.get_renderable(), console.options.update(width=100))
+    assert len(rendered) == 1  # one line, cut with … rather than wrapped
+    assert sum(len(seg.text) for seg in rendered[0]) <= 100
+    piped = progress_bar(Console(file=_io.StringIO(), width=100), True)
+    assert piped.disable  # not a terminal: no bar
+
+
+def test_compact_extract_lists_at_most_three_diagnostics_of_a_kind():
+    cols = ", ".join(f"c{k}" for k in range(6))
+    r = invoke("extract", "-", stdin=f"INSERT INTO t SELECT {cols} FROM a, b")
+    assert r.stdout.count("warning ambiguous_column") == 3
+    assert "… and 3 more ambiguous_column (--verbose lists every one)" in r.stdout
+    assert (
+        invoke("extract", "-", "--verbose", stdin=f"INSERT INTO t SELECT {cols} FROM a, b").stdout.count(
+            "ambiguous_column"
+        )
+        == 6
+    )
