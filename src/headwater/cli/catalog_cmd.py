@@ -46,15 +46,11 @@ def dump(
     ] = None,
 ) -> None:
     """Write every table and view (columns, types, view SQL) as a schema file for --schema."""
-    from sqlglot.dialects.dialect import Dialect
 
     from headwater.catalog import CatalogError, dump_catalog, write_schema_document
-    from headwater.catalog.names import sqlglot_dialect
+    from headwater.cli.extract_cmd import check_dialect
 
-    try:
-        Dialect.get_or_raise(sqlglot_dialect(dialect))
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--dialect") from None
+    check_dialect(dialect)
     try:
         doc = dump_catalog(catalog_url, database or None, dialect=dialect, catalog=catalog_alias or catalog_name)
     except CatalogError as exc:

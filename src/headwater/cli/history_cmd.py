@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Column, Table
 
-from headwater.cli.display import line, lit
+from headwater.cli.display import fail, line, lit
 from headwater.cli.store_cmd import StoreOpt
 from headwater.cli.stores import open_cli_store
 from headwater.history import FIELDS, Counters, IngestSummary
@@ -248,30 +248,34 @@ def ingest_log(
 
     Sources: the Doris audit table or fe.audit.log files, JSON lines and CSV logs (--map).
     """
-    run_ingest_log(
-        locations,
-        source=source,
-        table=table,
-        mapping=mapping,
-        store=store,
-        schema=schema,
-        catalog_url=catalog_url,
-        dialect=dialect,
-        catalog_name=catalog_alias or catalog_name,
-        statements=statements,
-        since=since,
-        until=until,
-        timezone=timezone,
-        lookback=lookback,
-        watermark=watermark,
-        state=state,
-        source_name=source_name,
-        workers=workers,
-        task_size=task_size,
-        batch=batch,
-        reuse_cache=reuse_cache,
-        report=report,
-    )
+    try:
+        run_ingest_log(
+            locations,
+            source=source,
+            table=table,
+            mapping=mapping,
+            store=store,
+            schema=schema,
+            catalog_url=catalog_url,
+            dialect=dialect,
+            catalog_name=catalog_alias or catalog_name,
+            statements=statements,
+            since=since,
+            until=until,
+            timezone=timezone,
+            lookback=lookback,
+            watermark=watermark,
+            state=state,
+            source_name=source_name,
+            workers=workers,
+            task_size=task_size,
+            batch=batch,
+            reuse_cache=reuse_cache,
+            report=report,
+        )
+    except typer.BadParameter as exc:  # one line, as every other usage error
+        hint = exc.param_hint if isinstance(exc.param_hint, str) else None
+        fail(exc.message if not hint or exc.message.startswith(hint) else f"{hint}: {exc.message}")
 
 
 def spark_ingest(
