@@ -58,14 +58,13 @@ def dialect_names() -> list[str]:
 
 
 def check_dialect(dialect: str) -> str:
+    """``dialect`` if sqlglot knows it; else exit 2 with one line listing the valid names."""
     from sqlglot.dialects.dialect import Dialect
 
     try:
         Dialect.get_or_raise(sqlglot_dialect(dialect))
     except ValueError:
-        raise typer.BadParameter(
-            f"unknown dialect {dialect!r}; one of: {', '.join(dialect_names())}", param_hint="--dialect"
-        ) from None
+        fail(f"--dialect: unknown dialect {dialect!r}; one of: {', '.join(dialect_names())}")
     return dialect
 
 

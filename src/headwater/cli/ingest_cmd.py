@@ -33,10 +33,11 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 
 from headwater.catalog import Catalog
 from headwater.cli.store_cmd import StoreOpt
+from headwater.cli.stores import open_cli_store
 from headwater.extract.split import split_script
 from headwater.model import EventFormatError, LineageInfo, Severity, Status, bounded_json, event_from_dict
 from headwater.project import ProjectContext, ProjectFile, StatementOutcome, collect_files, order_files, project_root
-from headwater.store import LineageStore, StoreError, open_store
+from headwater.store import LineageStore, StoreError
 from headwater.store.catalog import StoreCatalog
 
 EVENT_SUFFIXES = {".jsonl", ".ndjson", ".json"}
@@ -363,7 +364,7 @@ def ingest(
     check_dialect(dialect)
     default_db = default_db or database
     console = Console()
-    lineage = open_store(store)
+    lineage = open_cli_store(store, create=True)  # one-line errors for a bad URL or server
     totals = IngestTotals()
     try:
         base, store_catalog = _base_catalog(schema, catalog_url, catalog, lineage, dialect, default_catalog)

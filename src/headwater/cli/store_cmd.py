@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sqlite3
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
@@ -14,14 +13,13 @@ import typer
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from rich.console import Console
 from rich.table import Table
-from sqlalchemy import Engine, create_engine
+from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.pool import NullPool
 
 from headwater.cli.display import DottedName, Namer, fail, lit
 from headwater.cli.graph import bridged_edges
-from headwater.cli.stores import check_store_url, connect_error, open_cli_store
+from headwater.cli.stores import check_store_url, connect_error, open_cli_store, read_engine, sqlite_path
 from headwater.service import schemas as m
 from headwater.store import ChangeType, LineageStore, NodeType, StoreError
 from headwater.store.impact import DESTRUCTIVE_OPERATIONS, METADATA_OPERATIONS
@@ -61,7 +59,9 @@ LimitOpt = Annotated[int, typer.Option("--limit", min=1, help="Rows to show.")]
 
 # ---------------------------------------------------------------- query
 
-query_app = typer.Typer(name="query", help="Query the lineage store.", no_args_is_help=True)
+query_app = typer.Typer(
+    name="query", help="Query the lineage store (names relative to the default catalog internal).", no_args_is_help=True
+)
 
 
 def _emit(console: Console, fmt: str, model: type[BaseModel], value: Any, render: Any) -> None:
@@ -443,7 +443,11 @@ def serve(
         _fail(str(exc))
 
 
-db_app = typer.Typer(name="db", help="Store schema management.", no_args_is_help=True)
+db_app = typer.Typer(
+    name="db",
+    help="The store itself: create or upgrade its tables, its revision, delete lineage.",
+    no_args_is_help=True,
+)
 
 
 @db_app.command("upgrade")
@@ -466,19 +470,14 @@ def db_upgrade(
 
 
 def _read_engine(url: str) -> Engine:
-    """An engine that only reads: a SQLite file is opened as it is (no file created, no journal
-    mode set); a missing one is an error."""
-    from headwater.store.engine import make_engine, normalise_url
+    """An engine that only reads (``stores.read_engine``); a missing SQLite file is an error."""
+    from headwater.store.engine import normalise_url
 
     url = normalise_url(url)
-    u = make_url(url)
-    if u.get_backend_name() != "sqlite" or u.database in (None, "", ":memory:") or u.query:
-        return make_engine(url)
-    path = Path(u.database).expanduser().resolve()
-    if not path.is_file():
+    path = sqlite_path(url)
+    if path is not None and not path.is_file():
         _fail(f"no store at {path}")
-    uri = f"{path.as_uri()}?mode=rw"  # rw, not ro: the last connection then removes -wal/-shm on close
-    return create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, timeout=30), poolclass=NullPool)
+    return read_engine(url)
 
 
 @db_app.command("current")
@@ -517,7 +516,7 @@ def db_delete(
             "them (as-of queries before now still see closed edges).",
         ),
     ] = False,
-    fmt: FmtOpt = Fmt.table,
+    fmt: Annotated[Fmt, typer.Option("--format", help="table, or json (the counts).")] = Fmt.table,
 ) -> None:
     """Delete lineage: close (or, with --purge, erase) the edges of one event, job or dataset.
 
