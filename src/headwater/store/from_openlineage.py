@@ -19,6 +19,7 @@ import uuid
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from headwater.model.secrets import redact_run_event
 from headwater.store.errors import InvalidInput
 from headwater.store.facts import Facts, FactsBuilder, NodeKey
 from headwater.store.names import to_us
@@ -104,7 +105,7 @@ def run_event_facts(event: Mapping[str, Any], namespaces: Collection[str] = ("he
         run_key=f"ol:{run_id}",
         event_us=t,
         status=event_type,
-        payload=json.dumps(event, sort_keys=True, default=str),
+        payload=json.dumps(redact_run_event(event), sort_keys=True, default=str),  # no SQL secret kept
     )
     b = FactsBuilder(facts)
     job = b.node(NodeType.JOB, f"ol:{job_ns}/{job_nm}", job_nm.lower(), properties={"namespace": job_ns})
