@@ -413,6 +413,20 @@ def serve(
     grpc_tls_client_ca: Annotated[
         Path | None, typer.Option(help="gRPC over TLS: require client certificates signed by this PEM CA.")
     ] = None,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option("--allowed-host", help="Also answer this Host name (besides the bound ones); repeatable."),
+    ] = None,
+    cors_origin: Annotated[
+        list[str] | None,
+        typer.Option("--cors-origin", help="Allow CORS from this origin (off by default); repeatable."),
+    ] = None,
+    header_timeout: Annotated[
+        float, typer.Option(min=0.1, help="Seconds a client has to send a request's headers.")
+    ] = 10.0,
+    body_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds a client has to send a request's body.")] = 60.0,
+    keep_alive_timeout: Annotated[int, typer.Option(min=1, help="Seconds an idle keep-alive connection is kept.")] = 5,
+    max_connections: Annotated[int, typer.Option(min=1, help="Open connections at most; more are refused.")] = 256,
 ) -> None:
     """Serve the REST API (and the explorer) over the store; with --grpc-port also gRPC (docs/api.md)."""
     from headwater.service import UnsafeBind
@@ -438,7 +452,21 @@ def serve(
         _fail(str(exc))
     open_cli_store(store)  # a mistyped path or an unreachable server: one line, before binding
     try:
-        run(store, host, port, tokens, grpc_port=grpc_port, grpc_host=grpc_host, grpc_tls=tls)
+        from headwater.service.http_limits import ServerLimits
+
+        limits = ServerLimits(header_timeout, body_timeout, keep_alive_timeout, max_connections)
+        run(
+            store,
+            host,
+            port,
+            tokens,
+            grpc_port=grpc_port,
+            grpc_host=grpc_host,
+            grpc_tls=tls,
+            allowed_hosts=allowed_host or (),
+            cors_origins=cors_origin or (),
+            limits=limits,
+        )
     except (UnsafeBind, ValueError) as exc:
         _fail(str(exc))
 

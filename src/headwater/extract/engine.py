@@ -19,7 +19,7 @@ from headwater.catalog import Catalog, ColumnSchema, LayeredCatalog, Names, Tabl
 from headwater.catalog.names import MYSQL_FAMILY
 from headwater.extract.beyond import RESULT_DATABASE, delete_query, merge_branches, update_queries
 from headwater.extract.classify import classify
-from headwater.extract.context import generated_query_id, now_iso, redact
+from headwater.extract.context import generated_query_id, now_iso, redact, redact_event, redact_piece
 from headwater.extract.ddl import Session, apply_statement, is_temporary, table_ref
 from headwater.extract.resolve import Resolver
 from headwater.extract.result import ExtractOptions, RunInfo, ScriptResult, StatementResult
@@ -108,6 +108,8 @@ class Extractor:
             if run.query_id and len(pieces) > 1:  # one id per statement of a script
                 piece_run = replace(run, query_id=f"{run.query_id}.{k + 1}")
             result = self._statement(piece, piece_run)
+            if result.events:  # secrets in expressions too (a filter on a literal URL with its password)
+                result = replace(result, events=tuple(redact_event(e, self.options.dialect) for e in result.events))
             self.index += 1
             yield result
 
@@ -115,6 +117,7 @@ class Extractor:
 
     def _statement(self, piece: Piece, run: RunInfo) -> StatementResult:
         index = self.index
+        piece = redact_piece(piece, self.options.dialect)  # secrets never reach an event or a message
         if piece.skip is not None:
             return StatementResult(index, piece.line, piece.column, piece.sql, "statement-set", skip_reason=piece.skip)
         if piece.tree is None:

@@ -28,6 +28,7 @@ from dataclasses import replace
 from headwater.model import ColumnRef, Dependency, LineageInfo, SourceCommand, TableRef, event_to_json
 from headwater.model.event import DATASET_INDIRECT_TYPES
 from headwater.model.job import explicit_job_name, fallback_job_name
+from headwater.model.secrets import redact_event
 from headwater.store.errors import InvalidInput
 from headwater.store.facts import Facts, FactsBuilder, Names, NodeKey
 from headwater.store.names import now_us, short_of, to_us
@@ -61,6 +62,7 @@ def event_facts(event: LineageInfo, names: Names | None = None, expand_indirect:
     """Translate one event (no I/O). ``names`` caches normalised names across the events of a batch;
     ``expand_indirect`` stores dataset-level entries as one MAPS_TO per target column (the former
     layout, kept to check that both layouts answer every query alike)."""
+    event = redact_event(event)  # a producer that sent a statement's secrets: the store keeps none
     ctx = event.context
     try:
         t = to_us(ctx.timestamp) if ctx.timestamp else None
