@@ -68,7 +68,14 @@ def statement_failed(result: ScriptResult) -> bool:
 
 
 def print_result(
-    result: ScriptResult, fmt: OutputFormat, console: Console, explain_skips: bool, namespace: str
+    result: ScriptResult,
+    fmt: OutputFormat,
+    console: Console,
+    explain_skips: bool,
+    namespace: str | None,
+    naming: object = None,
+    catalog: object = None,
+    engine: str | None = None,
 ) -> None:
     if fmt == OutputFormat.table:
         for e in result.events:
@@ -93,7 +100,8 @@ def print_result(
         from headwater.model.openlineage import run_event_json
 
         for e in result.events:
-            out.write(run_event_json(e, namespace=namespace) + "\n")
+            kw = {"naming": naming} if naming is not None else {"namespace": namespace}
+            out.write(run_event_json(e, catalog=catalog, engine=engine, **kw) + "\n")
 
 
 def extract(
@@ -105,7 +113,13 @@ def extract(
     format: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.table,
     statements: Annotated[StatementRules, typer.Option(help="Which statements make events.")] = StatementRules.doris,
     explain_skips: Annotated[bool, typer.Option(help="Say why each statement made no event.")] = False,
-    namespace: Annotated[str, typer.Option(help="OpenLineage dataset namespace.")] = "headwater",
+    namespace: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="OpenLineage namespace of a catalog, CATALOG=NAMESPACE (a bare NAMESPACE: catalog internal); "
+            "repeatable. Default: [openlineage.namespaces] of headwater.toml, then --catalog-url's host and port."
+        ),
+    ] = None,
     query_id: Annotated[str | None, typer.Option(help="Query id for the events (default: generated).")] = None,
     user: Annotated[str | None, typer.Option(help="User for the query context.")] = None,
 ) -> None:
@@ -131,7 +145,16 @@ def extract(
         result = extractor.run(text, RunInfo(query_id=query_id, user=user))
         if not result.statements:
             Console(stderr=True, soft_wrap=True).print(f"[yellow]warning:[/] {path}: no SQL statement")
-        print_result(result, format, console, explain_skips, namespace)
+        naming = None
+        if format == OutputFormat.openlineage:
+            from headwater.dispatch.settings import SettingsError, command_naming
+
+            try:
+                naming = command_naming(namespace or (), catalog_url, dialect)
+            except SettingsError as err:
+                Console(stderr=True, soft_wrap=True).print(f"[red]error:[/] --namespace: {err}")
+                raise typer.Exit(EXIT_USAGE) from None
+        print_result(result, format, console, explain_skips, None, naming, extractor.catalog, dialect)
         failed = failed or statement_failed(result)
     raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
 
