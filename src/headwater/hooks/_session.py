@@ -52,6 +52,17 @@ def statement_text(statement: Any, connection: Any = None) -> str:
     return str(statement)
 
 
+def error_message(exc: BaseException) -> str:
+    """The database's message of a rejected statement, one line per line of it.
+
+    >>> error_message(ValueError(1146, "Table 'test.nowhere' doesn't exist"))
+    "1146: Table 'test.nowhere' doesn't exist"
+    """
+    args = [str(a) for a in getattr(exc, "args", ()) if a is not None]
+    text = ": ".join(args) if len(args) > 1 else (args[0] if args else "")
+    return text.strip() or type(exc).__name__
+
+
 @dataclass(slots=True)
 class Session:
     """Facts about one connection; ``database`` follows successful ``USE`` statements (MySQL family)."""

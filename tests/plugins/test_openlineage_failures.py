@@ -1,0 +1,84 @@
+"""FAIL events: a statement the hooks saw fail becomes one FAIL RunEvent (its job and the database's
+error, no lineage), through the real dispatch, the real extractor and openlineage-python's file
+transport; the application still gets its exception."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from headwater.dispatch import DispatchSettings, LineageDispatch, start_dispatch
+from headwater.dispatch.discovery import discover
+from headwater.hooks.dbapi import wrap
+from headwater.hooks.sqlalchemy import instrument
+
+
+def ol_dispatch(out: Path, **extra: object) -> LineageDispatch:
+    settings = {"transport": {"type": "file", "log_file_path": str(out), "append": True}, **extra}
+    return start_dispatch(
+        DispatchSettings(  # type: ignore[arg-type]
+            plugin_dir=None, activate_lineage_plugin=("openlineage",), plugin_settings={"openlineage": settings}
+        ),
+        discovery=discover(None),
+        dialect="sqlite",
+    )
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text().splitlines()]
+
+
+def test_dbapi_hook_reports_a_rejected_statement_as_a_fail_event(tmp_path: Path) -> None:
+    out = tmp_path / "ol.jsonl"
+    with ol_dispatch(out) as d:
+        conn = wrap(sqlite3.connect(":memory:"), d.collector)
+        conn.execute("CREATE TABLE src (a INT)")
+        conn.execute("CREATE TABLE dst (a INT)")
+        conn.execute("INSERT INTO dst SELECT a FROM src")
+        with pytest.raises(sqlite3.OperationalError, match="no such table: nowhere"):
+            conn.execute("INSERT INTO nowhere SELECT a FROM src")
+    complete, fail = lines(out)
+    assert complete["eventType"] == "COMPLETE" and complete["outputs"][0]["name"] == "main.dst"
+    assert fail["eventType"] == "FAIL"
+    assert (fail["inputs"], fail["outputs"]) == ([], [])
+    assert fail["run"]["facets"]["errorMessage"]["message"] == "no such table: nowhere"
+    assert fail["run"]["facets"]["errorMessage"]["programmingLanguage"] == "SQL"
+    assert fail["job"]["name"].startswith("sql:") and fail["job"]["name"].endswith(":internal.main.nowhere")
+    assert fail["run"]["facets"]["headwater"]["event"]["context"]["sql"] == "INSERT INTO nowhere SELECT a FROM src"
+    assert fail["run"]["runId"] != complete["run"]["runId"]
+
+
+def test_a_rejected_create_table_does_not_create_the_table_for_later_statements(tmp_path: Path) -> None:
+    out = tmp_path / "ol.jsonl"
+    with ol_dispatch(out) as d:
+        conn = wrap(sqlite3.connect(":memory:"), d.collector)
+        conn.execute("CREATE TABLE src (a INT, b INT)")
+        with pytest.raises(sqlite3.OperationalError):
+            conn.execute("CREATE TABLE t AS SELECT a, nope FROM src")
+        conn.execute("CREATE TABLE t AS SELECT a, b FROM src")
+    fail, complete = lines(out)
+    assert (fail["eventType"], complete["eventType"]) == ("FAIL", "COMPLETE")
+    assert [f["name"] for f in complete["outputs"][0]["facets"]["schema"]["fields"]] == ["a", "b"]
+
+
+def test_sqlalchemy_hook_reports_failures_and_start_complete_share_a_run(tmp_path: Path) -> None:
+    out = tmp_path / "ol.jsonl"
+    engine = sa.create_engine(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    with ol_dispatch(out, lifecycle="start") as d:
+        hook = instrument(engine, d.collector)
+        with engine.begin() as conn:
+            conn.exec_driver_sql("CREATE TABLE src (a INT)")
+            conn.exec_driver_sql("CREATE TABLE dst AS SELECT a FROM src")
+        with pytest.raises(sa.exc.OperationalError), engine.begin() as conn:
+            conn.exec_driver_sql("INSERT INTO missing SELECT a FROM src")
+        hook.remove()
+    start, complete, fail = lines(out)
+    assert [e["eventType"] for e in (start, complete, fail)] == ["START", "COMPLETE", "FAIL"]
+    assert start["run"]["runId"] == complete["run"]["runId"]
+    assert start["job"] == complete["job"]
+    assert "columnLineage" not in start["outputs"][0]["facets"]
+    assert fail["run"]["facets"]["errorMessage"]["message"] == "no such table: missing"
