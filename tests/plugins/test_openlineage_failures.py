@@ -82,3 +82,34 @@ def test_sqlalchemy_hook_reports_failures_and_start_complete_share_a_run(tmp_pat
     assert start["job"] == complete["job"]
     assert "columnLineage" not in start["outputs"][0]["facets"]
     assert fail["run"]["facets"]["errorMessage"]["message"] == "no such table: missing"
+
+
+def test_the_hooks_connection_names_the_dataset_namespace_and_a_setting_wins(tmp_path: Path) -> None:
+    """Issue 11 problem 3 on the way out: events seen on MariaDB at 127.0.0.1:3306 are named
+    ``mysql://127.0.0.1:3306`` (the connection), unless ``[openlineage.namespaces]`` places ``internal``."""
+    import pymysql
+
+    from headwater.model.ol_naming import OpenLineageNaming, Place
+
+    suffix = tmp_path.name[-8:].replace("-", "_")
+    src, dst = f"ol_src_{suffix}", f"ol_dst_{suffix}"
+    for naming, want in (
+        (None, "mysql://127.0.0.1:3306"),
+        (OpenLineageNaming({"internal": Place("doris://fe:9030")}), "doris://fe:9030"),
+    ):
+        out = tmp_path / f"{want.split(':')[0]}.jsonl"
+        extra = {"naming": naming} if naming else {}
+        raw = pymysql.connect(host="127.0.0.1", port=3306, user="root", password="", database="test", autocommit=True)
+        try:
+            with ol_dispatch(out, **extra) as d:
+                conn = wrap(raw, d.collector)
+                with conn.cursor() as cur:
+                    cur.execute(f"CREATE TABLE {src} (a INT)")
+                    cur.execute(f"CREATE TABLE {dst} AS SELECT a FROM {src}")
+        finally:
+            with raw.cursor() as cur:
+                cur.execute(f"DROP TABLE IF EXISTS {dst}, {src}")
+            raw.close()
+        [event] = lines(out)
+        assert (event["outputs"][0]["namespace"], event["outputs"][0]["name"]) == (want, f"test.{dst}")
+        assert event["inputs"][0]["namespace"] == want

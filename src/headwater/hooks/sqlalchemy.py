@@ -23,10 +23,12 @@ from headwater.hooks._session import (
     error_message,
     normalise_placeholders,
     now,
+    openlineage_properties,
     session_of,
     statement_text,
 )
 from headwater.hooks.dbapi import StatementSink
+from headwater.model.ol_naming import place_of_url
 
 _START = "headwater.started"
 _SESSION = "headwater.session"
@@ -60,6 +62,8 @@ def _session(conn: Connection, engine: Engine) -> Session:
             session = Session(SQLALCHEMY_DIALECTS.get(engine.dialect.name, engine.dialect.name))
         if session.user is None and engine.url.username and engine.dialect.name != "sqlite":
             session.user = engine.url.username
+        if not session.properties:
+            session.properties = openlineage_properties(place_of_url(engine.url.render_as_string(), None))
         info[_SESSION] = session
     return session
 
