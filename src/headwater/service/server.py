@@ -30,4 +30,7 @@ def serve(
 
     tokens = dict(tokens or {})
     check_bind(host, tokens)
-    uvicorn.run(create_app(open_store(store_url), tokens), host=host, port=port, log_level=log_level)
+    from headwater.dispatch.settings import load_naming  # [openlineage] of headwater.toml, for POST /lineage
+
+    store = open_store(store_url, naming=load_naming())
+    uvicorn.run(create_app(store, tokens), host=host, port=port, log_level=log_level)
