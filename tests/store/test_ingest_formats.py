@@ -138,7 +138,7 @@ def test_record_lineage_pipeline_step_and_entities(store: LineageStore) -> None:
     down = store.get_downstream("raw.orders")
     assert {(n.type, n.short) for n in down.nodes} == {
         ("DATASET", "orders"),
-        ("STEP", "load"),
+        ("PIPELINE_STEP", "load"),
         ("DATASET", "revenue"),
         ("ENTITY", "revenue_kpi"),
     }

@@ -115,6 +115,17 @@ class LineageStore:
         """Record lineage another tool reports (a pipeline step's inputs, outputs, field mappings)."""
         return self._write([lineage_facts(context, inputs, outputs, field_mappings, metadata)])
 
+    def record_lineage_batch(
+        self,
+        calls: Iterable[
+            tuple[
+                ExecutionContext, Sequence[DatasetRef], Sequence[DatasetRef], Sequence[FieldMapping], Mapping[str, str]
+            ]
+        ],
+    ) -> WriteResult:
+        """Many ``record_lineage`` calls (argument tuples) in one transaction (all or nothing)."""
+        return self._write([lineage_facts(*call) for call in calls])
+
     def record_openlineage(
         self,
         run_event: Mapping[str, Any] | Sequence[Mapping[str, Any]],
