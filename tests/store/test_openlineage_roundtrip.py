@@ -262,3 +262,22 @@ def test_a_fail_event_names_the_statements_job_and_asserts_nothing(
         for key in [k for k in a if k.startswith("JOB ")]:
             del a[key]["job"]
     assert after == before
+
+
+def test_a_damaged_headwater_facet_is_refused_naming_the_field(two_stores: tuple[LineageStore, LineageStore]) -> None:
+    from headwater.store import InvalidInput
+
+    store, _ = two_stores
+    doc = json.loads(run_event_json(warehouse()[0]))
+    doc["run"]["facets"]["headwater"]["datasets"] = doc["run"]["facets"]["headwater"]["datasets"][1:]
+    with pytest.raises(InvalidInput, match=r"columnLineage\.fields\..*is not in run\.facets\.headwater\.datasets"):
+        store.record_openlineage(doc)
+    doc = json.loads(run_event_json(warehouse()[0]))
+    doc["run"]["facets"]["headwater"]["labels"] = [{"column": "total", "input": "x", "transformation": 0}]
+    with pytest.raises(InvalidInput, match=r"run\.facets\.headwater\.labels\[0\]"):
+        store.record_openlineage(doc)
+    doc = json.loads(run_event_json(warehouse()[0]))
+    del doc["run"]["facets"]["headwater"]["event"]["context"]["sql"]
+    with pytest.raises(InvalidInput, match=r"run\.facets\.headwater\.event.*context"):
+        store.record_openlineage(doc)
+    assert store.get_lineage_stats().events_recorded == 0

@@ -222,7 +222,7 @@ def command_naming(
         cli = parse_mapping(list(namespaces))
     except NamingError as exc:
         raise SettingsError(str(exc)) from None
-    naming = replace(base, catalogs={**base.catalogs, **cli}, explicit=base.explicit | frozenset(cli))
+    naming = replace(base, catalogs={**base.catalogs, **cli}, explicit=(base.explicit or frozenset()) | frozenset(cli))
     if catalog_url:
         naming = naming.with_place(INTERNAL, place_of_url(catalog_url, dialect))
     return naming

@@ -52,7 +52,7 @@ def plugin_naming(context: PluginContext) -> OpenLineageNaming:
         except NamingError as exc:
             raise ValueError(f"lineage plugin {context.name}: {exc}") from None
         catalogs = {**naming.catalogs, **extra}
-        naming = replace(naming, catalogs=catalogs, explicit=naming.explicit | frozenset(extra))
+        naming = replace(naming, catalogs=catalogs, explicit=(naming.explicit or frozenset()) | frozenset(extra))
     return naming
 
 
