@@ -113,3 +113,32 @@ def test_the_hooks_connection_names_the_dataset_namespace_and_a_setting_wins(tmp
         [event] = lines(out)
         assert (event["outputs"][0]["namespace"], event["outputs"][0]["name"]) == (want, f"test.{dst}")
         assert event["inputs"][0]["namespace"] == want
+
+
+def test_a_postgres_connection_names_engine_version_and_database(tmp_path: Path) -> None:
+    import uuid
+
+    import psycopg
+
+    schema = f"hw_ol_{uuid.uuid4().hex[:8]}"
+    out = tmp_path / "pg.jsonl"
+    raw = psycopg.connect("host=127.0.0.1 port=5432 user=postgres dbname=test", autocommit=True)
+    try:
+        raw.execute(f'CREATE SCHEMA "{schema}"')
+        raw.execute(f'SET search_path TO "{schema}"')
+        with ol_dispatch(out) as d:
+            conn = wrap(raw, d.collector, database=schema)
+            conn.execute("CREATE TABLE src (a INT)")
+            conn.execute("CREATE TABLE dst AS SELECT a FROM src")
+    finally:
+        raw.execute(f'DROP SCHEMA "{schema}" CASCADE')
+        raw.close()
+    [event] = lines(out)
+    assert (event["outputs"][0]["namespace"], event["outputs"][0]["name"]) == (
+        "postgres://127.0.0.1:5432",
+        f"test.{schema}.dst",
+    )
+    engine = event["run"]["facets"]["processing_engine"]
+    assert engine["name"] == "POSTGRES" and engine["version"][0].isdigit()
+    assert event["job"]["facets"]["jobType"]["integration"] == "POSTGRES"
+    assert event["run"]["facets"]["externalQuery"]["source"] == "postgres"

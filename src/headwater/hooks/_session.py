@@ -138,11 +138,32 @@ def openlineage_properties(place: Place | None) -> dict[str, str]:
     return out
 
 
+def engine_properties(engine: str, version: str | None) -> dict[str, str]:
+    """The event properties naming the engine a connection speaks to (PostgreSQL and SQLite only:
+    a MySQL-protocol server may be MySQL, MariaDB, Doris or StarRocks, which the plugin's ``engine``
+    setting tells)."""
+    out = {"headwater.engine": engine}
+    if version:
+        out["headwater.engine.version"] = version
+    return out
+
+
+def _pg_version(info: Any) -> str | None:
+    """``160002`` → ``16.2`` (PostgreSQL 10 and later: major * 10000 + minor)."""
+    try:
+        v = int(info.server_version)
+    except (TypeError, ValueError, AttributeError):
+        return None
+    return f"{v // 10000}.{v % 10000}" if v >= 100000 else None
+
+
 def session_of(conn: Any, default_schema: str | None = None) -> Session:
     """The facts of a sqlite3, pymysql or psycopg connection (``default_schema`` for PostgreSQL)."""
     module = type(conn).__module__.split(".")[0]
     if module == "sqlite3":
-        return Session("sqlite", database="main")
+        import sqlite3
+
+        return Session("sqlite", database="main", properties=engine_properties("sqlite", sqlite3.sqlite_version))
     if module == "pymysql":
         host, port = getattr(conn, "host", None), getattr(conn, "port", None)
         place = Place(f"mysql://{host}:{port or 3306}") if host and not str(host).startswith("/") else None
@@ -163,6 +184,6 @@ def session_of(conn: Any, default_schema: str | None = None) -> Session:
             user=info.user,
             database=default_schema or "public",
             client_ip=_psycopg_ip(conn),
-            properties=openlineage_properties(place),
+            properties={**openlineage_properties(place), **engine_properties("postgres", _pg_version(info))},
         )
     raise TypeError(f"unsupported DB-API connection {type(conn).__module__}.{type(conn).__qualname__}")

@@ -28,7 +28,7 @@ from headwater.hooks._session import (
     statement_text,
 )
 from headwater.hooks.dbapi import StatementSink
-from headwater.model.ol_naming import place_of_url
+from headwater.model.ol_naming import NAMESPACE_PROPERTY, place_of_url
 
 _START = "headwater.started"
 _SESSION = "headwater.session"
@@ -62,8 +62,9 @@ def _session(conn: Connection, engine: Engine) -> Session:
             session = Session(SQLALCHEMY_DIALECTS.get(engine.dialect.name, engine.dialect.name))
         if session.user is None and engine.url.username and engine.dialect.name != "sqlite":
             session.user = engine.url.username
-        if not session.properties:
-            session.properties = openlineage_properties(place_of_url(engine.url.render_as_string(), None))
+        if NAMESPACE_PROPERTY not in session.properties:
+            place = place_of_url(engine.url.render_as_string(), None)
+            session.properties = {**session.properties, **openlineage_properties(place)}
         info[_SESSION] = session
     return session
 
