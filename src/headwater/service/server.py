@@ -49,7 +49,9 @@ def serve(
     tokens = dict(tokens or {})
     check_bind(host, tokens)
     policy = HttpPolicy.for_bind(host, allowed_hosts, cors_origins)
-    store = open_store(store_url)
+    from headwater.dispatch.settings import load_naming  # [openlineage] of headwater.toml, for POST /lineage
+
+    store = open_store(store_url, naming=load_naming())
     grpc_server = None
     if grpc_port is not None:
         from headwater.service.grpc import start_grpc
