@@ -279,9 +279,7 @@ def test_delete_lineage_on_both_layers(tmp_path: Path) -> None:
             req = gpb.DeleteLineageRequest(event_id=event)
             req.at.FromJsonString(at)
             assert both(gov.DeleteLineage(req, metadata=RW), {"event_id": event, "at": at})["events_deleted"] == 1
-            closed = both(
-                pipe.DeleteLineage(ppb.DeleteLineageRequest(job=job_ref), metadata=RW), {"job": job_ref}
-            )
+            closed = both(pipe.DeleteLineage(ppb.DeleteLineageRequest(job=job_ref), metadata=RW), {"job": job_ref})
             assert closed["edges_closed"] > 0
             purged = both(
                 gov.DeleteLineage(gpb.DeleteLineageRequest(dataset="lineage_orders", purge=True), metadata=RW),
