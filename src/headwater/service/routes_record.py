@@ -13,7 +13,8 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Query, Request
 
-from headwater.model import event_from_dict
+from headwater.model import bounded_json, event_from_dict
+from headwater.model.bounded_json import JsonTooDeep
 from headwater.service import schemas as m
 from headwater.service.deps import get_store, no_nul_in_query, require
 from headwater.service.errors import ApiError, as_api_errors, body_field, expecting, no_nul
@@ -47,10 +48,14 @@ async def _json_items(request: Request) -> tuple[list[Any], list[str]]:
     if not text:
         raise ApiError(400, "body", "empty body")
     try:
-        data = json.loads(text)
+        data = bounded_json.loads(text)
+    except JsonTooDeep as exc:
+        raise ApiError(400, "body", f"not accepted: {exc}") from None
     except json.JSONDecodeError:
         try:
-            data = [json.loads(line) for line in text.splitlines() if line.strip()]
+            data = [bounded_json.loads(line) for line in text.splitlines() if line.strip()]
+        except JsonTooDeep as exc:
+            raise ApiError(400, "body", f"not accepted: {exc}") from None
         except json.JSONDecodeError as exc:
             raise ApiError(400, "body", f"not JSON or JSON lines: {exc}") from None
     items = data if isinstance(data, list) else [data]
@@ -132,7 +137,7 @@ async def record_openlineage(request: Request, store: Store) -> m.RecordResult:
     try:
         return _result(store.record_openlineage(items))
     except InvalidInput as exc:
-        raise _refused(exc, paths, lambda k: check(run_event_facts(items[k], store.namespaces))) from None
+        raise _refused(exc, paths, lambda k: check(run_event_facts(items[k], store.namespaces, store.naming))) from None
 
 
 def _ref(d: m.DatasetRefIn) -> DatasetRef:
