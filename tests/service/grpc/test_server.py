@@ -175,6 +175,7 @@ def test_headwater_serve_grpc_port(tmp_path: Path) -> None:
 def test_serve_refuses_bad_grpc_options(tmp_path: Path) -> None:
     runner = CliRunner()
     db = str(tmp_path / "x.db")
+    open_store(f"sqlite:///{db}").close()
     r = runner.invoke(app, ["serve", "--store", db, "--grpc-host", "0.0.0.0", "--grpc-port", "0"])
     assert r.exit_code == 2 and "refusing to serve on 0.0.0.0 without tokens" in r.output
     r = runner.invoke(app, ["serve", "--store", db, "--grpc-tls-cert", "c.pem", "--grpc-tls-key", "k.pem"])
