@@ -23,6 +23,7 @@ from headwater.extract.context import generated_query_id, now_iso, redact
 from headwater.extract.ddl import Session, apply_statement, table_ref
 from headwater.extract.resolve import Resolver
 from headwater.extract.result import ExtractOptions, RunInfo, ScriptResult, StatementResult
+from headwater.extract.routines import ROUTINE_PROPERTY, SKIP_ROUTINE, Routine, routine_of
 from headwater.extract.scope import Relation, has_unresolved, refs_of
 from headwater.extract.split import Piece, split_script, sqlglot_dialect
 from headwater.extract.statements import (
@@ -92,9 +93,52 @@ class Extractor:
             piece_run = run
             if run.query_id and len(pieces) > 1:  # one id per statement of a script
                 piece_run = replace(run, query_id=f"{run.query_id}.{k + 1}")
+            routine = routine_of(piece.sql, self.options.dialect) if piece.skip is None else None
+            if routine is not None:
+                results.extend(self._routine(piece, routine, piece_run))
+                continue
             results.append(self._statement(piece, piece_run))
             self._index += 1
         return ScriptResult(tuple(results))
+
+    def _routine(self, piece: Piece, routine: Routine, run: RunInfo) -> list[StatementResult]:
+        """A procedure, function, block or job: itself (no event), then each statement of its body,
+        at its own line, with the routine's name in the context."""
+        out = [StatementResult(self._index, piece.line, piece.column, piece.sql, "routine", skip_reason=SKIP_ROUTINE)]
+        self._index += 1
+        if routine.name:
+            properties = {**run.external_catalog_properties, ROUTINE_PROPERTY: routine.name}
+            run = replace(run, external_catalog_properties=properties)
+        for k, stmt in enumerate(routine.statements):
+            line = piece.line + piece.sql.count("\n", 0, stmt.offset)
+            on_first = "\n" not in piece.sql[: stmt.offset]
+            column = (
+                (piece.column - 1 if on_first else 0) + stmt.offset - (piece.sql.rfind("\n", 0, stmt.offset) + 1) + 1
+            )
+            inner_run = replace(run, query_id=f"{run.query_id}.{k + 1}") if run.query_id else run
+            if stmt.skip is not None:
+                word = stmt.skip.split(":", 1)[0]
+                diag = None
+                if word == "dynamic-sql":
+                    diag = Diagnostic(
+                        "dynamic_sql",
+                        Severity.WARNING,
+                        f"{stmt.text[:60]!r} in {routine.name or 'a block'} runs SQL built at run time: "
+                        "its lineage is not extracted",
+                        self._index,
+                        line,
+                        column,
+                    )
+                out.append(
+                    StatementResult(self._index, line, column, stmt.text, word, skip_reason=stmt.skip, error=diag)
+                )
+            else:
+                padded = "\n" * (line - 1) + " " * (column - 1) + stmt.text
+                inner = split_script(padded, self.options.dialect)
+                body = replace(inner[0], index=self._index) if inner else piece
+                out.append(self._statement(body, inner_run))
+            self._index += 1
+        return out
 
     # ------------------------------------------------------------------
 
@@ -126,7 +170,7 @@ class Extractor:
         tree = select_into_as_ctas(tree)
         kind = kind_of(tree)
         try:
-            if kind.name in ("insert", "ctas") and kind.skip is None:
+            if kind.name in ("insert", "ctas", "mv") and kind.skip is None:
                 return self._lineage_statement(piece, tree, kind, run, index)
             if self.options.statements == "all":
                 result = self._beyond(piece, tree, run, index)
@@ -156,8 +200,11 @@ class Extractor:
         target_node = tree.this
         column_list: list[str] | None = None
         if isinstance(target_node, exp.Schema):
-            if kind.name == "insert":
-                column_list = [self.names.column_ident(c) or "" for c in target_node.expressions]
+            if kind.name in ("insert", "mv"):  # a materialized view's column list names its outputs
+                column_list = [
+                    self.names.column_ident(c.this if isinstance(c, exp.ColumnDef) else c) or ""
+                    for c in target_node.expressions
+                ]
             target_node = target_node.this
         if not isinstance(target_node, exp.Table):
             return StatementResult(
@@ -185,13 +232,13 @@ class Extractor:
         rel = resolver.relation(query, None, ctes)
         partition, rel = self._partition(target_node, rel)
         if not resolver.tables and not resolver.via and self.options.statements == "doris":
-            if kind.name == "ctas":
+            if kind.name in ("ctas", "mv"):
                 self._register_ctas(target, rel)
             return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, skip_reason=SKIP_NO_TABLE)
 
         event = self._event(piece, kind, run, index, target, column_list, rel, resolver, partition)
-        if kind.name == "ctas":
-            self._register_ctas(target, rel)
+        if kind.name in ("ctas", "mv"):
+            self._register_ctas(target, rel, column_list)
         return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=(event,))
 
     def _resolver(self, index: int) -> Resolver:
@@ -325,8 +372,9 @@ class Extractor:
         )
         return dynamic + [n for n, _ in static], extended
 
-    def _register_ctas(self, target: TableRef, rel: Relation) -> None:
-        self.catalog.put(target, TableSchema(tuple(ColumnSchema(n) for n in rel.names)))
+    def _register_ctas(self, target: TableRef, rel: Relation, column_list: list[str] | None = None) -> None:
+        names = column_list or rel.names
+        self.catalog.put(target, TableSchema(tuple(ColumnSchema(n) for n in names)))
 
     def _target_columns(
         self,

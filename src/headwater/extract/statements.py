@@ -124,6 +124,8 @@ def kind_of(tree: exp.Expression) -> Kind:
         kind = str(tree.args.get("kind") or "").upper()
         if kind == "TABLE" and isinstance(tree.expression, exp.Query):
             return Kind("ctas", SourceCommand.CREATE_TABLE)
+        if kind == "VIEW" and isinstance(tree.expression, exp.Query) and tree.find(exp.MaterializedProperty):
+            return Kind("mv", SourceCommand.CREATE_MATERIALIZED_VIEW)  # its rows are the query's, stored
         if kind == "VIEW":
             return Kind("view", None, SKIP_DDL)
         return Kind("ddl", None, SKIP_DDL)
