@@ -21,9 +21,10 @@ from headwater.extract.beyond import RESULT_DATABASE, delete_query, merge_branch
 from headwater.extract.classify import classify
 from headwater.extract.context import generated_query_id, now_iso, redact
 from headwater.extract.ddl import Session, apply_statement, table_ref
+from headwater.extract.prepass import blank_unparsed
 from headwater.extract.resolve import Resolver
 from headwater.extract.result import ExtractOptions, RunInfo, ScriptResult, StatementResult
-from headwater.extract.routines import ROUTINE_PROPERTY, SKIP_ROUTINE, Routine, routine_of
+from headwater.extract.routines import ROUTINE_PROPERTY, SKIP_ROUTINE, Routine, batch_statements, routine_of
 from headwater.extract.scope import Relation, has_unresolved, refs_of
 from headwater.extract.split import Piece, split_script, sqlglot_dialect
 from headwater.extract.statements import (
@@ -53,6 +54,7 @@ from headwater.model import (
 )
 
 INTERNAL_SCHEMA = "__internal_schema"
+CONTROL_FLOW = (exp.IfBlock, exp.WhileBlock)  # T-SQL IF / WHILE: the statements in them are extracted
 
 
 class Extractor:
@@ -93,6 +95,13 @@ class Extractor:
             piece_run = run
             if run.query_id and len(pieces) > 1:  # one id per statement of a script
                 piece_run = replace(run, query_id=f"{run.query_id}.{k + 1}")
+            if piece.tree is None and piece.skip is None:
+                piece = self._repaired(piece)
+            if piece.skip is None and (piece.tree is None or isinstance(piece.tree, CONTROL_FLOW)):
+                batch = batch_statements(piece.sql, self.options.dialect)
+                if batch is not None:  # T-SQL statements without semicolons between them, IF … ELSE …
+                    results.extend(self._routine(piece, batch, piece_run, header=False))
+                    continue
             routine = routine_of(piece.sql, self.options.dialect) if piece.skip is None else None
             if routine is not None:
                 results.extend(self._routine(piece, routine, piece_run))
@@ -101,11 +110,28 @@ class Extractor:
             self._index += 1
         return ScriptResult(tuple(results))
 
-    def _routine(self, piece: Piece, routine: Routine, run: RunInfo) -> list[StatementResult]:
+    def _repaired(self, piece: Piece) -> Piece:
+        """A statement sqlglot could not parse, parsed again after the narrow edits of ``prepass``
+        (its text stays the original); the piece as it was when none applies or it still fails."""
+        text = blank_unparsed(piece.sql, self.options.dialect)
+        if text is None:
+            return piece
+        again = split_script("\n" * (piece.line - 1) + " " * (piece.column - 1) + text, self.options.dialect)
+        if len(again) != 1 or again[0].tree is None:
+            return piece
+        return replace(again[0], index=piece.index, sql=piece.sql)
+
+    def _routine(self, piece: Piece, routine: Routine, run: RunInfo, header: bool = True) -> list[StatementResult]:
         """A procedure, function, block or job: itself (no event), then each statement of its body,
-        at its own line, with the routine's name in the context."""
-        out = [StatementResult(self._index, piece.line, piece.column, piece.sql, "routine", skip_reason=SKIP_ROUTINE)]
-        self._index += 1
+        at its own line, with the routine's name in the context. ``header`` False: a batch of
+        statements with no routine around them."""
+        out = []
+        if header:
+            routine_result = StatementResult(
+                self._index, piece.line, piece.column, piece.sql, "routine", skip_reason=SKIP_ROUTINE
+            )
+            out.append(routine_result)
+            self._index += 1
         if routine.name:
             properties = {**run.external_catalog_properties, ROUTINE_PROPERTY: routine.name}
             run = replace(run, external_catalog_properties=properties)

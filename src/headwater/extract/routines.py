@@ -96,6 +96,23 @@ def routine_of(sql: str, dialect: str) -> Routine | None:
     return Routine(name, found) if found else None  # no statement in it: DDL like any other
 
 
+def batch_statements(sql: str, dialect: str) -> Routine | None:
+    r"""A T-SQL batch with no semicolons between its statements (``INSERT … SELECT …`` newline
+    ``UPDATE …``), cut where each statement starts; None when it holds fewer than two.
+
+    >>> [s.text for s in batch_statements("INSERT INTO a SELECT x FROM s\nUPDATE b SET y = 1", "tsql").statements]
+    ['INSERT INTO a SELECT x FROM s', 'UPDATE b SET y = 1']
+    """
+    if sqlglot_dialect(dialect) != "tsql":
+        return None
+    try:
+        tokens = _tokens(Dialect.get_or_raise("tsql"), sql, 0)
+    except TokenError:
+        return None
+    found = [_statement(sql, 0, tokens, first, last, True) for first, last in _statement_spans(tokens, True, "BLOCK")]
+    return Routine(None, tuple(found)) if len(found) > 1 else None
+
+
 def _tokens(d: Dialect, text: str, base: int) -> list[Token]:
     """The tokens of ``text`` with offsets from ``base``. A command keyword (``BEGIN``, ``SET`` in some
     dialects) makes sqlglot's tokenizer keep the rest of its statement as one string: that rest is
