@@ -32,6 +32,7 @@ from headwater.extract.statements import (
     SKIP_INTERNAL,
     SKIP_NO_TABLE,
     Kind,
+    clone_as_ctas,
     command_word,
     kind_of,
     select_into_as_ctas,
@@ -193,7 +194,7 @@ class Extractor:
                 piece.column,
             )
             return StatementResult(index, piece.line, piece.column, piece.sql, "unparsed", error=err)
-        tree = select_into_as_ctas(tree)
+        tree = clone_as_ctas(select_into_as_ctas(tree))
         kind = kind_of(tree)
         try:
             if kind.name in ("insert", "ctas", "mv") and kind.skip is None:
