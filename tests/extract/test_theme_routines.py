@@ -141,3 +141,16 @@ def test_doris_create_job_extracts_its_insert():
 def test_a_function_with_a_foreign_body_stays_ddl():
     res = run("CREATE TEMPORARY FUNCTION norm_url AS 'com.example.NormUrl'", "hive")
     assert res.statements[0].kind == "ddl"
+
+
+@pytest.mark.parametrize("dialect", ["mysql", "postgres", "snowflake"])
+def test_a_column_named_begin_opens_no_block(dialect):
+    res = run(
+        "CREATE TABLE t (begin INT, x INT);\nINSERT INTO t2 SELECT x FROM t;\nINSERT INTO t3 SELECT x FROM t", dialect
+    )
+    assert [(s.line, s.kind) for s in res.statements] == [(1, "ddl"), (2, "insert"), (3, "insert")]
+
+
+def test_an_unterminated_block_keeps_the_statements_inside_it():
+    res = run("CREATE PROCEDURE p()\nBEGIN\n  INSERT INTO t2 SELECT a FROM t1;\n  INSERT INTO t3 SELECT a FROM t1;", "mysql")
+    assert [(s.line, s.kind) for s in res.statements] == [(1, "routine"), (3, "insert"), (4, "insert")]

@@ -36,7 +36,7 @@ UNCOUNTED_CLOSE = frozenset({"IF", "LOOP", "WHILE", "REPEAT", "FOR"})
 class BlockTracker:
     """Follows the tokens of one statement; ``inside()`` is True within its BEGIN … END block."""
 
-    __slots__ = ("_count", "_depth", "_may_block", "_prev")
+    __slots__ = ("_count", "_depth", "_may_block", "_prev", "_routine")
 
     def __init__(self) -> None:
         self.reset()
@@ -45,6 +45,7 @@ class BlockTracker:
         self._depth = 0
         self._count = 0
         self._may_block = False
+        self._routine = False
         self._prev = ""
 
     def inside(self) -> bool:
@@ -55,7 +56,10 @@ class BlockTracker:
     def feed(self, tok: Token) -> None:
         word = tok.text.upper()
         if self._count == 0:
-            self._may_block = word in ("BEGIN", "CREATE", "DECLARE")
+            self._may_block = word in ("BEGIN", "DECLARE")
+            self._routine = word == "CREATE"
+        elif self._routine and not self._may_block and word in ROUTINE_WORDS:
+            self._may_block = True  # CREATE … PROCEDURE: its BEGIN opens a body (a column named begin does not)
         elif self._count > 0 and self._prev == "BEGIN" and word in NOT_A_BLOCK:
             self._depth = max(0, self._depth - 1)
         elif self._prev == "END" and word in UNCOUNTED_CLOSE:
