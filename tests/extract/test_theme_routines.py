@@ -152,5 +152,7 @@ def test_a_column_named_begin_opens_no_block(dialect):
 
 
 def test_an_unterminated_block_keeps_the_statements_inside_it():
-    res = run("CREATE PROCEDURE p()\nBEGIN\n  INSERT INTO t2 SELECT a FROM t1;\n  INSERT INTO t3 SELECT a FROM t1;", "mysql")
+    res = run(
+        "CREATE PROCEDURE p()\nBEGIN\n  INSERT INTO t2 SELECT a FROM t1;\n  INSERT INTO t3 SELECT a FROM t1;", "mysql"
+    )
     assert [(s.line, s.kind) for s in res.statements] == [(1, "routine"), (3, "insert"), (4, "insert")]
