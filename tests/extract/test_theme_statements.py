@@ -135,3 +135,43 @@ def test_create_table_like_copies_no_rows_but_the_columns(dialect):
     (e,) = res.events
     assert [s.lower() for s in sources(e)] == ["db.b"]
     assert [c.lower() for c, _, _ in direct(e)] == ["x"]
+
+
+def moves(sql: str, dialect: str):
+    res = extract_script(sql, dialect=dialect, database="db", statements="all")
+    assert not res.failures
+    return [(e.source_command.value, e.target.table.name.lower(), [s.lower() for s in sources(e)]) for e in res.events]
+
+
+def test_swap_with_moves_rows_both_ways_and_swaps_the_columns():
+    assert moves("CREATE TABLE a (x INT); CREATE TABLE b (y INT); ALTER TABLE a SWAP WITH b", "snowflake") == [
+        ("AlterTableCommand", "a", ["db.b"]),
+        ("AlterTableCommand", "b", ["db.a"]),
+    ]
+    res = extract_script(
+        "CREATE TABLE a (x INT); CREATE TABLE b (y INT); ALTER TABLE a SWAP WITH b; INSERT INTO c SELECT * FROM a",
+        dialect="snowflake",
+        database="db",
+        statements="all",
+    )
+    assert [d.target_column for d in res.events[-1].direct] == ["Y"]
+
+
+@pytest.mark.parametrize("dialect", ["mysql", "oracle"])
+def test_exchange_partition(dialect):
+    assert moves("ALTER TABLE a EXCHANGE PARTITION p1 WITH TABLE b", dialect) == [
+        ("AlterTableCommand", "a", ["db.b"]),
+        ("AlterTableCommand", "b", ["db.a"]),
+    ]
+
+
+def test_doris_replace_with_table_swaps_unless_told_not_to():
+    assert moves("ALTER TABLE a REPLACE WITH TABLE b", "doris") == [
+        ("AlterTableCommand", "a", ["db.b"]),
+        ("AlterTableCommand", "b", ["db.a"]),
+    ]
+    assert moves("ALTER TABLE a REPLACE WITH TABLE b PROPERTIES ('swap' = 'false')", "doris") == [
+        ("AlterTableCommand", "a", ["db.b"])
+    ]
+    res = extract_script("ALTER TABLE a REPLACE WITH TABLE b", dialect="doris", database="db")
+    assert res.events == []  # the Doris rules make no event for DDL

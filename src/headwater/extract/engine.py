@@ -21,6 +21,7 @@ from headwater.extract.beyond import RESULT_DATABASE, delete_query, merge_branch
 from headwater.extract.classify import classify
 from headwater.extract.context import generated_query_id, now_iso, redact
 from headwater.extract.ddl import Session, apply_statement, is_temporary, table_ref
+from headwater.extract.exchange import table_moves
 from headwater.extract.prepass import blank_unparsed
 from headwater.extract.resolve import Resolver
 from headwater.extract.result import ExtractOptions, RunInfo, ScriptResult, StatementResult
@@ -345,6 +346,16 @@ class Extractor:
             target = table_ref(tree.this, self.names, self.session)
             column_list, rel = self._merge_relation(tree, resolver)
             _drop_unread_target(resolver, target, rel)
+        elif moves := table_moves(tree, self.dialect):  # SWAP WITH, EXCHANGE PARTITION, REPLACE WITH TABLE
+            kind = Kind("alter", SourceCommand.ALTER_TABLE)
+            events = []
+            for written, read in moves:
+                resolver = self._resolver(index)
+                resolver.tables[table_ref(read, self.names, self.session)] = None
+                target = table_ref(written, self.names, self.session)
+                events.append(self._event(piece, kind, run, index, target, [], Relation([], [], []), resolver))
+            self._move_schemas(moves)
+            return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=tuple(events))
         elif isinstance(tree, exp.Insert) and isinstance(tree.expression, exp.Values):
             kind = Kind("insert", SourceCommand.INSERT_VALUES)
             node = tree.this
@@ -357,6 +368,17 @@ class Extractor:
             return None
         event = self._event(piece, kind, run, index, target, column_list, rel, resolver)
         return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=(event,))
+
+    def _move_schemas(self, moves: list[tuple[exp.Table, exp.Table]]) -> None:
+        """After a swap or a replace, each written table has the columns of the table it took rows from."""
+        refs = [(table_ref(w, self.names, self.session), table_ref(r, self.names, self.session)) for w, r in moves]
+        schemas = {read: self.catalog.table(read) for _, read in refs}
+        for written, read in refs:
+            schema = schemas[read]
+            if schema is not None:
+                self.catalog.put(written, schema)
+            else:
+                self.catalog.drop(written)
 
     def _merge_relation(self, tree: exp.Merge, resolver: Resolver) -> tuple[list[str], Relation]:
         """All WHEN branches as one relation: each assigned column's alternatives are its branches."""
@@ -516,7 +538,7 @@ class Extractor:
 
         if not rel.complete and len(rel.columns) < len(fields):
             unresolved_columns = max(unresolved_columns, len(fields) - len(rel.columns))
-        if (fields and unresolved_columns >= len(fields)) or (not fields and kind.name != "delete"):
+        if (fields and unresolved_columns >= len(fields)) or (not fields and kind.name not in ("delete", "alter")):
             status = Status.UNAVAILABLE
         elif unresolved_columns or resolver.incomplete:
             status = Status.PARTIAL

@@ -37,6 +37,7 @@ class SourceCommand(StrEnum):
     MERGE = "MergeIntoCommand"
     INSERT_VALUES = "InsertValuesCommand"
     DELETE = "DeleteFromTableCommand"
+    ALTER_TABLE = "AlterTableCommand"
 
 
 class DirectType(StrEnum):
