@@ -102,3 +102,20 @@ def test_bad_options_are_one_line_exit_2(args: list[str], message: str, sqlite_u
     code, out = run(str(WAREHOUSE / "01_staging.sql"), *args, "--store", sqlite_url)
     assert code == 2, out
     assert message in out and "Traceback" not in out
+
+
+def test_progress_counts_statements_inside_files_on_a_terminal(sqlite_url: str, monkeypatch) -> None:
+    import io
+
+    from rich.console import Console
+
+    from headwater.cli import ingest_cmd
+
+    screen = io.StringIO()
+    monkeypatch.setattr(ingest_cmd, "Console", lambda: Console(file=screen, force_terminal=True, width=100))
+    code, _ = run(
+        str(WAREHOUSE), "--dialect", "spark", "--schema", str(WAREHOUSE / "raw_schema.json"), "--store", sqlite_url
+    )
+    assert code == 0
+    shown = screen.getvalue()
+    assert "19/19" in shown and "ingesting 03_reports.sql" in shown, shown

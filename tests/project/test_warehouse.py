@@ -76,6 +76,18 @@ def assert_reader_answers(url: str) -> None:
         impact = store.get_field_impact(column)
         got = sorted(_short(i.field.name) for i in impact.impacted if i.dependency == "DIRECT")
         assert got == expected, column
+    # a column read only in a WHERE: no value flows from it, but everything built on its table depends on it
+    impact = store.get_field_impact("tpcds.item.i_rec_end_date").impacted
+    assert {i.dependency for i in impact} == {"INDIRECT"} and len(impact) == 35
+    assert sorted({_short(i.field.name).rsplit(".", 1)[0] for i in impact}) == [
+        "mart.channel_summary",
+        "mart.fct_sales",
+        "mart.v_customer_360",
+        "rpt.customer_trend",
+        "rpt.exec_summary",
+        "rpt.top_customers",
+        "stg.stg_item",
+    ]
     # the view is a node, between the tables it reads and those that read it
     view = store.resolve("mart.v_customer_360")
     assert view.properties.get("dataset_type") == "VIEW"
