@@ -34,7 +34,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from headwater.catalog import Catalog
 from headwater.cli.store_cmd import StoreOpt
 from headwater.extract.split import split_script
-from headwater.model import EventFormatError, LineageInfo, Severity, Status, event_from_dict
+from headwater.model import EventFormatError, LineageInfo, Severity, Status, bounded_json, event_from_dict
 from headwater.project import ProjectContext, ProjectFile, StatementOutcome, collect_files, order_files, project_root
 from headwater.store import LineageStore, StoreError, open_store
 from headwater.store.catalog import StoreCatalog
@@ -118,7 +118,7 @@ def _json_lines(text: str, path: Path, totals: IngestTotals) -> list[tuple[int, 
     for n, line in enumerate(text.splitlines(), 1):
         if line.strip():
             try:
-                items.append((n, json.loads(line)))
+                items.append((n, bounded_json.loads(line)))  # too deep: a JSONDecodeError
             except json.JSONDecodeError as exc:
                 totals.fail(f"{path}:{n}", f"not JSON ({exc.msg})")
     return items
@@ -151,7 +151,7 @@ def _json_values(path: Path, totals: IngestTotals) -> list[tuple[int, Any]]:
     if _event_suffix(path) != ".json":
         return _json_lines(text, path, totals)
     try:
-        document = json.loads(text)
+        document = bounded_json.loads(text)
     except json.JSONDecodeError as exc:
         if text.lstrip().startswith("["):
             totals.fail(f"{path}:{exc.lineno}", f"not JSON ({exc.msg})")
