@@ -119,3 +119,30 @@ def test_progress_counts_statements_inside_files_on_a_terminal(sqlite_url: str, 
     assert code == 0
     shown = screen.getvalue()
     assert "19/19" in shown and "ingesting 03_reports.sql" in shown, shown
+
+
+def test_namespace_maps_run_events_onto_the_catalogs_nodes(tmp_path: Path, sqlite_url: str) -> None:
+    """One table, one node: RunEvents in a real namespace meet what was recorded directly."""
+    from headwater.extract import extract_script
+    from headwater.model.ol_naming import OpenLineageNaming, Place
+    from headwater.model.openlineage import run_event_json
+
+    sql = "INSERT INTO ux_hw.summary SELECT SUM(amount) AS total FROM ux_hw.orders"
+    event = extract_script(sql).events[0]
+    naming = OpenLineageNaming({"internal": Place("mysql://127.0.0.1:3306")})
+    events = tmp_path / "events.jsonl"
+    events.write_text(run_event_json(event, naming=naming) + "\n")
+    assert '"namespace": "mysql://127.0.0.1:3306"' in events.read_text()
+    code, out = run(str(events), "--namespace", "internal=mysql://127.0.0.1:3306", "--store", sqlite_url)
+    assert code == 0, out
+    store = open_store(sqlite_url)
+    origin = store.get_field_origin("summary.total").origins
+    assert [o.field.name for o in origin] == ["internal.ux_hw.orders.amount"]
+    with store.engine.connect() as conn:
+        names = conn.execute(sa.text("SELECT name FROM hw_nodes WHERE type = 'DATASET' ORDER BY name")).scalars()
+        assert list(names) == ["internal.ux_hw.orders", "internal.ux_hw.summary"]
+
+
+def test_a_bad_namespace_is_one_line(sqlite_url: str) -> None:
+    code, out = run(str(WAREHOUSE / "01_staging.sql"), "--namespace", "hive=", "--store", sqlite_url)
+    assert code == 2 and out.startswith("error: --namespace: namespace of catalog 'hive'"), out

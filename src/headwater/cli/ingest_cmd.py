@@ -35,6 +35,7 @@ from headwater.catalog import Catalog
 from headwater.cli.store_cmd import StoreOpt
 from headwater.extract.split import split_script
 from headwater.model import EventFormatError, LineageInfo, Severity, Status, bounded_json, event_from_dict
+from headwater.model.ol_naming import OpenLineageNaming
 from headwater.project import ProjectContext, ProjectFile, StatementOutcome, collect_files, order_files, project_root
 from headwater.store import LineageStore, StoreError, open_store
 from headwater.store.catalog import StoreCatalog
@@ -272,6 +273,20 @@ def _base_catalog(
     return (parts[0] if len(parts) == 1 else ChainCatalog(*parts)), store_catalog
 
 
+def _naming(items: list[str] | None, catalog_url: str | None, dialect: str) -> OpenLineageNaming:
+    """Which OpenLineage namespace is which catalog, for RunEvents: ``--namespace CATALOG=NAMESPACE``
+    items, over ``[openlineage.namespaces]`` of headwater.toml; ``internal`` defaults to the place of
+    ``--catalog-url`` (its host and port)."""
+    from headwater.dispatch.settings import load_naming
+    from headwater.model.ol_naming import parse_mapping, place_of_url
+
+    base = load_naming()
+    naming = OpenLineageNaming(
+        {**base.catalogs, **parse_mapping(items or [])}, base.default_namespace, base.job_namespace
+    )
+    return naming.with_place("internal", place_of_url(catalog_url, dialect)) if catalog_url else naming
+
+
 def _progress(console: Console) -> Progress:
     """Statements done of all, their rate and the time left; nothing when stdout is not a terminal."""
     return Progress(
@@ -345,6 +360,14 @@ def ingest(
     strict: Annotated[
         bool, typer.Option("--strict", help="Exit 1 when a statement stayed PARTIAL or UNAVAILABLE.")
     ] = False,
+    namespace: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="OpenLineage namespace of a catalog, CATALOG=NAMESPACE (a bare NAMESPACE: catalog internal), "
+            "repeatable: RunEvents in it land on the catalog's nodes. Default: [openlineage.namespaces] of "
+            "headwater.toml, then --catalog-url's host and port."
+        ),
+    ] = None,
     batch: Annotated[int, typer.Option(min=1, help="Events per transaction.")] = 500,
 ) -> None:
     """Record lineage from SQL scripts (through the extractor) and event files into the store.
@@ -362,8 +385,17 @@ def ingest(
 
     check_dialect(dialect)
     default_db = default_db or database
+    from headwater.dispatch.settings import SettingsError
+    from headwater.model.ol_naming import NamingError
+
     console = Console()
+    try:
+        naming = _naming(namespace, catalog_url, dialect)
+    except (NamingError, SettingsError) as exc:
+        console.print(f"error: --namespace: {exc}", style="red", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from None
     lineage = open_store(store)
+    lineage.naming = naming
     totals = IngestTotals()
     try:
         base, store_catalog = _base_catalog(schema, catalog_url, catalog, lineage, dialect, default_catalog)
