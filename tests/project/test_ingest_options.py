@@ -146,3 +146,28 @@ def test_namespace_maps_run_events_onto_the_catalogs_nodes(tmp_path: Path, sqlit
 def test_a_bad_namespace_is_one_line(sqlite_url: str) -> None:
     code, out = run(str(WAREHOUSE / "01_staging.sql"), "--namespace", "hive=", "--store", sqlite_url)
     assert code == 2 and out.startswith("error: --namespace: namespace of catalog 'hive'"), out
+
+
+def test_a_view_only_the_live_database_knows_is_read_through(live_db: str, tmp_path: Path, sqlite_url: str) -> None:
+    engine = sa.create_engine(MARIADB)
+    with engine.begin() as conn:
+        conn.execute(
+            sa.text(f"CREATE VIEW `{live_db}`.v_orders AS SELECT id, amount * 2 AS doubled FROM `{live_db}`.orders")
+        )
+    engine.dispose()
+    script = tmp_path / "load.sql"
+    script.write_text(f"CREATE TABLE rpt.d AS SELECT doubled FROM {live_db}.v_orders;\n")
+    code, out = run(str(script), "--catalog-url", MARIADB, "--store", sqlite_url)
+    assert code == 0 and "not COMPLETE" not in out, out
+    store = open_store(sqlite_url)
+    assert [o.field.name for o in store.get_field_origin("rpt.d.doubled").origins] == [
+        f"internal.{live_db}.orders.amount"
+    ]
+    view = store.resolve(f"{live_db}.v_orders")  # the via list: a VIEW read by the job
+    assert view.properties.get("dataset_type") == "VIEW"
+    up = store.get_upstream("rpt.d", max_depth=1, node_types=["DATASET"])
+    assert sorted(n.name for n in up.nodes) == [
+        f"internal.{live_db}.orders",
+        f"internal.{live_db}.v_orders",
+        "internal.rpt.d",
+    ]

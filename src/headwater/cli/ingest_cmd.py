@@ -413,6 +413,7 @@ def ingest(
             database=default_db,
             default_catalog=default_catalog,
             statements=statements.value,
+            recorded_views=store_catalog if store_catalog is not None else (),
         )
 
     with _progress(console) as progress:

@@ -44,14 +44,21 @@ class StoreCatalog:
         self.store = store
         self.dialect = dialect
         self._tables: dict[TableRef, TableSchema | None] = {}
+        self._views: set[TableRef] = set()
 
     def refresh(self) -> None:
         self._tables.clear()
+        self._views.clear()
 
     def table(self, ref: TableRef) -> TableSchema | None:
         if ref not in self._tables:
             self._tables[ref] = self._lookup(ref)
         return self._tables[ref]
+
+    def __contains__(self, ref: object) -> bool:
+        """Whether ``ref`` is a view recorded as a dataset of its own (its ``CREATE VIEW`` event):
+        ``Extractor.external_views``."""
+        return isinstance(ref, TableRef) and self.table(ref) is not None and ref in self._views
 
     def _lookup(self, ref: TableRef) -> TableSchema | None:
         if ref.database is None:
@@ -86,6 +93,7 @@ class StoreCatalog:
                 continue
             columns = tuple(ColumnSchema(f.name, f.type) for f in event.target.columns)
             if event.source_command is SourceCommand.CREATE_VIEW:
+                self._views.add(ref)
                 return TableSchema(columns, view_sql=event.context.sql, view_dialect=self.dialect)
             return TableSchema(columns)
         return None
