@@ -304,7 +304,7 @@ def _progress(console: Console) -> Progress:
 
 
 def _rate(progress: Progress, task: TaskID) -> str:
-    speed = progress.tasks[task].speed  # rich's moving average, None at first
+    speed = next(t.speed for t in progress.tasks if t.id == task)  # rich's moving average, None at first
     return f"{speed:,.0f} stmt/s" if speed else ""
 
 
@@ -382,12 +382,11 @@ def ingest(
     """
     from headwater.catalog import CatalogError
     from headwater.cli.extract_cmd import check_dialect
-
-    check_dialect(dialect)
-    default_db = default_db or database
     from headwater.dispatch.settings import SettingsError
     from headwater.model.ol_naming import NamingError
 
+    check_dialect(dialect)
+    default_db = default_db or database
     console = Console()
     try:
         naming = _naming(namespace, catalog_url, dialect)
@@ -449,8 +448,9 @@ def ingest(
             if session_per_file:
                 context = new_context()
             progress.update(task, description=f"ingesting {pf.relpath}")
+            items: list[Item] = []
 
-            def step(outcome: StatementOutcome, pf: ProjectFile = pf) -> None:
+            def step(outcome: StatementOutcome, pf: ProjectFile = pf, items: list[Item] = items) -> None:
                 s = outcome.result
                 totals.statements += 1
                 where = f"{pf.path}:{s.line}"
@@ -460,14 +460,14 @@ def ingest(
                     totals.skipped += 1
                 for e in outcome.events:
                     _note_status(totals, where, e)
+                    items.append(Item(where, EVENT, e))
                 progress.update(task, advance=1, rate=_rate(progress, task))
 
             try:
-                extraction = context.extract(pf.relpath, text, pieces, on_statement=step)
-                items = [Item(f"{pf.path}", EVENT, e) for e in extraction.events]
+                context.extract(pf.relpath, text, pieces, on_statement=step)
             except Exception as exc:  # an extractor bug: name it, go on with the next file
                 totals.fail(str(pf.path), exc)
-                items = []
+                items.clear()
             totals.events += len(items)
             record_items(lineage, items, batch, totals)
             if store_catalog is not None:
