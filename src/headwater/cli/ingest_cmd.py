@@ -374,8 +374,8 @@ def ingest(
 
     The SQL files given (directories: their *.sql files) are one project: one session across them,
     so the tables, views and temporary views one file creates bind the statements of the others.
-    Each statement is recorded as the job <file>#<n> (its n-th INSERT/CTAS/view) or the name of a
-    "-- name: …" comment before it.
+    Each statement is recorded as the job FILE#N (the file's N-th INSERT, CTAS or view), or as the name
+    of a "-- name: …" comment before it.
     Event files: JSON lines, or (.json) one JSON object or array, of headwater events and/or OpenLineage RunEvents.
     A line, statement or file that cannot be read or recorded is listed as file:line; the rest is still recorded.
     Exit code 1 when anything failed (with --strict: or stayed PARTIAL/UNAVAILABLE), 2 for a bad option, else 0.
