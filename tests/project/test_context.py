@@ -7,6 +7,7 @@ from pathlib import Path
 
 from headwater.catalog import load_schema_file
 from headwater.extract.split import split_script
+from headwater.model import TableRef
 from headwater.model.job import JOB_FILE_PROPERTY, JOB_LINE_PROPERTY, JOB_PROPERTY
 from headwater.project import ProjectContext, collect_files, order_files, project_root
 from tests.project.conftest import FILES, WAREHOUSE
@@ -75,3 +76,12 @@ def test_collect_files_and_root(tmp_path: Path) -> None:
     assert root == tmp_path.resolve()
     files = collect_files([tmp_path / "stg.sql", tmp_path / "marts", tmp_path / "marts" / "a.sql"], root)
     assert [f.relpath for f in files] == ["stg.sql", "marts/a.sql", "marts/b.sql"]
+
+
+def test_views_and_temporary_views_of_one_file_bind_the_next() -> None:
+    ctx = ProjectContext(dialect="spark")
+    ctx.extract("a.sql", "CREATE TEMPORARY VIEW tv AS SELECT 1 AS k, 'x' AS label;\nCREATE VIEW m.v AS SELECT 2 AS n")
+    e1, e2 = ctx.extract("b.sql", "CREATE TABLE r.t AS SELECT * FROM tv;\nCREATE TABLE r.u AS SELECT * FROM m.v").events
+    assert [f.name for f in e1.target.columns] == ["k", "label"]
+    assert [f.name for f in e2.target.columns] == ["n"] and e2.sources == (TableRef("internal", "m", "v"),)
+    assert str(e2.direct[0].inputs[0].column) == "internal.m.v.n"  # the view is read as a dataset
