@@ -162,24 +162,44 @@ def _paths_table(title: str, entries: list[m.FieldPath], console: Console) -> No
     console.print(t)
 
 
+class LevelName(StrEnum):
+    direct = "direct"
+    field = "field"
+    all = "all"
+
+
+LevelOpt = Annotated[
+    LevelName | None,
+    typer.Option(
+        "--level",
+        help="Which mappings to follow: direct (value flows), field (direct plus the field's own CONDITIONAL and "
+        "WINDOW inputs; the default), all (plus the statement's JOIN, FILTER, GROUP BY and ORDER BY columns).",
+    ),
+]
+
+
 def origin(
     field: Annotated[str, typer.Argument(help="table.column (or a longer name).")],
     store: StoreOpt = None,
-    indirect: Annotated[bool, typer.Option("--indirect", help="Follow INDIRECT mappings too.")] = False,
+    level: LevelOpt = None,
+    indirect: Annotated[bool, typer.Option("--indirect", help="The same as --level all.", hidden=True)] = False,
     as_of: AsOfOpt = None,
     limit: LimitOpt = 200,
     fmt: FmtOpt = Fmt.table,
 ) -> None:
-    """The ultimate source fields of a field, with the types along each path."""
+    """The ultimate source fields of a field, each labelled by its strongest dependency (DIRECT beats INDIRECT)."""
     when = parse_as_of(as_of)
+    if indirect and level not in (None, LevelName.all):
+        _fail(f"--indirect is --level all; it cannot be combined with --level {level.value}")
+    chosen = LevelName.all if indirect else level or LevelName.field
     s = open_store(store)
-    o = _run(lambda: s.get_field_origin(field, indirect, when, limit=limit))
+    o = _run(lambda: s.get_field_origin(field, as_of=when, limit=limit, level=chosen.value))
     console = Console()
 
     def render(d: m.FieldOrigin) -> None:
-        _paths_table(f"origin of {d.field.name}", d.origins, console)
-        if not indirect and [e.field.id for e in d.origins] == [d.field.id]:
-            console.print("no DIRECT inputs: the value is constant or system-made; try --indirect")
+        _paths_table(f"origin of {d.field.name} (level {d.level})", d.origins, console)
+        if chosen != LevelName.all and [e.field.id for e in d.origins] == [d.field.id]:
+            console.print(f"no inputs at level {chosen.value}: the value is constant or system-made; try --level all")
 
     _emit(console, fmt, m.FieldOrigin, o, render)
 
@@ -187,18 +207,20 @@ def origin(
 def impact(
     field: Annotated[str, typer.Argument(help="table.column (or a longer name).")],
     store: StoreOpt = None,
+    level: LevelOpt = None,
     as_of: AsOfOpt = None,
     limit: LimitOpt = 200,
     fmt: FmtOpt = Fmt.table,
 ) -> None:
-    """Every field downstream of a field, DIRECT or INDIRECT."""
+    """Every field downstream of a field, each labelled by its strongest dependency (DIRECT beats INDIRECT)."""
     when = parse_as_of(as_of)
+    chosen = level or LevelName.field
     s = open_store(store)
-    i = _run(lambda: s.get_field_impact(field, when, limit=limit))
+    i = _run(lambda: s.get_field_impact(field, when, limit=limit, level=chosen.value))
     console = Console()
 
     def render(d: m.FieldImpact) -> None:
-        _paths_table(f"impact of {d.field.name}", d.impacted, console)
+        _paths_table(f"impact of {d.field.name} (level {d.level})", d.impacted, console)
         console.print(f"{d.total} fields: {d.direct_count} DIRECT, {d.indirect_count} INDIRECT")
 
     _emit(console, fmt, m.FieldImpact, i, render)

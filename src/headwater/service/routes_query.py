@@ -11,6 +11,7 @@ from headwater.service import schemas as m
 from headwater.service.deps import get_store, no_nul_in_query, require
 from headwater.service.errors import ApiError, as_api_errors, body_field, expecting, no_nul
 from headwater.store import Direction, InvalidInput, LineageStore, NodeType
+from headwater.store.levels import Level
 
 router = APIRouter(dependencies=[Depends(require("read")), Depends(no_nul_in_query)])
 Store = Annotated[LineageStore, Depends(get_store)]
@@ -33,6 +34,13 @@ Depth = Annotated[int | None, Query(ge=0, le=100, description="levels (a dataset
 Limit = Annotated[int, Query(ge=1, le=10_000)]
 Offset = Annotated[int, Query(ge=0)]
 Types = Annotated[list[NodeType] | None, Query(description="keep only nodes of these types")]
+LevelQ = Annotated[
+    Level | None,
+    Query(
+        description="which mappings to follow: direct (value flows), field (direct plus the field's own CONDITIONAL "
+        "and WINDOW inputs; the default), all (plus dataset-level JOIN, FILTER, GROUP_BY, SORT)"
+    ),
+]
 ERRORS = {404: {"model": m.ErrorResponse}, 409: {"model": m.ErrorResponse}, 422: {"model": m.ErrorResponse}}
 
 
@@ -108,26 +116,36 @@ def get_full_lineage(
 def get_field_origin(
     store: Store,
     field: FieldQ,
-    include_indirect: bool = False,
+    level: LevelQ = None,
+    include_indirect: Annotated[
+        bool | None, Query(description="the former flag: true = level all, false = level direct")
+    ] = None,
     as_of: AsOf = None,
     max_depth: Depth = None,
     limit: Limit = 500,
     offset: Offset = 0,
 ) -> m.FieldOrigin:
-    """The ultimate source fields of a field, across statements, with a path and its types each."""
+    """The ultimate source fields of a field, across statements, each labelled by its strongest dependency
+    (DIRECT beats INDIRECT), with a path of that strength and its types."""
     with as_api_errors("query.field", field), expecting(store, "query.field", field, "field"):
         return m.FieldOrigin.model_validate(
-            store.get_field_origin(field, include_indirect, as_of, max_depth, limit, offset)
+            store.get_field_origin(field, include_indirect, as_of, max_depth, limit, offset, level=level)
         )
 
 
 @router.get("/field-impact", operation_id="get_field_impact", response_model=m.FieldImpact, responses=ERRORS)
 def get_field_impact(
-    store: Store, field: FieldQ, as_of: AsOf = None, max_depth: Depth = None, limit: Limit = 500, offset: Offset = 0
+    store: Store,
+    field: FieldQ,
+    level: LevelQ = None,
+    as_of: AsOf = None,
+    max_depth: Depth = None,
+    limit: Limit = 500,
+    offset: Offset = 0,
 ) -> m.FieldImpact:
-    """Every downstream field, DIRECT or INDIRECT, with a path."""
+    """Every downstream field, labelled by its strongest dependency (DIRECT beats INDIRECT), with a path."""
     with as_api_errors("query.field", field), expecting(store, "query.field", field, "field"):
-        return m.FieldImpact.model_validate(store.get_field_impact(field, as_of, max_depth, limit, offset))
+        return m.FieldImpact.model_validate(store.get_field_impact(field, as_of, max_depth, limit, offset, level=level))
 
 
 @router.get("/trace-origin", operation_id="trace_origin", response_model=m.TraceResult, responses=ERRORS)

@@ -100,7 +100,10 @@ class FieldPath(BaseModel):
     depth: int
     path: list[Edge] = Field(description="edges between the two fields, in data-flow order")
     types: list[str] = Field(description="the subtype of each edge on the path")
-    dependency: str = Field(description="DIRECT when every hop is DIRECT")
+    dependency: str = Field(
+        description="the strongest dependency over every path: DIRECT when some path of DIRECT mappings links the "
+        "two fields (the path given is one), else INDIRECT"
+    )
 
 
 class FieldOrigin(BaseModel):
@@ -109,7 +112,8 @@ class FieldOrigin(BaseModel):
     origins: list[FieldPath]
     total: int
     truncated: bool
-    include_indirect: bool
+    include_indirect: bool = Field(description="level is all (the former flag)")
+    level: str = Field("field", description="direct, field or all: which mappings were followed")
 
 
 class FieldImpact(BaseModel):
@@ -120,6 +124,7 @@ class FieldImpact(BaseModel):
     direct_count: int
     indirect_count: int
     truncated: bool
+    level: str = Field("field", description="direct, field or all: which mappings were followed")
 
 
 class OriginPath(BaseModel):

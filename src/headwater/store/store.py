@@ -152,14 +152,19 @@ class LineageStore:
     def get_field_origin(
         self,
         field: str | int,
-        include_indirect: bool = False,
+        include_indirect: bool | None = None,
         as_of: AsOf = None,
         max_depth: int | None = None,
         limit: int | None = None,
         offset: int = 0,
+        level: str | None = None,
     ) -> FieldOrigin:
+        """Origins of ``field`` at ``level`` (``direct``, ``field`` — the default — or ``all``;
+        ``include_indirect`` is the former flag: True = ``all``, False = ``direct``)."""
         with self._read() as conn:
-            return _fields.get_field_origin(conn, field, include_indirect, to_us(as_of), max_depth, limit, offset)
+            return _fields.get_field_origin(
+                conn, field, include_indirect, to_us(as_of), max_depth, limit, offset, level=level
+            )
 
     def get_field_impact(
         self,
@@ -168,9 +173,11 @@ class LineageStore:
         max_depth: int | None = None,
         limit: int | None = None,
         offset: int = 0,
+        level: str | None = None,
     ) -> FieldImpact:
+        """Fields downstream of ``field`` at ``level`` (``direct``, ``field`` — the default — or ``all``)."""
         with self._read() as conn:
-            return _fields.get_field_impact(conn, field, to_us(as_of), max_depth, limit, offset)
+            return _fields.get_field_impact(conn, field, to_us(as_of), max_depth, limit, offset, level=level)
 
     def trace_origin(self, node: str | int, max_depth: int | None = None, as_of: AsOf = None) -> TraceResult:
         with self._read() as conn:
