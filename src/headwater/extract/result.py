@@ -34,10 +34,16 @@ class ExtractOptions:
 
     ``statements``: ``doris`` (the guide's rules) or ``all`` (also SELECT, views, UPDATE, MERGE,
     VALUES inserts).
+
+    ``view_nodes``: views are datasets of their own (what ``headwater ingest`` records): a
+    ``CREATE VIEW`` makes an event (its columns from its query), and a statement reading a view
+    reads the view's columns, as a table's, instead of expanding the view into its base tables
+    and listing it in ``via`` (the Doris form, the default).
     """
 
     dialect: str = "doris"
     statements: str = "doris"
+    view_nodes: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from headwater.catalog import TableSchema
+from headwater.catalog import LayeredCatalog, TableSchema
+from headwater.catalog.listing import closest, tables_in
 from headwater.extract.scope import Alts, Relation, Scope, Source
 from headwater.extract.trees import QUERY_TYPES, clone
 from headwater.model import IndirectType, Severity, TableRef
@@ -23,10 +24,28 @@ else:
     _Base = object
 
 
+def _parenthesised_tables(node: exp.Subquery) -> bool:
+    """True for parentheses around a table or a join (``(t1)``, ``((a JOIN b ON …))``), not a query.
+
+    >>> import sqlglot
+    >>> _parenthesised_tables(sqlglot.parse_one("SELECT * FROM ((a JOIN b ON a.k = b.k))").args["from_"].this)
+    True
+    """
+    inner = node.this
+    while isinstance(inner, exp.Subquery) and not inner.args.get("alias"):
+        inner = inner.this
+    return isinstance(inner, exp.Table)
+
+
 class SourceBinder(_Base):
     """FROM-clause binding for ``Resolver``."""
 
+    view_nodes = False
+    """Read a catalog view with known columns as a table of them (``ExtractOptions.view_nodes``)."""
+
     def _add_source(self, node: exp.Expression, scope: Scope) -> Source | None:
+        if isinstance(node, exp.Subquery) and not node.args.get("alias") and _parenthesised_tables(node):
+            return self._add_source(node.this, scope)  # ``FROM (t1)``, ``FROM ((a JOIN b ON …))``
         alias_node = node.args.get("alias")
         alias = self.names.table_ident(alias_node.this) if alias_node is not None and alias_node.this else None
         if isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier):
@@ -58,6 +77,9 @@ class SourceBinder(_Base):
         for pivot in node.args.get("pivots") or []:
             src = self._pivot_source(src, pivot, scope)
         scope.add(src)
+        for join in node.args.get("joins") or []:  # a join list inside parentheses, or an UPDATE's
+            self._add_join(join, scope)
+            scope.joins.append(join)
         return src
 
     def _pivot_source(self, base: Source, pivot: exp.Pivot, scope: Scope) -> Source:
@@ -114,15 +136,21 @@ class SourceBinder(_Base):
             names = [alias or ""]  # UNNEST(arr) AS x names the value column (BigQuery, DuckDB)
         width = max(len(names), len(args), 1)
         names += [f"col{i + 1}" for i in range(len(names), width)]
+        labels = [c.name for c in cols] or list(names)
+        offset = func.args.get("offset") if isinstance(func, exp.Unnest) else None
+        if offset:  # WITH ORDINALITY AS u(x, n) / WITH OFFSET [AS pos]: the position column
+            named = isinstance(offset, exp.Identifier)
+            names.append((self.names.column_ident(offset) or "") if named else "offset")
+            labels.append(offset.name if named else "offset")
         resolved = [self.resolve(a, scope) for a in args]
         columns: list[Alts] = []
-        for i in range(width):
+        for i in range(len(names)):
             alts = resolved[min(i, len(resolved) - 1)] if resolved else []
             if isinstance(func, exp.Unnest):
                 columns.append([exp.Unnest(expressions=[clone(a)]) for a in alts])
             else:
                 columns.append([func.__class__(this=clone(a)) for a in alts])
-        rel = Relation(names, [c.name for c in cols] or names, columns)
+        rel = Relation(names, labels, columns)
         return Source(alias=alias or (names[0] if names else f"__unnest{len(scope.sources)}"), load=lambda: rel)
 
     def _opaque(self, node: exp.Expression, scope: Scope, construct: str) -> Source:
@@ -158,19 +186,37 @@ class SourceBinder(_Base):
             return self._view_source(ref, self.temp_views[name], alias or name)
         ref = self.table_ref(node)
         schema = self.catalog.table(ref)
-        if schema is not None and schema.view_sql:
+        if schema is not None and schema.view_sql and not (self.view_nodes and schema.columns):
             return self._view_source(ref, schema, alias or name)
         self.tables[ref] = None
         if schema is None:
             if self.report_unknown_tables:
-                self.diag(
-                    "unknown_table",
-                    f"table {ref.qualified} is not in the catalog; its columns are unknown",
-                    node,
-                    Severity.INFO,
-                )
+                self._unknown_table(ref, node)
             return Source(alias=alias or name, table=ref, columns=None)
         return Source(alias=alias or name, table=ref, columns=list(schema.column_names))
+
+    def _unknown_table(self, ref: TableRef, node: exp.Table) -> None:
+        """A table the catalog does not describe: a WARNING (the statement is PARTIAL) when the base
+        catalog lists other tables of its database, so that it is probably mistyped; else INFO."""
+        base = self.catalog.base if isinstance(self.catalog, LayeredCatalog) else self.catalog
+        if tables_in(base, ref.catalog, ref.database) is None:
+            self.diag(
+                "unknown_table",
+                f"table {ref.qualified} is not in the catalog; its columns are unknown",
+                node,
+                Severity.INFO,
+            )
+            return
+        known = tables_in(self.catalog, ref.catalog, ref.database) or set()
+        guesses = ", ".join(f"`{ref.database}.{n}`" for n in closest(ref.name, known))
+        hint = f": did you mean {guesses}?" if guesses else ""
+        self.diag(
+            "unknown_table",
+            f"table {ref.qualified} is not in the catalog, which lists {len(known)} tables of database "
+            f"{ref.database}{hint}",
+            node,
+            Severity.WARNING,
+        )
 
     def _view_source(self, ref: TableRef, schema: TableSchema, alias: str) -> Source:
         import sqlglot
@@ -213,7 +259,10 @@ class SourceBinder(_Base):
             for lalt, ralt in itertools.product(left, right_alts):
                 self.indirect.append((IndirectType.JOIN, exp.EQ(this=lalt, expression=ralt)))
             if left:
-                scope.using.setdefault(name, next(s for s in before if s.has(name) is not False))
+                left_src = next(s for s in before if s.has(name) is not False)
+                scope.using.setdefault(name, left_src)
+                if str(join.args.get("side") or "").upper() in ("FULL", "RIGHT"):
+                    scope.merged[name] = (scope.merged[name][0] if name in scope.merged else left_src, src)
 
     def _natural_columns(self, before: list[Source], src: Source, join: exp.Join) -> list[str]:
         right = src.known_columns()

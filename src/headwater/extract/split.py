@@ -111,7 +111,7 @@ def _parse_chunk(index: int, chunk: list[Token], sql: str, d: Dialect) -> Piece:
     try:
         trees = d.parser().parse(chunk, sql)
     except ParseError as err:
-        return Piece(index, line, col, text, None, _parse_diag(err, index, line, col))
+        return Piece(index, line, col, text, None, _parse_diag(err, index, line, col, text))
     except Exception as err:  # sqlglot may raise other errors on odd input
         return Piece(index, line, col, text, None, _diag(f"cannot parse: {err}", index, line, col))
     tree = next((t for t in trees if t is not None), None)
@@ -138,14 +138,16 @@ def _diag(message: str, index: int, line: int, col: int) -> Diagnostic:
     return Diagnostic("parse_error", Severity.ERROR, message, index, line, col)
 
 
-def _parse_diag(err: ParseError, index: int, line: int, col: int) -> Diagnostic:
-    first = err.errors[0] if err.errors else {}
-    msg = str(first.get("description") or err).splitlines()[0]
+def _parse_diag(err: ParseError, index: int, line: int, col: int, text: str = "") -> Diagnostic:
+    from headwater.extract.parse_message import describe, first_words, position
+
+    first = err.errors[0] if err.errors else {"description": str(err)}
+    at_line, at_col = position(first)
     return _diag(
-        f"cannot parse statement {index + 1}: {msg}",
+        f"cannot parse statement {index + 1} ({first_words(text)}): {describe(first)}",
         index,
-        first.get("line") or line,
-        first.get("col") or col,
+        at_line or line,
+        at_col or col,
     )
 
 

@@ -116,7 +116,6 @@ def get_full_lineage(
 def get_field_origin(
     store: Store,
     field: FieldQ,
-    level: LevelQ = None,
     include_indirect: Annotated[
         bool | None, Query(description="the former flag: true = level all, false = level direct")
     ] = None,
@@ -124,6 +123,7 @@ def get_field_origin(
     max_depth: Depth = None,
     limit: Limit = 500,
     offset: Offset = 0,
+    level: LevelQ = None,
 ) -> m.FieldOrigin:
     """The ultimate source fields of a field, across statements, each labelled by its strongest dependency
     (DIRECT beats INDIRECT), with a path of that strength and its types."""
@@ -137,11 +137,11 @@ def get_field_origin(
 def get_field_impact(
     store: Store,
     field: FieldQ,
-    level: LevelQ = None,
     as_of: AsOf = None,
     max_depth: Depth = None,
     limit: Limit = 500,
     offset: Offset = 0,
+    level: LevelQ = None,
 ) -> m.FieldImpact:
     """Every downstream field, labelled by its strongest dependency (DIRECT beats INDIRECT), with a path."""
     with as_api_errors("query.field", field), expecting(store, "query.field", field, "field"):

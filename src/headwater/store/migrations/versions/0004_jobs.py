@@ -3,8 +3,8 @@ line, when it was closed) and ``hw_events.fingerprint`` (the normalised statemen
 that a job's versions are the runs of one fingerprint). Existing jobs get their row from their
 recorded events; their events' fingerprints stay empty and are read from the payload when needed.
 
-Revision ID: 0003
-Revises: 0002
+Revision ID: 0004
+Revises: 0003
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0003"
-down_revision = "0002"
+revision = "0004"
+down_revision = "0003"
 branch_labels = None
 depends_on = None
 
