@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from sqlalchemy import select
 from tests.store.helpers import file_events
 
@@ -123,3 +126,47 @@ def test_query_log_jobs_age_and_expire(store: LineageStore) -> None:
     assert _sources(store, "rpt.daily.x", AFTER_EDIT) == {"s.x", "s.d"}  # the WHERE column too
     assert _sources(store, "mart.m.z") == {"s.z"}
     assert store.expire_jobs(since, at=T3).jobs == []
+
+
+def test_cli_and_api_list_versions_and_expire(store: LineageStore, store_url: str, tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+    from typer.testing import CliRunner
+
+    from headwater.cli.main import app
+    from headwater.service import create_app
+
+    runner = CliRunner()
+    store.record_batch(file_events("reports.sql", REPORTS, T1))
+    store.record_batch(file_events("reports.sql", EDITED, T2))
+    store.record(_log_event("INSERT INTO rpt.daily SELECT s.x FROM raw.s s", "q1", T1))  # type: ignore[arg-type]
+    r = runner.invoke(app, ["query", "job", "reports.sql#1", "--store", store_url, "--format", "json"])
+    assert r.exit_code == 0, r.output
+    answer = json.loads(r.output)
+    assert [(v["version"], v["file"], v["line"]) for v in answer["versions"]] == [
+        (1, "reports.sql", 2),
+        (2, "reports.sql", 2),
+    ]
+    assert "c.returns_value AS store_channel_revenue" in answer["versions"][1]["sql"]
+    table = runner.invoke(app, ["query", "job", "reports.sql#1", "--store", store_url])
+    assert table.exit_code == 0 and "2 runs, 2 versions, current" in table.output and "(current)" in table.output
+    missing = runner.invoke(app, ["query", "job", "nope.sql#9", "--store", store_url])
+    assert missing.exit_code == 2 and "nope.sql#9" in missing.output
+    with TestClient(create_app(store)) as client:
+        v = client.get("/api/v1/jobs/versions", params={"job": "reports.sql#1"})
+        assert v.status_code == 200 and [x["version"] for x in v.json()["versions"]] == [1, 2]
+        assert client.get("/api/v1/jobs/versions", params={"job": "nope"}).status_code == 404
+        up = client.get("/api/v1/upstream", params={"node": "rpt.daily", "seen_since": "2026-11-05T00:00:00Z"})
+        assert up.status_code == 200 and {n["short"] for n in up.json()["nodes"]} == {"daily"}
+        bad = client.get("/api/v1/field-impact", params={"field": "raw.s.x", "seen_since": "soon"})
+        assert bad.status_code == 400 and bad.json()["error"]["field"] == "query.seen_since"
+        assert "get_job_versions" in client.get("/openapi.json").text
+    seen = runner.invoke(app, ["query", "upstream", "rpt.daily", "--seen-since", "2026-11-05", "--store", store_url])
+    assert seen.exit_code == 0 and "s.x" not in seen.output
+    assert (
+        runner.invoke(app, ["query", "upstream", "rpt.daily", "--seen-since", "x", "--store", store_url]).exit_code == 2
+    )
+    r = runner.invoke(app, ["db", "expire", "--not-seen-for", "3d", "--store", store_url, "--format", "json"])
+    assert r.exit_code == 0, r.output
+    assert len(json.loads(r.output)["jobs"]) == 1  # the query-log job (T1 is weeks ago); the file's jobs stay
+    assert _sources(store, "rpt.daily.x") == set()
+    assert _sources(store, "exec_summary.store_channel_revenue") == {"customer_value.returns_value"}

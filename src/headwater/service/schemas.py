@@ -352,3 +352,36 @@ class ErrorResponse(BaseModel):
         json_schema_extra={"examples": [{"error": {"field": "query.node", "message": "no node matches 'nope'"}}]}
     )
     error: ErrorDetail
+
+
+class JobVersion(BaseModel):
+    model_config = _cfg()
+    version: int = Field(description="1 for the first version")
+    fingerprint: str | None = Field(description="the normalised statement (comments, literals, case and blanks aside)")
+    valid_from: datetime | None = Field(description="the version's first run")
+    valid_to: datetime | None = Field(description="when the next version (or the closing) replaced it; null: current")
+    runs: int
+    last_seen: datetime | None
+    sql: str | None = Field(description="the statement of the version's latest run")
+    file: str | None = Field(description="the project file, relative to the project root")
+    line: int | None = Field(description="the statement's first line in that file")
+    event_id: str = Field(description="the event of the version's latest run")
+
+
+class JobHistory(BaseModel):
+    model_config = _cfg()
+    job: Node
+    name: str = Field(description="the job's name: file#ordinal, a given name, or the fingerprint fallback")
+    first_seen: datetime | None
+    last_seen: datetime | None
+    runs: int
+    file: str | None = Field(description="the project file of its latest statement; null: query log, OpenLineage …")
+    line: int | None
+    closed: datetime | None = Field(description="when it was closed (removed from its file, or expired); null: current")
+    versions: list[JobVersion] = Field(description="oldest first")
+
+
+class ClosedJobs(BaseModel):
+    model_config = _cfg()
+    jobs: list[str] = Field(description="names of the jobs closed")
+    edges_closed: int
