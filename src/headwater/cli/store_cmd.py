@@ -57,6 +57,27 @@ DepthOpt = Annotated[int, typer.Option("--depth", min=0, help="Levels to follow 
 LimitOpt = Annotated[int, typer.Option("--limit", min=1, help="Rows to show.")]
 
 
+SeenSinceOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--seen-since",
+        help="Leave out jobs known only from query logs (no project file) not seen since then: a duration back "
+        "from now (30d, 12h, 2w) or an ISO 8601 time.",
+    ),
+]
+
+
+def check_seen_since(value: str | None) -> str | None:
+    """``--seen-since`` as given, once it parses (a bad one is a usage error naming the option)."""
+    from headwater.store.jobs import parse_since
+
+    try:
+        parse_since(value)
+    except StoreError as exc:
+        fail(f"--seen-since: {exc}")
+    return value
+
+
 # ---------------------------------------------------------------- query
 
 query_app = typer.Typer(
@@ -190,14 +211,17 @@ def _direction(name: str) -> Any:
         ] = None,
         limit: LimitOpt = 200,
         fmt: FmtOpt = Fmt.table,
+        seen_since: SeenSinceOpt = None,
     ) -> None:
-        when, node_types = parse_as_of(as_of), parse_node_types(types)
+        when, node_types, seen = parse_as_of(as_of), parse_node_types(types), check_seen_since(seen_since)
         s = open_cli_store(store)
         if fmt == Fmt.json:
-            g = _run(lambda: s.get_lineage(node, name.upper(), depth, when, node_types, limit))
+            g = _run(lambda: s.get_lineage(node, name.upper(), depth, when, node_types, limit, seen_since=seen))
             _emit(_console(), fmt, m.LineageGraph, g, None)
             return
-        full = m.LineageGraph.model_validate(_run(lambda: s.get_lineage(node, name.upper(), depth, when, None, None)))
+        full = m.LineageGraph.model_validate(
+            _run(lambda: s.get_lineage(node, name.upper(), depth, when, None, None, seen_since=seen))
+        )
         keep = {n.id for n in full.nodes if not node_types or n.type in node_types} | {full.root.id}
         edges = bridged_edges(full, keep)
         kept = [n for n in full.nodes if n.id in keep and (not node_types or n.type in node_types)]
@@ -218,24 +242,45 @@ def _paths_table(title: str, entries: list[m.FieldPath], console: Console) -> No
     console.print(t)
 
 
+class LevelName(StrEnum):
+    direct = "direct"
+    field = "field"
+    all = "all"
+
+
+LevelOpt = Annotated[
+    LevelName | None,
+    typer.Option(
+        "--level",
+        help="Which mappings to follow: direct (value flows), field (direct plus the field's own CONDITIONAL and "
+        "WINDOW inputs; the default), all (plus the statement's JOIN, FILTER, GROUP BY and ORDER BY columns).",
+    ),
+]
+
+
 def origin(
     field: Annotated[str, typer.Argument(help="table.column (or a longer name).")],
     store: StoreOpt = None,
-    indirect: Annotated[bool, typer.Option("--indirect", help="Follow INDIRECT mappings too.")] = False,
+    level: LevelOpt = None,
+    indirect: Annotated[bool, typer.Option("--indirect", help="The same as --level all.", hidden=True)] = False,
     as_of: AsOfOpt = None,
     limit: LimitOpt = 200,
     fmt: FmtOpt = Fmt.table,
+    seen_since: SeenSinceOpt = None,
 ) -> None:
-    """The ultimate source fields of a field, with the types along each path."""
-    when = parse_as_of(as_of)
+    """The ultimate source fields of a field, each labelled by its strongest dependency (DIRECT beats INDIRECT)."""
+    when, seen = parse_as_of(as_of), check_seen_since(seen_since)
+    if indirect and level not in (None, LevelName.all):
+        _fail(f"--indirect is --level all; it cannot be combined with --level {level.value}")
+    chosen = LevelName.all if indirect else level or LevelName.field
     s = open_cli_store(store)
-    o = _run(lambda: s.get_field_origin(field, indirect, when, limit=limit))
+    o = _run(lambda: s.get_field_origin(field, as_of=when, limit=limit, level=chosen.value, seen_since=seen))
     console = _console()
 
     def render(d: m.FieldOrigin) -> None:
-        _paths_table(f"origin of {NAMES.short(d.field.name, d.field.type)}", d.origins, console)
-        if not indirect and [e.field.id for e in d.origins] == [d.field.id]:
-            console.print("no DIRECT inputs: the value is constant or system-made; try --indirect")
+        _paths_table(f"origin of {NAMES.short(d.field.name, d.field.type)} (level {d.level})", d.origins, console)
+        if chosen != LevelName.all and [e.field.id for e in d.origins] == [d.field.id]:
+            console.print(f"no inputs at level {chosen.value}: the value is constant or system-made; try --level all")
 
     _emit(console, fmt, m.FieldOrigin, o, render)
 
@@ -243,18 +288,21 @@ def origin(
 def impact(
     field: Annotated[str, typer.Argument(help="table.column (or a longer name).")],
     store: StoreOpt = None,
+    level: LevelOpt = None,
     as_of: AsOfOpt = None,
     limit: LimitOpt = 200,
     fmt: FmtOpt = Fmt.table,
+    seen_since: SeenSinceOpt = None,
 ) -> None:
-    """Every field downstream of a field, DIRECT or INDIRECT."""
-    when = parse_as_of(as_of)
+    """Every field downstream of a field, each labelled by its strongest dependency (DIRECT beats INDIRECT)."""
+    when, seen = parse_as_of(as_of), check_seen_since(seen_since)
+    chosen = level or LevelName.field
     s = open_cli_store(store)
-    i = _run(lambda: s.get_field_impact(field, when, limit=limit))
+    i = _run(lambda: s.get_field_impact(field, when, limit=limit, level=chosen.value, seen_since=seen))
     console = _console()
 
     def render(d: m.FieldImpact) -> None:
-        _paths_table(f"impact of {NAMES.short(d.field.name, d.field.type)}", d.impacted, console)
+        _paths_table(f"impact of {NAMES.short(d.field.name, d.field.type)} (level {d.level})", d.impacted, console)
         console.print(f"{plural(d.total, 'field')}: {d.direct_count} DIRECT, {d.indirect_count} INDIRECT")
 
     _emit(console, fmt, m.FieldImpact, i, render)
@@ -578,6 +626,9 @@ def register(app: typer.Typer) -> None:
     query_app.command()(analyze)
     query_app.command()(summary)
     query_app.command()(stats)
+    from headwater.cli import jobs_cmd
+
+    jobs_cmd.register(query_app, db_app)
     app.add_typer(query_app)
     app.command()(serve)
     app.add_typer(db_app)
