@@ -6,11 +6,21 @@ For the TPC-DS and TPC-H INSERT corpora (dialect ``generic``, with their schemas
 statements per second of full extraction (``Extractor.run`` per statement: split, parse,
 bind, resolve, classify, event), of bare ``sqlglot.parse_one`` on the same text, and their
 ratio; and checks that every statement extracts with status COMPLETE.
+
+    python bench/extract_bench.py --growth [--max-script N] [--freeze]
+
+The growth curves instead: the CPU cost per statement of one ``Extractor.run`` over scripts of
+1,000 / 10,000 / 100,000 statements (``--max-script`` caps the length; fewer rounds for the long
+ones) with the process's resident memory after each, and the cost of single statements as they
+grow in columns, CTEs and UNION branches; every figure is a ratio against bare
+``sqlglot.parse_one`` of the same statements, measured in the same run. ``--freeze`` freezes the
+import-time heap first, as the ``headwater`` command does.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import statistics
 import sys
@@ -102,13 +112,112 @@ def bench(name: str, statements: list[tuple[str, str]], catalog: MemoryCatalog, 
     return not bad
 
 
+GROWTH_TABLES = {"s": [f"c{i}" for i in range(1000)], "t": [f"c{i}" for i in range(1000)]}
+
+
+def growth_catalog() -> MemoryCatalog:
+    return MemoryCatalog(
+        {
+            TableRef("internal", None, name): TableSchema(tuple(ColumnSchema(c, "INT") for c in cols))
+            for name, cols in GROWTH_TABLES.items()
+        }
+    )
+
+
+def script_statement(k: int) -> str:
+    """The ``k``-th statement of a generated script: a small INSERT … SELECT, literals varying."""
+    return f"INSERT INTO t (c0, c1, c2) SELECT c0 + {k}, UPPER(c1), c2 FROM s WHERE c3 > {k % 97}"
+
+
+def rss_mb() -> float:
+    """Resident memory of this process now, in MB (Linux)."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096 / 1e6
+
+
+def timed(fn: object) -> float:
+    t0 = time.process_time()
+    fn()  # type: ignore[operator]
+    return time.process_time() - t0
+
+
+def script_growth(catalog: MemoryCatalog, lengths: list[int]) -> None:
+    """Cost per statement of one ``run`` over a whole script, against parsing its statements one by one."""
+    options = ExtractOptions(dialect="generic")
+    sample = [script_statement(k) for k in range(1000)]
+    print("script length: CPU per statement of one Extractor.run(script), ratio to parse_one per statement")
+    print(f"  {'statements':>10} {'rounds':>6} {'parse µs':>9} {'extract µs':>10} {'ratio':>6} {'RSS after MB':>12}")
+    for n in lengths:
+        script = ";\n".join(script_statement(k) for k in range(n))
+        rounds = 3 if n <= 10_000 else 1
+        t_parse: list[float] = []
+        t_run: list[float] = []
+        for _ in range(rounds):  # alternating: the baseline of each round next to its extraction
+            t_parse.append(timed(lambda: [sqlglot.parse_one(sql) for sql in sample]) / len(sample))
+            kept: list[object] = []  # the result stays alive until the RSS is read, as a caller's would
+
+            def run(kept: list[object] = kept, script: str = script) -> None:
+                kept.append(Extractor(catalog, options).run(script))
+
+            t_run.append(timed(run) / n)
+            assert len(kept[0].statements) == n  # type: ignore[attr-defined]
+            rss = rss_mb()
+            del kept
+        p, r = statistics.median(t_parse), statistics.median(t_run)
+        print(f"  {n:>10,} {rounds:>6} {p * 1e6:>9.1f} {r * 1e6:>10.1f} {r / p:>6.2f} {rss:>12.1f}")
+
+
+def size_statements(dimension: str, size: int) -> str:
+    """One statement ``size`` units large in ``dimension`` (columns, CTEs or UNION branches)."""
+    if dimension == "columns":
+        cols = ", ".join(f"c{i} + 1" for i in range(size))
+        return f"INSERT INTO t ({', '.join(f'c{i}' for i in range(size))}) SELECT {cols} FROM s"
+    if dimension == "ctes":
+        ctes = ["q0 AS (SELECT c0, c1 FROM s)"]
+        ctes += [f"q{i} AS (SELECT c0 + 1 AS c0, c1 FROM q{i - 1})" for i in range(1, size)]
+        return f"INSERT INTO t (c0, c1) WITH {', '.join(ctes)} SELECT c0, c1 FROM q{size - 1}"
+    branches = " UNION ALL ".join(f"SELECT c0 + {i}, c1 FROM s WHERE c2 = {i}" for i in range(size))
+    return f"INSERT INTO t (c0, c1) {branches}"
+
+
+def size_growth(catalog: MemoryCatalog, rounds: int) -> None:
+    """Extraction against parsing of single statements as they grow; a flat ratio is linear growth."""
+    options = ExtractOptions(dialect="generic")
+    print("statement size: CPU per statement, ratio to parse_one of the same statement")
+    print(f"  {'dimension':>10} {'size':>5} {'parse ms':>9} {'extract ms':>10} {'ratio':>6}")
+    for dimension, sizes in (("columns", (10, 100, 1000)), ("ctes", (10, 50, 100)), ("unions", (10, 100, 200))):
+        for size in sizes:
+            sql = size_statements(dimension, size)
+            events = Extractor(catalog, options).run(sql).events
+            assert len(events) == 1 and events[0].status is Status.COMPLETE, (dimension, size)
+            t = interleaved(
+                {
+                    "parse": lambda sql=sql: sqlglot.parse_one(sql),
+                    "extract": lambda sql=sql: Extractor(catalog, options).run(sql),
+                },
+                rounds,
+            )
+            p, e = t["parse"], t["extract"]
+            print(f"  {dimension:>10} {size:>5} {p * 1e3:>9.2f} {e * 1e3:>10.2f} {e / p:>6.2f}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--growth", action="store_true", help="the growth curves instead of the corpora")
+    ap.add_argument("--max-script", type=int, default=100_000, help="longest script of the growth curve")
+    ap.add_argument("--freeze", action="store_true", help="gc.freeze() the import-time heap first")
     args = ap.parse_args()
+    if args.freeze:
+        gc.freeze()
     compiled = sqlglot.parser.__file__.endswith(".so")
     print(f"sqlglot {sqlglot.__version__} ({'compiled: sqlglotc' if compiled else 'pure Python'})")
+    if args.growth:
+        catalog = growth_catalog()
+        script_growth(catalog, [n for n in (1_000, 10_000, 100_000) if n <= args.max_script])
+        size_growth(catalog, args.rounds)
+        return 0
     ok = True
     for label, sql_file, schema_file in (
         ("TPC-DS", "insert_tpcds.sql", "tpcds_schema.json"),

@@ -7,6 +7,7 @@ import logging
 import typer
 
 from headwater.cli import catalog_cmd, demo_cmd, dispatch_cmd, extract_cmd, history_cmd, ingest_cmd, store_cmd
+from headwater.extract.collector import freeze_import_heap
 
 app = typer.Typer(
     name="headwater",
@@ -41,6 +42,8 @@ logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
 for module in (extract_cmd, demo_cmd, catalog_cmd, dispatch_cmd, ingest_cmd, store_cmd, history_cmd):
     module.register(app)
+
+freeze_import_heap()  # the collector never walks the import-time heap again
 
 
 if __name__ == "__main__":  # pragma: no cover

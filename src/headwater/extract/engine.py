@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterator, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 from dataclasses import replace
 
 from sqlglot import exp
@@ -19,6 +19,7 @@ from headwater.catalog import Catalog, ColumnSchema, LayeredCatalog, Names, Tabl
 from headwater.catalog.names import MYSQL_FAMILY
 from headwater.extract.beyond import RESULT_DATABASE, delete_query, merge_branches, update_queries
 from headwater.extract.classify import classify
+from headwater.extract.collector import collector_paused
 from headwater.extract.context import generated_query_id, now_iso, redact, redact_event, redact_piece
 from headwater.extract.ddl import Session, apply_statement, is_temporary, table_ref
 from headwater.extract.exchange import table_moves
@@ -106,32 +107,44 @@ class Extractor:
 
     def extract_text(self, sql: str, run: RunInfo) -> ScriptResult:
         """Split and extract ``sql`` as the session stands (``run`` without its session effects)."""
-        return ScriptResult(tuple(self.run_pieces(split_script(sql, self.options.dialect), run)))
+        return ScriptResult(tuple(self.run_pieces(_released(split_script(sql, self.options.dialect)), run)))
 
-    def run_pieces(self, pieces: Sequence[Piece], run: RunInfo | None = None) -> Iterator[StatementResult]:
+    def run_pieces(self, pieces: Iterable[Piece], run: RunInfo | None = None) -> Iterator[StatementResult]:
         """Extract the statements ``split_script`` made of a script, one result at a time (the
-        session's database and catalog are taken from ``run`` as ``run`` does)."""
+        session's database and catalog are taken from ``run`` as ``run`` does). Each statement
+        runs with the collector paused (``collector.collector_paused``)."""
         run = run or RunInfo()
-        for k, piece in enumerate(pieces):
-            piece_run = run
-            if run.query_id and len(pieces) > 1:  # one id per statement of a script
-                piece_run = replace(run, query_id=f"{run.query_id}.{k + 1}")
-            if piece.tree is None and piece.skip is None:
-                piece = self._repaired(piece)
-            if piece.skip is None and (piece.tree is None or isinstance(piece.tree, CONTROL_FLOW)):
-                batch = batch_statements(piece.sql, self.options.dialect)
-                if batch is not None:  # T-SQL statements without semicolons between them, IF … ELSE …
-                    yield from self._routine(piece, batch, piece_run, header=False)
-                    continue
-            routine = routine_of(piece.sql, self.options.dialect) if piece.skip is None else None
-            if routine is not None:
-                yield from self._routine(piece, routine, piece_run)
-                continue
-            result = self._statement(piece, piece_run)
-            if result.events:  # secrets in expressions too (a filter on a literal URL with its password)
-                result = replace(result, events=tuple(redact_event(e, self.options.dialect) for e in result.events))
-            self.index += 1
-            yield result
+        ahead = iter(pieces)
+        piece = next(ahead, None)
+        following = next(ahead, None)
+        several = following is not None
+        k = 0
+        while piece is not None:
+            with collector_paused():
+                results = self._piece(piece, k, several, run)
+            piece, following = following, next(ahead, None)  # the statement's tree is no longer held here
+            k += 1
+            yield from results
+
+    def _piece(self, piece: Piece, k: int, several: bool, run: RunInfo) -> list[StatementResult]:
+        """The results of the ``k``-th piece of a script (of ``several``): one, or a routine's."""
+        piece_run = run
+        if run.query_id and several:  # one id per statement of a script
+            piece_run = replace(run, query_id=f"{run.query_id}.{k + 1}")
+        if piece.tree is None and piece.skip is None:
+            piece = self._repaired(piece)
+        if piece.skip is None and (piece.tree is None or isinstance(piece.tree, CONTROL_FLOW)):
+            batch = batch_statements(piece.sql, self.options.dialect)
+            if batch is not None:  # T-SQL statements without semicolons between them, IF … ELSE …
+                return self._routine(piece, batch, piece_run, header=False)
+        routine = routine_of(piece.sql, self.options.dialect) if piece.skip is None else None
+        if routine is not None:
+            return self._routine(piece, routine, piece_run)
+        result = self._statement(piece, piece_run)
+        if result.events:  # secrets in expressions too (a filter on a literal URL with its password)
+            result = replace(result, events=tuple(redact_event(e, self.options.dialect) for e in result.events))
+        self.index += 1
+        return [result]
 
     def _repaired(self, piece: Piece) -> Piece:
         """A statement sqlglot could not parse, parsed again after the narrow edits of ``prepass``
@@ -611,6 +624,14 @@ class Extractor:
     def render(self, node: exp.Expression) -> str:
         """SQL text of a resolved expression (ours, analysed already: no copy, no preprocessing needed)."""
         return self._generator.sql(node).strip()
+
+
+def _released(pieces: list[Piece]) -> Iterator[Piece]:
+    """The pieces of ``pieces`` in order, the list letting go of each as it is taken, so that a
+    statement's tree is freed once its statement is done rather than when the script is."""
+    pieces.reverse()
+    while pieces:
+        yield pieces.pop()
 
 
 def _drop_unread_target(resolver: Resolver, target: TableRef, rel: Relation) -> None:

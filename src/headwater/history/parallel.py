@@ -45,6 +45,9 @@ def _init(spec: ExtractSpec) -> None:
     global _worker
     logging.getLogger("sqlglot").setLevel(logging.ERROR)
     _worker = spec.extractor()
+    from headwater.extract.collector import freeze_import_heap
+
+    freeze_import_heap()  # after the extractor loaded its modules: the collector never walks them again
 
 
 Packed = tuple[str, str, str, "str | None", list[dict[str, Any]], bool]

@@ -1,0 +1,57 @@
+"""The collector around extraction: trees freed statement by statement, the import heap frozen."""
+
+from __future__ import annotations
+
+import gc
+import subprocess
+import sys
+import weakref
+
+from headwater.extract import ExtractOptions, Extractor, engine
+
+SCRIPT = "INSERT INTO t SELECT a FROM s;\nINSERT INTO t SELECT b FROM s;\nINSERT INTO t SELECT c FROM s"
+
+
+class _Probe:
+    """Lives in a tree's ``meta`` and so dies with it (compiled sqlglot nodes take no weak reference)."""
+
+
+def test_a_statements_tree_is_freed_once_its_statement_is_done(monkeypatch) -> None:
+    trees: list[weakref.ref] = []
+    split = engine.split_script
+
+    def recording_split(sql: str, dialect: str) -> list:
+        pieces = split(sql, dialect)
+        for p in pieces:
+            probe = _Probe()
+            p.tree.meta["probe"] = probe
+            trees.append(weakref.ref(probe))
+        return pieces
+
+    alive_at: list[list[bool]] = []
+    statement = engine.Extractor._statement
+
+    def recording_statement(self, piece, run):
+        gc.collect()
+        alive_at.append([ref() is not None for ref in trees])
+        return statement(self, piece, run)
+
+    monkeypatch.setattr(engine, "split_script", recording_split)
+    monkeypatch.setattr(engine.Extractor, "_statement", recording_statement)
+    result = Extractor(options=ExtractOptions(dialect="generic")).run(SCRIPT)
+    assert [[d.expression for d in e.direct] for e in result.events] == [["s.a"], ["s.b"], ["s.c"]]
+    # at the third statement the first statement's tree is gone, the third's is alive
+    assert alive_at[2][0] is False and alive_at[2][2] is True
+    assert alive_at[1][0] is False
+
+
+def test_the_collector_is_enabled_again_after_a_script() -> None:
+    assert gc.isenabled()
+    Extractor(options=ExtractOptions(dialect="generic")).run(SCRIPT)
+    assert gc.isenabled()
+
+
+def test_the_headwater_command_freezes_the_import_heap() -> None:
+    code = "import gc; import headwater.cli.main; print(gc.get_freeze_count() > 10000)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "True"
