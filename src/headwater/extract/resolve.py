@@ -63,6 +63,7 @@ class Resolver(SourceBinder, ColumnBinder):
         self.diagnostics: list[Diagnostic] = []
         self.incomplete = False
         self._memo: dict[int, Relation] = {}
+        self._memo_hits: dict[int, int] = {}  # relations handed out again from the memo (by id)
         self._taken: set[int] = set()
         self._origin: int | None = None  # the relation the last bound column came from (see resolve)
         # One node per base column, shared by every tree that reads it: column SQL does not
@@ -106,6 +107,8 @@ class Resolver(SourceBinder, ColumnBinder):
         if rel is None:
             rel = self._relation(query, parent, dict(ctes or {}))
             self._memo[key] = rel
+        else:
+            self._memo_hits[id(rel)] = self._memo_hits.get(id(rel), 0) + 1
         return rel
 
     def _relation(self, query: exp.Expression, parent: Scope | None, ctes: dict[str, Source]) -> Relation:
@@ -200,14 +203,16 @@ class Resolver(SourceBinder, ColumnBinder):
                 Severity.ERROR,
             )
         width = min(len(left.columns), len(right.columns)) if right.complete else len(left.columns)
-        columns = [left.columns[i] + (right.columns[i] if i < len(right.columns) else []) for i in range(width)]
-        rel = Relation(
-            left.names[:width],
-            left.labels[:width],
-            columns,
-            left.complete and right.complete,
-            left.tables + right.tables,
-        )
+        # A left branch that is itself a set operation made its lists for this one alone: they are
+        # extended in place, so a chain of n branches costs n, not n² (a memoised relation someone
+        # else asked for again, such as a recursive CTE's anchor, is copied first).
+        own = isinstance(node.this, exp.SetOperation) and self._memo_hits.get(id(left), 0) == 0
+        columns = left.columns[:width] if own else [list(left.columns[i]) for i in range(width)]
+        for i in range(min(width, len(right.columns))):
+            columns[i].extend(right.columns[i])
+        tables = left.tables if own else list(left.tables)
+        tables.extend(right.tables)
+        rel = Relation(left.names[:width], left.labels[:width], columns, left.complete and right.complete, tables)
         order = node.args.get("order")
         if order is not None:
             for ordered in order.expressions:
