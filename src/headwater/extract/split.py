@@ -22,6 +22,7 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from headwater.catalog.dialects import Flink, flink_tokens, sqlglot_dialect
+from headwater.extract.blocks import BlockTracker
 from headwater.model import Diagnostic, Severity
 
 
@@ -47,13 +48,16 @@ def split_script(sql: str, dialect: str) -> list[Piece]:
         return _split_by_text(sql, d)
     pieces: list[Piece] = []
     chunk: list[Token] = []
+    blocks = BlockTracker()  # a semicolon inside BEGIN … END does not end the statement
     for tok in tokens:
-        if tok.token_type == TokenType.SEMICOLON:
+        if tok.token_type == TokenType.SEMICOLON and not blocks.inside():
             if chunk:
                 pieces.append(_parse_chunk(len(pieces), chunk, sql, d))
             chunk = []
+            blocks.reset()
         else:
             chunk.append(tok)
+            blocks.feed(tok)
     if chunk:
         pieces.append(_parse_chunk(len(pieces), chunk, sql, d))
     return pieces

@@ -17,6 +17,7 @@ from headwater.service.deps import get_store, no_nul_in_query, require
 from headwater.service.errors import EDGE_ID_MIN, NODE_ID_MAX, ApiError, as_api_errors, expecting
 from headwater.store import LineageStore, NodeNotFound, NodeType
 from headwater.store import search as s
+from headwater.store.levels import Level
 from headwater.store.names import to_us
 
 router = APIRouter(prefix="/explorer", dependencies=[Depends(require("read")), Depends(no_nul_in_query)])
@@ -122,13 +123,15 @@ class FieldPaths(BaseModel):
         {
             "field": _NODE,
             "include_indirect": True,
+            "level": "all",
             "upstream": {"nodes": [], "edges": [], "truncated": False},
             "downstream": {"nodes": [], "edges": [], "truncated": False},
             "datasets": [_DATASET],
         }
     )
     field: m.Node
-    include_indirect: bool
+    include_indirect: bool = Field(description="level is all")
+    level: str = Field("all", description="direct, field or all: which mappings were followed")
     upstream: Subgraph = Field(description="the origin side: fields the field is computed from, and the edges")
     downstream: Subgraph = Field(description="the impact side: fields computed from the field, and the edges")
     datasets: list[m.Node] = Field(description="the datasets holding the field and every field on its paths")
@@ -279,10 +282,13 @@ def columns(store: Store, body: ColumnsRequest) -> ColumnEdges:
 def field_paths(
     store: Store,
     field: Annotated[str, Query(description="a field: table.column, full name or #id", examples=["#7"])],
-    include_indirect: bool = True,
+    include_indirect: Annotated[bool, Query(description="without level: true = all, false = direct")] = True,
     as_of: AsOf = None,
     max_depth: Annotated[int | None, Query(ge=1, le=100)] = None,
     max_nodes: Annotated[int, Query(ge=1, le=20_000)] = 2000,
+    level: Annotated[
+        Level | None, Query(description="which mappings to follow: direct, field or all (see /field-origin)")
+    ] = None,
 ) -> FieldPaths:
     """A field's origin subgraph (upstream) and impact subgraph (downstream): every path, not one per end."""
     with (
@@ -290,7 +296,7 @@ def field_paths(
         expecting(store, "query.field", field, "field"),
         store.engine.connect() as conn,
     ):
-        r = s.field_paths(conn, field, include_indirect, to_us(as_of), max_depth, max_nodes)
+        r = s.field_paths(conn, field, include_indirect, to_us(as_of), max_depth, max_nodes, level)
     return FieldPaths.model_validate(r)
 
 

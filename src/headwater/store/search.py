@@ -25,6 +25,7 @@ from sqlalchemy import Connection, case, func, or_, select
 
 from headwater.model.ol_restore import headwater_facet
 from headwater.store.errors import InvalidInput, NodeNotFound, StoreError
+from headwater.store.levels import Level, edge_filter, follows_dataset_level, parse_level
 from headwater.store.names import from_us
 from headwater.store.resolve import fetch_nodes, resolve
 from headwater.store.results import EdgeInfo, NodeInfo
@@ -288,6 +289,7 @@ class FieldPaths:
     upstream: Subgraph
     downstream: Subgraph
     datasets: list[NodeInfo] = field(default_factory=list)
+    level: str = "all"
 
 
 def field_paths(
@@ -297,17 +299,30 @@ def field_paths(
     as_of: int | None = None,
     max_depth: int | None = None,
     max_nodes: int = 2000,
+    level: str | None = None,
 ) -> FieldPaths:
     """The field's origin subgraph and impact subgraph (all paths, not only one per end field).
 
-    Without ``include_indirect`` only DIRECT mappings are followed, both ways.
+    ``level`` (``levels``) says which mappings are followed, both ways; without one,
+    ``include_indirect`` picks ``all`` (True) or ``direct`` (False).
     """
+    lvl = parse_level(level, include_indirect)
     root = resolve(conn, node, types=(NodeType.FIELD,))
-    dependency = None if include_indirect else "DIRECT"
     sides = []
     all_ids: set[int] = set()
     for upstream in (True, False):
-        w = walk(conn, [root.id], upstream, MAPS_TO, as_of, max_depth, max_nodes, dependency=dependency)
+        w = walk(
+            conn,
+            [root.id],
+            upstream,
+            MAPS_TO,
+            as_of,
+            max_depth,
+            max_nodes,
+            from_fields=True,
+            where=edge_filter(lvl),
+            dataset_level=follows_dataset_level(lvl),
+        )
         depth = {n: (-d if upstream else d) for n, d in w.depth.items() if n != root.id}
         # An edge belongs to the path when both its ends were reached (a capped walk may see edges
         # to nodes it did not keep).
@@ -325,7 +340,7 @@ def field_paths(
     if root.parent_id is not None:
         parents.add(root.parent_id)
     datasets = sorted(fetch_nodes(conn, parents).values(), key=lambda n: n.name)
-    return FieldPaths(root, include_indirect, sides[0], sides[1], datasets)
+    return FieldPaths(root, lvl == Level.ALL, sides[0], sides[1], datasets, lvl.value)
 
 
 # ---------------------------------------------------------------------------- statements

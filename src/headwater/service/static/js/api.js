@@ -72,11 +72,13 @@ export const api = {
   summary: (node, asOf) => get("summary", { node, as_of: asOf }),
   columns: (datasets, asOf) => post("explorer/columns", { datasets, as_of: asOf || null }),
   children: (id, types, asOf) => get(`explorer/nodes/${id}/children`, { types, as_of: asOf }),
+  // the "indirect" box: level all (every mapping) or direct (value flows); one level for all three
   fieldPaths: (field, includeIndirect, asOf) =>
-    get("explorer/field-paths", { field, include_indirect: includeIndirect, as_of: asOf }),
+    get("explorer/field-paths", { field, level: includeIndirect ? "all" : "direct", as_of: asOf }),
   fieldOrigin: (field, includeIndirect, asOf) =>
-    get("field-origin", { field, include_indirect: includeIndirect, as_of: asOf, limit: 200 }),
-  fieldImpact: (field, asOf) => get("field-impact", { field, as_of: asOf, limit: 200 }),
+    get("field-origin", { field, level: includeIndirect ? "all" : "direct", as_of: asOf, limit: 200 }),
+  fieldImpact: (field, includeIndirect, asOf) =>
+    get("field-impact", { field, level: includeIndirect ? "all" : "direct", as_of: asOf, limit: 200 }),
   edge: (id) => get(`explorer/edges/${id}`),
   job: (id, asOf) => get(`explorer/jobs/${id}`, { as_of: asOf }),
   analyzeImpact: (body) => post("analyze-impact", body),

@@ -187,7 +187,7 @@ async function doSync() {
       const [paths, origin, impact] = await Promise.all([
         api.fieldPaths(field, route.ind, route.asof),
         api.fieldOrigin(field, route.ind, route.asof),
-        api.fieldImpact(field, route.asof),
+        api.fieldImpact(field, route.ind, route.asof),
       ]);
       Object.assign(data, { paths, origin, impact });
       for (const side of [paths.upstream, paths.downstream]) {
