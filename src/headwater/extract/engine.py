@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from dataclasses import replace
 
 from sqlglot import exp
@@ -19,7 +19,7 @@ from headwater.catalog import Catalog, ColumnSchema, LayeredCatalog, Names, Tabl
 from headwater.catalog.names import MYSQL_FAMILY
 from headwater.extract.beyond import RESULT_DATABASE, delete_query, merge_branches, update_queries
 from headwater.extract.classify import classify
-from headwater.extract.context import generated_query_id, now_iso, redact
+from headwater.extract.context import generated_query_id, now_iso, redact, redact_event, redact_piece
 from headwater.extract.ddl import Session, apply_statement, is_temporary, table_ref
 from headwater.extract.exchange import table_moves
 from headwater.extract.prepass import blank_unparsed
@@ -81,6 +81,10 @@ class Extractor:
         self.catalog = LayeredCatalog(catalog)
         self.session = Session(catalog_name, self.names.table_ident(database) if database else None)
         self._has_base = catalog is not None
+        self.recorded_views: set[TableRef] = set()
+        """With ``view_nodes``: the views this extractor made events for (read as tables of their columns)."""
+        self.external_views: Container[TableRef] = ()
+        """With ``view_nodes``: views recorded elsewhere (a store's), read as tables of their columns too."""
         generator = self.dialect_impl.generator()
         # Athena's generator hands each statement to a Hive or a Trino generator and cannot render
         # an expression itself: expressions are Trino's.
@@ -124,6 +128,8 @@ class Extractor:
                 yield from self._routine(piece, routine, piece_run)
                 continue
             result = self._statement(piece, piece_run)
+            if result.events:  # secrets in expressions too (a filter on a literal URL with its password)
+                result = replace(result, events=tuple(redact_event(e, self.options.dialect) for e in result.events))
             self.index += 1
             yield result
 
@@ -187,6 +193,7 @@ class Extractor:
 
     def _statement(self, piece: Piece, run: RunInfo) -> StatementResult:
         index = self.index
+        piece = redact_piece(piece, self.options.dialect)  # secrets never reach an event or a message
         if piece.skip is not None:
             return StatementResult(index, piece.line, piece.column, piece.sql, "statement-set", skip_reason=piece.skip)
         if piece.tree is None:
@@ -294,7 +301,8 @@ class Extractor:
             self._has_base,
             self.session.temp_views,
         )
-        resolver.view_nodes = self.options.view_nodes
+        if self.options.view_nodes:
+            resolver.view_nodes = _ViewNodes(self.recorded_views, self.external_views)
         return resolver
 
     def _beyond(self, piece: Piece, tree: exp.Expression, run: RunInfo, index: int) -> StatementResult | None:
@@ -319,6 +327,7 @@ class Extractor:
             rel = resolver.relation(tree.expression, None, resolver.ctes_of(tree, {}, None))
             apply_statement(tree, self.catalog, self.names, self.session)
             if self.options.view_nodes:  # read as a table of its columns by later statements
+                self.recorded_views.add(target)
                 defined = self.catalog.table(target)
                 if defined is not None and not defined.columns:
                     columns = tuple(ColumnSchema(n) for n in (column_list or rel.names))
@@ -614,6 +623,18 @@ def _drop_unread_target(resolver: Resolver, target: TableRef, rel: Relation) -> 
     nodes = [alt for alts in rel.columns for alt in alts] + [node for _, node in resolver.indirect]
     if not any(ref.table == target for node in nodes for ref in refs_of(node)):
         del resolver.tables[target]
+
+
+class _ViewNodes:
+    """The views that are datasets of their own: those recorded here and those recorded elsewhere."""
+
+    __slots__ = ("external", "recorded")
+
+    def __init__(self, recorded: set[TableRef], external: Container[TableRef]) -> None:
+        self.recorded, self.external = recorded, external
+
+    def __contains__(self, ref: object) -> bool:
+        return ref in self.recorded or ref in self.external
 
 
 def _is_view(tree: exp.Expression) -> bool:
