@@ -21,6 +21,8 @@ from headwater.extract.beyond import RESULT_DATABASE, merge_branches, update_que
 from headwater.extract.classify import classify
 from headwater.extract.context import generated_query_id, now_iso, redact
 from headwater.extract.ddl import Session, apply_statement, table_ref
+from headwater.extract.deep import call_deep, in_deep_thread
+from headwater.extract.guards import LimitExceeded, WorkBudget
 from headwater.extract.resolve import Resolver
 from headwater.extract.result import ExtractOptions, RunInfo, ScriptResult, StatementResult
 from headwater.extract.scope import Relation, has_unresolved, refs_of
@@ -83,12 +85,15 @@ class Extractor:
         if run.catalog:
             self.session.catalog = self.names.table_ident(run.catalog) or self.session.catalog
         results = []
-        pieces = split_script(sql, self.options.dialect)
+        pieces = split_script(sql, self.options.dialect, self.options.limits)
         for k, piece in enumerate(pieces):
             piece_run = run
             if run.query_id and len(pieces) > 1:  # one id per statement of a script
                 piece_run = replace(run, query_id=f"{run.query_id}.{k + 1}")
-            results.append(self._statement(piece, piece_run))
+            if piece.deep:
+                results.append(call_deep(self._statement, piece, piece_run))
+            else:
+                results.append(self._statement(piece, piece_run))
             self._index += 1
         return ScriptResult(tuple(results))
 
@@ -132,6 +137,21 @@ class Extractor:
             apply_statement(tree, self.catalog, self.names, self.session)
         except EmptyName as err:
             diag = Diagnostic("empty_identifier", Severity.ERROR, str(err), index, piece.line, piece.column)
+            return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, error=diag)
+        except LimitExceeded as err:
+            diag = Diagnostic(err.code, Severity.ERROR, str(err), index, piece.line, piece.column)
+            return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, error=diag)
+        except RecursionError:
+            if not in_deep_thread():  # give it room: resolve it again in a deep worker
+                return call_deep(self._statement, piece, run)
+            diag = Diagnostic(
+                "nesting_too_deep",
+                Severity.ERROR,
+                "the statement nests too deep to be resolved (HEADWATER_EXTRACT_MAX_NESTING)",
+                index,
+                piece.line,
+                piece.column,
+            )
             return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, error=diag)
         except Exception as err:  # lineage must never fail the statement: report instead
             diag = Diagnostic(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from headwater.extract.guards import Limits
 from headwater.model import Diagnostic, LineageInfo, Severity
 
 
@@ -34,10 +35,14 @@ class ExtractOptions:
 
     ``statements``: ``doris`` (the guide's rules) or ``all`` (also SELECT, views, UPDATE, MERGE,
     VALUES inserts).
+
+    ``limits``: the per-statement limits (``headwater.extract.guards``); by default from the
+    environment (``HEADWATER_EXTRACT_MAX_…``) or the built-in values.
     """
 
     dialect: str = "doris"
     statements: str = "doris"
+    limits: Limits = field(default_factory=Limits.from_env)
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,14 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from headwater.catalog.dialects import Flink, flink_tokens, sqlglot_dialect
+from headwater.extract.deep import call_deep, in_deep_thread
+from headwater.extract.guards import Limits, check_tokens, oversized_spans, too_large_message
 from headwater.model import Diagnostic, Severity
+
+# Statements with more tokens or deeper nesting than this are parsed and resolved in a deep worker
+# (``headwater.extract.deep``): the main thread's stack and recursion limit are too small for them.
+DEEP_TOKENS = 1_500
+DEEP_NESTING = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,27 +43,76 @@ class Piece:
     tree: exp.Expression | None
     error: Diagnostic | None = None
     skip: str | None = None  # a statement with no lineage meaning of its own (statement-set markers)
+    deep: bool = False  # resolve it in a deep worker too (see DEEP_TOKENS)
 
 
-def split_script(sql: str, dialect: str) -> list[Piece]:
-    """Split and parse ``sql``; never raises for bad SQL (errors are on the pieces)."""
+def split_script(sql: str, dialect: str, limits: Limits | None = None) -> list[Piece]:
+    """Split and parse ``sql``; never raises for bad SQL (errors are on the pieces).
+
+    A statement past one of the ``limits`` (size, nesting, operator chain) or with a NUL byte is a
+    piece with an error, and is never given to the parser.
+    """
+    limits = limits or Limits()
     d = Dialect.get_or_raise(sqlglot_dialect(dialect))
+    oversized = list(oversized_spans(sql, limits.max_statement_bytes))
+    masked = _mask(sql, oversized) if oversized else sql
     try:
-        tokens = d.tokenize(sql)
+        tokens = d.tokenize(masked)
     except TokenError:
-        return _split_by_text(sql, d)
+        if oversized:
+            return [_too_large(i, sql, a, b, limits) for i, (a, b) in enumerate(oversized)]
+        return _split_by_text(sql, d, limits)
+    except RecursionError:
+        return [Piece(0, 1, 1, sql[:200], None, _diag("cannot tokenize: the script nests too deep", 0, 1, 1))]
     pieces: list[Piece] = []
     chunk: list[Token] = []
+    pending = iter(oversized)
+    big = next(pending, None)
     for tok in tokens:
+        while big is not None and tok.start >= big[1]:  # an oversized statement was here
+            if chunk:
+                pieces.append(_parse_chunk(len(pieces), chunk, masked, d, limits))
+                chunk = []
+            pieces.append(_too_large(len(pieces), sql, big[0], big[1], limits))
+            big = next(pending, None)
         if tok.token_type == TokenType.SEMICOLON:
             if chunk:
-                pieces.append(_parse_chunk(len(pieces), chunk, sql, d))
+                pieces.append(_parse_chunk(len(pieces), chunk, masked, d, limits))
             chunk = []
         else:
             chunk.append(tok)
     if chunk:
-        pieces.append(_parse_chunk(len(pieces), chunk, sql, d))
+        pieces.append(_parse_chunk(len(pieces), chunk, masked, d, limits))
+    while big is not None:
+        pieces.append(_too_large(len(pieces), sql, big[0], big[1], limits))
+        big = next(pending, None)
     return pieces
+
+
+def _mask(sql: str, spans: list[tuple[int, int]]) -> str:
+    """``sql`` with each span blanked: its newlines kept and the rest of its last line as spaces, so
+    that every other statement keeps its offset, line and column."""
+    parts: list[str] = []
+    pos = 0
+    for a, b in spans:
+        parts.append(sql[pos:a])
+        text = sql[a:b]
+        newlines = text.count("\n")
+        tail = len(text) - (text.rfind("\n") + 1) if newlines else len(text)
+        parts.append(" " * (len(text) - newlines - tail) + "\n" * newlines + " " * tail)
+        pos = b
+    parts.append(sql[pos:])
+    return "".join(parts)
+
+
+def _too_large(index: int, sql: str, a: int, b: int, limits: Limits) -> Piece:
+    while a < b and sql[a].isspace():
+        a += 1
+    line = sql.count("\n", 0, a) + 1
+    col = a - (sql.rfind("\n", 0, a) + 1) + 1
+    size = len(sql[a:b].encode("utf-8", "surrogatepass"))
+    err = Diagnostic("statement_too_large", Severity.ERROR, too_large_message(size, limits), index, line, col)
+    return Piece(index, line, col, sql[a : min(b, a + 200)] + " …", None, err)
 
 
 def _start_of(tok: Token, sql: str) -> tuple[int, int, int]:
@@ -73,7 +129,7 @@ SKIP_STATEMENT_SET = "statement-set: groups the statements inside it, each of wh
 _STATEMENT_SET = re.compile(r"EXECUTE\s+STATEMENT\s+SET\s+BEGIN\b", re.IGNORECASE)
 
 
-def _parse_embedded(index: int, sql: str, begin: int, end: int, d: Dialect) -> Piece:
+def _parse_embedded(index: int, sql: str, begin: int, end: int, d: Dialect, limits: Limits) -> Piece:
     """Parse ``sql[begin:end]`` on its own, keeping line and column numbers of the whole script."""
     while begin < end and sql[begin].isspace():
         begin += 1
@@ -84,16 +140,19 @@ def _parse_embedded(index: int, sql: str, begin: int, end: int, d: Dialect) -> P
         tokens = d.tokenize(padded)
     except TokenError as err:
         return Piece(index, line, col, sql[begin:end], None, _diag(f"cannot tokenize: {err}", index, line, col))
-    return _parse_chunk(index, tokens, padded, d)
+    return _parse_chunk(index, tokens, padded, d, limits)
 
 
 def _words(chunk: list[Token], n: int) -> list[str]:
     return [t.text.upper() for t in chunk[:n]]
 
 
-def _parse_chunk(index: int, chunk: list[Token], sql: str, d: Dialect) -> Piece:
+def _parse_chunk(index: int, chunk: list[Token], sql: str, d: Dialect, limits: Limits) -> Piece:
     start, line, col = _start_of(chunk[0], sql)
     text = sql[start : chunk[-1].end + 1]
+    refused = _refuse(index, chunk, text, line, col, limits)
+    if refused is not None:
+        return refused
     # Flink statement sets: EXECUTE STATEMENT SET BEGIN <stmt>; <stmt>; END; and
     # BEGIN STATEMENT SET; <stmt>; END;  — the markers are skipped, the statements parsed.
     marker = _STATEMENT_SET.match(text)
@@ -101,26 +160,51 @@ def _parse_chunk(index: int, chunk: list[Token], sql: str, d: Dialect) -> Piece:
         rest = text[marker.end() :]
         if not rest.strip():
             return Piece(index, line, col, text, None, skip=SKIP_STATEMENT_SET)
-        return _parse_embedded(index, sql, start + marker.end(), start + len(text), d)
+        return _parse_embedded(index, sql, start + marker.end(), start + len(text), d, limits)
     if _words(chunk, 4) == ["BEGIN", "STATEMENT", "SET"] or (len(chunk) == 1 and chunk[0].text.upper() == "END"):
         return Piece(index, line, col, text, None, skip=SKIP_STATEMENT_SET)
     if isinstance(d, Flink):
         chunk = flink_tokens(chunk)
     if len(chunk) == 2 and chunk[0].token_type == TokenType.REPLACE and chunk[1].token_type == TokenType.STRING:
-        return _parse_replace(index, sql, start, text, d)  # the tokenizer kept the rest as one string
+        return _parse_replace(index, sql, start, text, d, limits)  # the tokenizer kept the rest as one string
+    deep = len(chunk) > DEEP_TOKENS or text.count("(") > DEEP_NESTING
     try:
-        trees = d.parser().parse(chunk, sql)
+        trees = call_deep(d.parser().parse, chunk, sql) if deep else d.parser().parse(chunk, sql)
     except ParseError as err:
         return Piece(index, line, col, text, None, _parse_diag(err, index, line, col))
+    except RecursionError:
+        if deep or in_deep_thread():
+            return Piece(index, line, col, text, None, _diag("cannot parse: the statement nests too deep", index, line, col))
+        return dataclasses.replace(_parse_chunk_deep(index, chunk, sql, d, limits), deep=True)
     except Exception as err:  # sqlglot may raise other errors on odd input
         return Piece(index, line, col, text, None, _diag(f"cannot parse: {err}", index, line, col))
     tree = next((t for t in trees if t is not None), None)
     if tree is None:
         return Piece(index, line, col, text, None, _diag("empty statement", index, line, col))
-    return Piece(index, line, col, text, tree)
+    return Piece(index, line, col, text, tree, deep=deep)
 
 
-def _parse_replace(index: int, sql: str, start: int, text: str, d: Dialect) -> Piece:
+def _parse_chunk_deep(index: int, chunk: list[Token], sql: str, d: Dialect, limits: Limits) -> Piece:
+    """``_parse_chunk`` in a deep worker, for a statement that hit the recursion limit."""
+    return call_deep(_parse_chunk, index, chunk, sql, d, limits)
+
+
+def _refuse(index: int, chunk: list[Token], text: str, line: int, col: int, limits: Limits) -> Piece | None:
+    """An error piece for a statement that must not reach the parser (a NUL byte, a limit), else None."""
+    nul = text.find("\x00")
+    if nul >= 0:
+        at_line = line + text.count("\n", 0, nul)
+        at_col = (col + nul) if at_line == line else nul - text.rfind("\n", 0, nul)
+        message = f"a NUL byte at line {at_line}, column {at_col}: the statement is not SQL text; remove the byte"
+        return Piece(index, line, col, text, None, Diagnostic("nul_byte", Severity.ERROR, message, index, at_line, at_col))
+    over = check_tokens(chunk, limits)
+    if over is not None:
+        code, message = over
+        return Piece(index, line, col, text, None, Diagnostic(code, Severity.ERROR, message, index, line, col))
+    return None
+
+
+def _parse_replace(index: int, sql: str, start: int, text: str, d: Dialect, limits: Limits) -> Piece:
     """MySQL's and SQLite's ``REPLACE INTO t … SELECT``, which sqlglot keeps as a command: an INSERT for
     lineage (rows with a duplicate key are replaced, the data flows the same way). It is parsed as
     ``INSERT `` written over ``REPLACE`` (same length: every position stays); the text stays REPLACE.
@@ -130,7 +214,7 @@ def _parse_replace(index: int, sql: str, start: int, text: str, d: Dialect) -> P
     ('Insert', 'REPLACE INTO')
     """
     as_insert = sql[:start] + "INSERT " + sql[start + 7 :]
-    piece = _parse_embedded(index, as_insert, start, start + len(text), d)
+    piece = _parse_embedded(index, as_insert, start, start + len(text), d, limits)
     return dataclasses.replace(piece, sql=text)
 
 
@@ -152,7 +236,7 @@ def _parse_diag(err: ParseError, index: int, line: int, col: int) -> Diagnostic:
 _TEXT_SPLIT = re.compile(r";[ \t]*(?:\r?\n|$)")
 
 
-def _split_by_text(sql: str, d: Dialect) -> list[Piece]:
+def _split_by_text(sql: str, d: Dialect, limits: Limits) -> list[Piece]:
     """Fallback when the whole script does not tokenize: split at line-ending semicolons."""
     pieces: list[Piece] = []
     pos = 0
@@ -173,7 +257,7 @@ def _split_by_text(sql: str, d: Dialect) -> list[Piece]:
                     )
                 )
             else:
-                piece = _parse_chunk(len(pieces), tokens, stripped, d) if tokens else None
+                piece = _parse_chunk(len(pieces), tokens, stripped, d, limits) if tokens else None
                 if piece is not None:
                     err = piece.error
                     if err is not None:  # positions are relative to the piece: shift them
@@ -185,6 +269,6 @@ def _split_by_text(sql: str, d: Dialect) -> list[Piece]:
                             line + (err.line or 1) - 1,
                             err.column if (err.line or 1) > 1 else col + (err.column or 1) - 1,
                         )
-                    pieces.append(Piece(piece.index, line, col, piece.sql, piece.tree, err))
+                    pieces.append(Piece(piece.index, line, col, piece.sql, piece.tree, err, piece.skip, piece.deep))
         pos = m.end() if m else len(sql)
     return pieces
