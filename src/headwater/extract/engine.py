@@ -36,6 +36,7 @@ from headwater.extract.statements import (
     kind_of,
     skip_unsupported,
 )
+from headwater.extract.trees import expand, tree_size
 from headwater.model import (
     DATASET_INDIRECT_TYPES,
     Diagnostic,
@@ -196,8 +197,14 @@ class Extractor:
 
         resolver = self._resolver(index)
         query = tree.expression
-        ctes = resolver.ctes_of(tree, {}, None)  # INSERT … WITH may hang the WITH on the INSERT
-        rel = resolver.relation(query, None, ctes)
+        try:
+            ctes = resolver.ctes_of(tree, {}, None)  # INSERT … WITH may hang the WITH on the INSERT
+            rel = resolver.relation(query, None, ctes)
+        except LimitExceeded as err:  # pathological: an UNAVAILABLE event that says why
+            resolver = self._resolver(index)
+            resolver.diag(err.code, str(err), None, Severity.ERROR)
+            event = self._event(piece, kind, run, index, target, column_list, Relation([], [], [], False), resolver)
+            return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=(event,))
         partition, rel = self._partition(target_node, rel)
         if not resolver.tables and not resolver.via and self.options.statements == "doris":
             if kind.name == "ctas":
@@ -218,6 +225,7 @@ class Extractor:
             index,
             self._has_base,
             self.session.temp_views,
+            WorkBudget(self.options.limits.max_work),
         )
 
     def _beyond(self, piece: Piece, tree: exp.Expression, run: RunInfo, index: int) -> StatementResult | None:
@@ -394,20 +402,37 @@ class Extractor:
         resolver: Resolver,
         partition: list[str] | None = None,
     ) -> LineageInfo:
-        render = self._render
+        shared = resolver.shared
+        budget = self.options.limits.max_expression_nodes
+
+        def render(node: exp.Expression) -> str:
+            if not shared:
+                return self._render(node)
+            tree, abbreviated = expand(node, budget)
+            if abbreviated:
+                size = tree_size(node, {})
+                resolver.diag(
+                    "expression_abbreviated",
+                    f"an expression of {size:,} nodes is shown abbreviated (… after {budget:,} nodes, "
+                    "HEADWATER_EXTRACT_MAX_EXPRESSION_NODES); its lineage is exact",
+                    None,
+                    Severity.INFO,
+                )
+            return self._render(tree)
+
         fields = self._target_columns(target, column_list, rel, kind, resolver, partition)
         direct: list[DirectLineage] = []
         output_indirect: dict[tuple, IndirectLineage] = {}
         unresolved_columns = 0
         for pos, field in enumerate(fields):
             alts = rel.columns[pos] if pos < len(rel.columns) else []
-            if not alts or any(has_unresolved(a) for a in alts):
+            if not alts or any(has_unresolved(a, shared) for a in alts):
                 unresolved_columns += 1
             for branch, alt in enumerate(alts):
-                c = classify(alt)
+                c = classify(alt, shared)
                 direct.append(DirectLineage(field.name, render(alt), c.type, c.origin, c.sources, c.inputs, branch))
                 for itype, node in c.indirect:
-                    refs = tuple(refs_of(node))
+                    refs = tuple(refs_of(node, shared))
                     entry = IndirectLineage(itype, render(node), refs, field.name)
                     output_indirect.setdefault((field.name, itype, entry.expression), entry)
 
@@ -415,7 +440,7 @@ class Extractor:
         for itype in DATASET_INDIRECT_TYPES:  # the guide's order: JOIN, FILTER, GROUP_BY, SORT
             for t, node in resolver.indirect:
                 if t is itype:
-                    refs = tuple(refs_of(node))
+                    refs = tuple(refs_of(node, shared))
                     entry = IndirectLineage(itype, render(node), refs)
                     dataset_indirect.setdefault((itype, entry.expression), entry)
 

@@ -41,7 +41,7 @@ class Limits:
     max_nesting: int = 1_000
     max_terms: int = 50_000
     max_work: int = 20_000_000
-    max_expression_nodes: int = 20_000
+    max_expression_nodes: int = 10_000
     max_in_list: int = 1_000
 
     @classmethod
@@ -159,7 +159,8 @@ def check_tokens(tokens: Sequence[Token], limits: Limits) -> tuple[str, str] | N
     """(code, message) when the tokens of one statement pass a limit, else None.
 
     >>> from sqlglot.dialects.dialect import Dialect
-    >>> check_tokens(Dialect.get_or_raise("doris").tokenize("SELECT " + "(" * 9 + "1" + ")" * 9), Limits(max_nesting=5))[0]
+    >>> tokens = Dialect.get_or_raise("doris").tokenize("SELECT " + "(" * 9 + "1" + ")" * 9)
+    >>> check_tokens(tokens, Limits(max_nesting=5))[0]
     'nesting_too_deep'
     """
     depth, terms = measure(tokens)
@@ -233,3 +234,14 @@ def _size(sql: str, start: int, end: int) -> int:
         return 0
     chunk = sql[start:end]
     return len(chunk) if chunk.isascii() else len(chunk.encode("utf-8", "surrogatepass"))
+
+
+def view_refused(sql: str, dialect: str | None, limits: Limits | None = None) -> str | None:
+    """Why a stored view definition must not be parsed (too large, too deep), or None."""
+    from sqlglot.dialects.dialect import Dialect
+
+    limits = limits or Limits.from_env()
+    if len(sql) > limits.max_statement_bytes:
+        return too_large_message(len(sql), limits)
+    over = check_tokens(Dialect.get_or_raise(dialect).tokenize(sql), limits)
+    return over[1] if over is not None else None

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from headwater.catalog import TableSchema
+from headwater.extract.guards import view_refused
 from headwater.extract.scope import Alts, Relation, Scope, Source
 from headwater.extract.trees import QUERY_TYPES, clone
 from headwater.model import IndirectType, Severity, TableRef
@@ -173,30 +174,50 @@ class SourceBinder(_Base):
         return Source(alias=alias or name, table=ref, columns=list(schema.column_names))
 
     def _view_source(self, ref: TableRef, schema: TableSchema, alias: str) -> Source:
-        import sqlglot
-
         self.via[ref] = None
 
         def load() -> Relation:
-            try:
-                tree = sqlglot.parse_one(schema.view_sql or "", read=schema.view_dialect or self.names.dialect)
-            except Exception as err:  # a stored view definition we cannot read
-                self.diag("view_unreadable", f"view {ref.qualified}: cannot parse its definition: {err}", None)
-                return Relation([], [], [], complete=False)
-            if isinstance(tree, exp.Create):
-                tree = tree.expression
-            saved = self.database
-            self.database = ref.database or saved
-            try:
-                rel = self.relation(tree, None, {})
-            finally:
-                self.database = saved
-            names = list(schema.column_names) or rel.names
-            if len(names) == len(rel.names):
-                return Relation(names, names, rel.columns, rel.complete, rel.tables)
-            return rel
+            done = self._views.get(ref)  # a view read twice is resolved once (chains stay linear)
+            if done is None:
+                done = self._views[ref] = self._load_view(ref, schema)
+            return done
 
         return Source(alias=alias, load=load)
+
+    def _load_view(self, ref: TableRef, schema: TableSchema) -> Relation:
+        import sqlglot
+
+        if ref in self._loading_views:
+            self.diag(
+                "view_cycle",
+                f"view {ref.qualified} reads itself (directly or through other views): its lineage is not resolved",
+                None,
+                Severity.ERROR,
+            )
+            return Relation([], [], [], complete=False)
+        try:
+            refused = view_refused(schema.view_sql or "", schema.view_dialect or self.names.dialect)
+            if refused is not None:
+                self.diag("view_unreadable", f"view {ref.qualified}: {refused}", None)
+                return Relation([], [], [], complete=False)
+            tree = sqlglot.parse_one(schema.view_sql or "", read=schema.view_dialect or self.names.dialect)
+        except Exception as err:  # a stored view definition we cannot read
+            self.diag("view_unreadable", f"view {ref.qualified}: cannot parse its definition: {err}", None)
+            return Relation([], [], [], complete=False)
+        if isinstance(tree, exp.Create):
+            tree = tree.expression
+        saved = self.database
+        self.database = ref.database or saved
+        self._loading_views.add(ref)
+        try:
+            rel = self.relation(tree, None, {})
+        finally:
+            self.database = saved
+            self._loading_views.discard(ref)
+        names = list(schema.column_names) or rel.names
+        if len(names) == len(rel.names):
+            return Relation(names, names, rel.columns, rel.complete, rel.tables)
+        return rel
 
     def _add_join(self, join: exp.Join, scope: Scope) -> None:
         before = list(scope.sources.values())

@@ -174,7 +174,8 @@ def _parse_chunk(index: int, chunk: list[Token], sql: str, d: Dialect, limits: L
         return Piece(index, line, col, text, None, _parse_diag(err, index, line, col))
     except RecursionError:
         if deep or in_deep_thread():
-            return Piece(index, line, col, text, None, _diag("cannot parse: the statement nests too deep", index, line, col))
+            err = _diag("cannot parse: the statement nests too deep", index, line, col)
+            return Piece(index, line, col, text, None, err)
         return dataclasses.replace(_parse_chunk_deep(index, chunk, sql, d, limits), deep=True)
     except Exception as err:  # sqlglot may raise other errors on odd input
         return Piece(index, line, col, text, None, _diag(f"cannot parse: {err}", index, line, col))
@@ -196,7 +197,8 @@ def _refuse(index: int, chunk: list[Token], text: str, line: int, col: int, limi
         at_line = line + text.count("\n", 0, nul)
         at_col = (col + nul) if at_line == line else nul - text.rfind("\n", 0, nul)
         message = f"a NUL byte at line {at_line}, column {at_col}: the statement is not SQL text; remove the byte"
-        return Piece(index, line, col, text, None, Diagnostic("nul_byte", Severity.ERROR, message, index, at_line, at_col))
+        err = Diagnostic("nul_byte", Severity.ERROR, message, index, at_line, at_col)
+        return Piece(index, line, col, text, None, err)
     over = check_tokens(chunk, limits)
     if over is not None:
         code, message = over
