@@ -123,6 +123,9 @@ _OPERATORS = frozenset(
 )
 
 
+_AFTER_OPERAND = _OPERATORS | _OPEN | {TokenType.COMMA, TokenType.SELECT, TokenType.WHERE, TokenType.ON}
+
+
 def measure(tokens: Sequence[Token]) -> tuple[int, int]:
     """(nesting depth, longest operator chain) of a statement's tokens; linear, no recursion."""
     depth = deepest = 0
@@ -145,7 +148,7 @@ def measure(tokens: Sequence[Token]) -> tuple[int, int]:
             if terms > longest:
                 longest = terms
         # a prefix operator: at the start, after an operator, a comma or an opening token
-        if tt in _PREFIX and (prev is None or prev in _OPERATORS or prev in _OPEN or prev is TokenType.COMMA):
+        if tt in _PREFIX and (tt is TokenType.NOT or prev is None or prev in _PREFIX or prev in _AFTER_OPERAND):
             prefix_run += 1
             if depth + prefix_run > deepest:
                 deepest = depth + prefix_run
