@@ -141,7 +141,7 @@ def test_an_event_that_does_not_decode_fails_its_statement_alone() -> None:
 
     good = event_to_dict(tiny_event("q1"))
     bad = {**event_to_dict(tiny_event("q2")), "event_id": ""}
-    a, b = _unpack([("q1", "s", "event", None, [good]), ("q2", "s", "event", None, [bad])])
+    a, b = _unpack([("q1", "s", "event", None, [good], False), ("q2", "s", "event", None, [bad], False)])
     assert (a.kind, len(a.events)) == ("event", 1)
     assert (
         (b.kind, b.events) == ("failed", ()) and b.detail is not None and b.detail.startswith("invalid event: event_id")

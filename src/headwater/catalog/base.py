@@ -15,6 +15,8 @@ True
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -74,13 +76,32 @@ class MemoryCatalog:
 class LayeredCatalog:
     """A script's DDL layer over a base catalog: the script's own definitions win.
 
-    A table dropped in the script is hidden from the base too.
+    A table dropped in the script is hidden from the base too. ``version`` counts the changes;
+    ``state_for`` tells what the layer did to tables of some names (for caches keyed by it).
     """
 
     def __init__(self, base: Catalog | None = None) -> None:
         self.base = base
         self.overlay = MemoryCatalog()
         self._dropped: set[TableRef] = set()
+        self.version = 0
+        self._touched: dict[str, str] = {}  # lower-case name -> digest of the layer's changes to it
+        self._views: set[str] = set()
+
+    def _touch(self, ref: TableRef, schema: TableSchema | None) -> None:
+        name = ref.name.lower()
+        self._touched[name] = hashlib.sha1(f"{self._touched.get(name, '')}{ref!r}{schema!r}".encode()).hexdigest()
+        if schema is not None and schema.view_sql is not None:
+            self._views.add(name)
+        self.version += 1
+
+    def state_for(self, names: Iterable[str]) -> tuple[tuple[str, str], ...]:
+        """What the layer holds for tables of these (lower-case) names; everything it holds when one of
+        them is a view of the layer (a view's meaning depends on the tables it reads)."""
+        hit = sorted(n for n in set(names) if n in self._touched)
+        if any(n in self._views for n in hit):
+            return tuple(sorted(self._touched.items()))
+        return tuple((n, self._touched[n]) for n in hit)
 
     def table(self, ref: TableRef) -> TableSchema | None:
         found = self.overlay.table(ref)
@@ -93,10 +114,12 @@ class LayeredCatalog:
     def put(self, ref: TableRef, schema: TableSchema) -> None:
         self._dropped.discard(ref)
         self.overlay.put(ref, schema)
+        self._touch(ref, schema)
 
     def drop(self, ref: TableRef) -> None:
         self.overlay.drop(ref)
         self._dropped.add(ref)
+        self._touch(ref, None)
 
 
 class ChainCatalog:

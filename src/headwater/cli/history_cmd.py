@@ -63,6 +63,7 @@ def render_summary(console: Console, summary: IngestSummary, limit: int = 20) ->
         "sessions": c.sessions,
         "not succeeded": c.not_succeeded,
         "statements": c.statements,
+        "reused (same shape)": f"{c.reused} ({c.reused / c.statements:.0%})" if c.statements else "0",
         "events": c.events,
         "recorded": c.recorded,
         "duplicates": c.duplicates,
@@ -107,6 +108,7 @@ def run_ingest_log(
     workers: int = 1,
     task_size: int = 500,
     batch: int = 500,
+    reuse_cache: int = 10_000,
     report: Path | None = None,
     console: Console | None = None,
     show_progress: bool = True,
@@ -144,7 +146,7 @@ def run_ingest_log(
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--source") from None
     options = IngestOptions(
-        spec=ExtractSpec(dialect, statements, schema, catalog_url, catalog_name),
+        spec=ExtractSpec(dialect, statements, schema, catalog_url, catalog_name, reuse_cache),
         since=_time(since, timezone, "--since"),
         until=_time(until, timezone, "--until"),
         lookback=timedelta(seconds=lookback),
@@ -218,6 +220,14 @@ def ingest_log(
     workers: Annotated[int, typer.Option(min=1, help="Extraction processes (sessions stay together).")] = 1,
     task_size: Annotated[int, typer.Option(min=1, help="Statements per unit of work.")] = 500,
     batch: Annotated[int, typer.Option(min=1, help="Events per store transaction.")] = 500,
+    reuse_cache: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Statement shapes remembered per worker: a re-run with other literals is not parsed again "
+            "(same events). 0 turns it off.",
+        ),
+    ] = 10_000,
     report: Annotated[Path | None, typer.Option(help="Write every problem (query id, message) as JSON lines.")] = None,
 ) -> None:
     """Record the lineage of a query log's successful statements into the store (incremental).
@@ -245,6 +255,7 @@ def ingest_log(
         workers=workers,
         task_size=task_size,
         batch=batch,
+        reuse_cache=reuse_cache,
         report=report,
     )
 

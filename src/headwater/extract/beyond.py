@@ -5,15 +5,16 @@ passes give its lineage:
 
 - ``SELECT …`` writes an unnamed result, identified by the query id;
 - ``CREATE VIEW v AS …`` writes the view;
-- ``UPDATE t SET a = x … FROM … WHERE …`` is ``SELECT x AS a FROM t, … WHERE …``;
+- ``UPDATE t SET a = x … FROM … WHERE …`` is ``SELECT x AS a FROM t, … WHERE …`` (per table written);
+- ``DELETE FROM t [USING s] WHERE …`` is ``SELECT FROM t, s WHERE …``: table-level lineage only;
 - ``MERGE INTO t USING s ON c WHEN …`` is, per WHEN branch, ``SELECT <assigned values> FROM t JOIN s ON c
   [WHERE <branch condition>]``; every branch is one alternative (``branch``) of its columns;
 - ``INSERT … VALUES`` writes constants.
 
 >>> import sqlglot
->>> q, cols = update_query(sqlglot.parse_one("UPDATE t SET a = s.x + 1 FROM s WHERE t.id = s.id", read="postgres"))
->>> q.sql(), cols
-('SELECT s.x + 1 AS a FROM t, s WHERE t.id = s.id', ['a'])
+>>> [(t.sql(), q.sql(), cols) for t, q, cols in update_queries(
+...     sqlglot.parse_one("UPDATE t SET a = s.x + 1 FROM s WHERE t.id = s.id", read="postgres"))]
+[('t', 'SELECT s.x + 1 AS a FROM t, s WHERE t.id = s.id', ['a'])]
 """
 
 from __future__ import annotations
@@ -33,19 +34,78 @@ def _assignments(pairs: list[exp.Expression]) -> tuple[list[exp.Expression], lis
     return values, names
 
 
-def update_query(tree: exp.Update) -> tuple[exp.Select, list[str]]:
-    """The query of an UPDATE's assigned values, and the assigned column names."""
-    values, names = _assignments(tree.expressions)
-    select = exp.Select(expressions=values, from_=exp.From(this=tree.this.copy()))
+def _from_tables(node: exp.Expression) -> list[exp.Table]:
+    """The tables a FROM item names, with those of the joins hanging on it."""
+    out = [node] if isinstance(node, exp.Table) else []
+    for join in node.args.get("joins") or []:
+        out.extend(_from_tables(join.this))
+    return out
+
+
+def update_queries(tree: exp.Update) -> list[tuple[exp.Table, exp.Select, list[str]]]:
+    """Per table an UPDATE writes: the table, the query of its assigned values, the assigned columns.
+
+    The forms: MySQL ``UPDATE t1 a JOIN t2 b ON … SET a.v = b.v`` (the tables are the UPDATE's; a
+    SET column's qualifier names the table written, so one UPDATE may write several);
+    T-SQL ``UPDATE t SET … FROM tab1 t JOIN tab2 s ON …`` (``t`` names a table of the FROM: the FROM
+    is the whole row source); PostgreSQL, Snowflake, Redshift ``UPDATE t SET … FROM s WHERE …``
+    (``t`` is joined to the FROM's tables).
+    """
+    main = tree.this
     from_ = tree.args.get("from_")
+    select = exp.Select(from_=exp.From(this=main.copy()))
+    default = main
     if from_ is not None:
-        select.append("joins", exp.Join(this=from_.this.copy()))
+        named = {(t.alias_or_name or "").lower(): t for t in _from_tables(from_.this)}
+        same = named.get(main.name.lower()) if not main.args.get("alias") and not main.args.get("db") else None
+        if same is not None:  # T-SQL: the target is one of the FROM's tables
+            select.set("from_", exp.From(this=from_.this.copy()))
+            default = same
+        else:
+            select.append("joins", exp.Join(this=from_.this.copy()))
     for join in tree.args.get("joins") or []:
         select.append("joins", join.copy())
     where = tree.args.get("where")
     if where is not None:
         select.set("where", where.copy())
-    return select, names
+    tables = {(t.alias_or_name or "").lower(): t for t in _from_tables(select.args["from_"].this)}
+    for join in select.args.get("joins") or []:
+        tables.update({(t.alias_or_name or "").lower(): t for t in _from_tables(join.this)})
+    groups: dict[int, tuple[exp.Table, list[exp.Expression], list[str]]] = {}
+    for pair in tree.expressions:
+        if not (isinstance(pair, exp.EQ) and isinstance(pair.this, exp.Column)):
+            continue
+        written = tables.get(pair.this.table.lower(), default) if pair.this.table else default
+        _, values, names = groups.setdefault(id(written), (written, [], []))
+        names.append(pair.this.name)
+        values.append(exp.alias_(pair.expression.copy(), pair.this.name))
+    out = []
+    for written, values, names in groups.values():
+        query = select.copy()
+        query.set("expressions", values)
+        target = written.copy()
+        for key in ("alias", "joins"):
+            target.set(key, None)
+        out.append((target, query, names))
+    return out
+
+
+def delete_query(tree: exp.Delete) -> tuple[exp.Table, exp.Select]:
+    """The table a DELETE writes and the query of the rows it reads (no output columns).
+
+    ``DELETE FROM t USING s WHERE …`` joins ``s``; ``DELETE … WHERE k IN (SELECT …)`` reads the
+    subquery's tables.
+    """
+    target = tree.this.copy()
+    select = exp.Select(from_=exp.From(this=target.copy()))
+    for using in tree.args.get("using") or []:
+        select.append("joins", exp.Join(this=using.copy()))
+    where = tree.args.get("where")
+    if where is not None:
+        select.set("where", where.copy())
+    for key in ("alias", "joins"):
+        target.set(key, None)
+    return target, select
 
 
 def merge_branches(tree: exp.Merge) -> list[tuple[exp.Select, list[str]]]:

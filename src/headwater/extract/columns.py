@@ -6,6 +6,7 @@ unresolved marker and a diagnostic, never a guess.
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING
 
 from sqlglot import exp
@@ -39,10 +40,28 @@ class ColumnBinder(_Base):
                 return s
         return None
 
+    def _find_table(self, scope: Scope, catalog: str | None, db: str, name: str) -> Source | None:
+        """The source of table ``[catalog.]db.name`` in ``scope`` or an outer one, under any alias."""
+        s: Scope | None = scope
+        while s is not None:
+            for src in s.sources.values():
+                t = src.table
+                if t is not None and t.name == name and t.database == db and catalog in (None, t.catalog):
+                    if s is not scope:
+                        scope.outer_hit = True
+                    return src
+            s = s.parent
+        return None
+
     def _column(self, col: exp.Column, scope: Scope, alias_first: bool, alias_fallback: bool) -> Alts:
         name = self.names.column_ident(col.this) or ""
         qualifier = self.names.table_ident(col.args.get("table"))
         if qualifier is not None:
+            db = self.names.table_ident(col.args.get("db"))
+            if db is not None:  # db.t.x names table db.t, whatever alias it has in scope
+                found = self._find_table(scope, self.names.table_ident(col.args.get("catalog")), db, qualifier)
+                if found is not None:
+                    return self._from_source(found, name, col)
             s: Scope | None = scope
             while s is not None:
                 src = self._find_source(s, qualifier)
@@ -60,6 +79,8 @@ class ColumnBinder(_Base):
 
         if alias_first and name in scope.aliases:
             return [self._take(alt) for alt in scope.aliases[name]]
+        if name in scope.lateral and self._lateral_alias_applies(scope, name):
+            return [clone(alt) for alt in scope.lateral[name]]
         s = scope
         while s is not None:
             found = self._unqualified(s, name, col)
@@ -75,6 +96,11 @@ class ColumnBinder(_Base):
                 col, "unknown_column", f"column {name} with no table to read it from", Severity.ERROR
             )
         return self._unresolved(col, "unknown_column", f"column {name} is in no table of its scope", Severity.ERROR)
+
+    @staticmethod
+    def _lateral_alias_applies(scope: Scope, name: str) -> bool:
+        """An earlier select item's alias stands for ``name`` unless a known column of that name is in scope."""
+        return name not in scope.using and not any(src.has(name) for src in scope.sources.values())
 
     def _struct_field(self, col: exp.Column, scope: Scope, qualifier: str, name: str) -> Alts | None:
         """``s.f`` / ``t.s.f`` where ``s`` is a (struct) column: the field access over that column."""
@@ -108,6 +134,10 @@ class ColumnBinder(_Base):
 
     def _unqualified(self, scope: Scope, name: str, col: exp.Column) -> Alts | None:
         """Bind an unqualified column in one scope; None when this scope certainly lacks it."""
+        if name in scope.merged:  # FULL / RIGHT JOIN USING: the value comes from either side
+            left_src, right_src = scope.merged[name]
+            pairs = itertools.product(self._from_source(left_src, name, col), self._from_source(right_src, name, col))
+            return [exp.Coalesce(this=clone(lalt), expressions=[clone(ralt)]) for lalt, ralt in pairs]
         if name in scope.using:
             return self._from_source(scope.using[name], name, col)
         known: list[Source] = []
@@ -164,6 +194,8 @@ class ColumnBinder(_Base):
             # UNNEST(array_of_structs) AS i … i.sku: a field of the element, which the alias names
             field = exp.Identifier(this=node.name, quoted=bool(node.this.args.get("quoted")))
             return [exp.Dot(this=clone(alt), expression=field.copy()) for alt in rel.columns[element]]
+        if idx is None and rel.open is not None and not rel.open.opaque:
+            return self._from_source(rel.open, name, node)  # through a ``*`` over one unknown source
         if idx is None:
             if not rel.complete:
                 return self._unresolved(

@@ -17,7 +17,7 @@ from sqlglot.dialects.dialect import Dialect
 
 from headwater.catalog import Catalog, ColumnSchema, LayeredCatalog, Names, TableSchema
 from headwater.catalog.names import MYSQL_FAMILY
-from headwater.extract.beyond import RESULT_DATABASE, merge_branches, update_query
+from headwater.extract.beyond import RESULT_DATABASE, delete_query, merge_branches, update_queries
 from headwater.extract.classify import classify
 from headwater.extract.context import generated_query_id, now_iso, redact
 from headwater.extract.ddl import Session, apply_statement, table_ref
@@ -25,6 +25,7 @@ from headwater.extract.deep import call_deep, in_deep_thread
 from headwater.extract.guards import LimitExceeded, WorkBudget
 from headwater.extract.resolve import Resolver
 from headwater.extract.result import ExtractOptions, RunInfo, ScriptResult, StatementResult
+from headwater.extract.reuse import StatementReuse
 from headwater.extract.scope import Relation, has_unresolved, refs_of
 from headwater.extract.split import Piece, split_script, sqlglot_dialect
 from headwater.extract.statements import (
@@ -34,6 +35,7 @@ from headwater.extract.statements import (
     Kind,
     command_word,
     kind_of,
+    select_into_as_ctas,
     skip_unsupported,
 )
 from headwater.extract.trees import expand, tree_size
@@ -68,15 +70,22 @@ class Extractor:
         options: ExtractOptions | None = None,
         database: str | None = None,
         catalog_name: str = "internal",
+        reuse: StatementReuse | None = None,
     ) -> None:
         self.options = options or ExtractOptions()
         self.dialect = sqlglot_dialect(self.options.dialect)
+        self.dialect_impl = Dialect.get_or_raise(self.dialect)
         self.names = Names.for_dialect(self.dialect)
         self.catalog = LayeredCatalog(catalog)
         self.session = Session(catalog_name, self.names.table_ident(database) if database else None)
         self._has_base = catalog is not None
-        self._generator = Dialect.get_or_raise(self.dialect).generator()
-        self._index = 0
+        generator = self.dialect_impl.generator()
+        # Athena's generator hands each statement to a Hive or a Trino generator and cannot render
+        # an expression itself: expressions are Trino's.
+        self._generator = getattr(generator, "_trino_generator", generator)
+        self.reuse = reuse
+        self.index = 0
+        """The index of the next statement in this session."""
 
     def run(self, sql: str, run: RunInfo | None = None) -> ScriptResult:
         """Extract every statement of ``sql`` (a script or a single statement)."""
@@ -85,6 +94,12 @@ class Extractor:
             self.session.database = self.names.table_ident(run.database)
         if run.catalog:
             self.session.catalog = self.names.table_ident(run.catalog) or self.session.catalog
+        if self.reuse is not None:
+            return self.reuse.run(self, sql, run)
+        return self.run_pieces(sql, run)
+
+    def run_pieces(self, sql: str, run: RunInfo) -> ScriptResult:
+        """Split, then extract statement by statement (``run`` without its session effects)."""
         results = []
         pieces = split_script(sql, self.options.dialect, self.options.limits)
         for k, piece in enumerate(pieces):
@@ -95,13 +110,13 @@ class Extractor:
                 results.append(call_deep(self._statement, piece, piece_run))
             else:
                 results.append(self._statement(piece, piece_run))
-            self._index += 1
+            self.index += 1
         return ScriptResult(tuple(results))
 
     # ------------------------------------------------------------------
 
     def _statement(self, piece: Piece, run: RunInfo) -> StatementResult:
-        index = self._index
+        index = self.index
         if piece.skip is not None:
             return StatementResult(index, piece.line, piece.column, piece.sql, "statement-set", skip_reason=piece.skip)
         if piece.tree is None:
@@ -125,6 +140,7 @@ class Extractor:
                 piece.column,
             )
             return StatementResult(index, piece.line, piece.column, piece.sql, "unparsed", error=err)
+        tree = select_into_as_ctas(tree)
         kind = kind_of(tree)
         try:
             if kind.name in ("insert", "ctas") and kind.skip is None:
@@ -251,14 +267,27 @@ class Extractor:
             apply_statement(tree, self.catalog, self.names, self.session)
         elif isinstance(tree, exp.Update) and isinstance(tree.this, exp.Table):
             kind = Kind("update", SourceCommand.UPDATE)
-            target = table_ref(tree.this, self.names, self.session)
-            query, names = update_query(tree)
-            column_list = [self.names.column_ident(n) or "" for n in names]
+            events = []
+            for written, query, names in update_queries(tree):
+                resolver = self._resolver(index)
+                target = table_ref(written, self.names, self.session)
+                rel = resolver.relation(query, None, resolver.ctes_of(tree, {}, None))
+                _drop_unread_target(resolver, target, rel)
+                column_list = [self.names.column_ident(n) or "" for n in names]
+                events.append(self._event(piece, kind, run, index, target, column_list, rel, resolver))
+            return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=tuple(events))
+        elif isinstance(tree, exp.Delete) and isinstance(tree.this, exp.Table):
+            kind = Kind("delete", SourceCommand.DELETE)
+            written, query = delete_query(tree)
+            target = table_ref(written, self.names, self.session)
+            column_list = []
             rel = resolver.relation(query, None, resolver.ctes_of(tree, {}, None))
+            _drop_unread_target(resolver, target, rel)
         elif isinstance(tree, exp.Merge) and isinstance(tree.this, exp.Table):
             kind = Kind("merge", SourceCommand.MERGE)
             target = table_ref(tree.this, self.names, self.session)
             column_list, rel = self._merge_relation(tree, resolver)
+            _drop_unread_target(resolver, target, rel)
         elif isinstance(tree, exp.Insert) and isinstance(tree.expression, exp.Values):
             kind = Kind("insert", SourceCommand.INSERT_VALUES)
             node = tree.this
@@ -407,7 +436,7 @@ class Extractor:
 
         def render(node: exp.Expression) -> str:
             if not shared:
-                return self._render(node)
+                return self.render(node)
             tree, abbreviated = expand(node, budget)
             if abbreviated:
                 size = tree_size(node, {})
@@ -418,7 +447,7 @@ class Extractor:
                     None,
                     Severity.INFO,
                 )
-            return self._render(tree)
+            return self.render(tree)
 
         fields = self._target_columns(target, column_list, rel, kind, resolver, partition)
         direct: list[DirectLineage] = []
@@ -446,7 +475,7 @@ class Extractor:
 
         if not rel.complete and len(rel.columns) < len(fields):
             unresolved_columns = max(unresolved_columns, len(fields) - len(rel.columns))
-        if (fields and unresolved_columns >= len(fields)) or not fields:
+        if (fields and unresolved_columns >= len(fields)) or (not fields and kind.name != "delete"):
             status = Status.UNAVAILABLE
         elif unresolved_columns or resolver.incomplete:
             status = Status.PARTIAL
@@ -455,21 +484,8 @@ class Extractor:
         if any(d.severity == Severity.ERROR for d in resolver.diagnostics) and status == Status.COMPLETE:
             status = Status.PARTIAL
 
-        query_id = run.query_id or generated_query_id(piece.sql, index)
-        context = QueryContext(
-            source_command=kind.command or SourceCommand.INSERT_INTO,
-            query_id=query_id,
-            sql=piece.sql,
-            user=run.user,
-            client_ip=run.client_ip,
-            database=self.session.database,
-            catalog=self.session.catalog,
-            state="OK",
-            timestamp=run.timestamp or now_iso(),
-            duration_ms=run.duration_ms,
-            external_catalog_properties=redact(
-                {**run.external_catalog_properties, **self._table_properties([target, *resolver.tables, *resolver.via])}
-            ),
+        context = self.context_for(
+            piece.sql, kind.command or SourceCommand.INSERT_INTO, run, index, [target, *resolver.tables, *resolver.via]
         )
         diagnostics = tuple(
             d
@@ -479,7 +495,7 @@ class Extractor:
         )
         _refuse_empty_names(target, fields, direct, [*dataset_indirect.values(), *output_indirect.values()])
         return LineageInfo(
-            event_id=make_event_id(query_id, target),
+            event_id=make_event_id(context.query_id, target),
             source_command=context.source_command,
             target=Target(target, fields),
             sources=tuple(resolver.tables),
@@ -492,6 +508,25 @@ class Extractor:
             via=tuple(resolver.via),
         )
 
+    def context_for(
+        self, sql: str, command: SourceCommand, run: RunInfo, index: int, tables: list[TableRef]
+    ) -> QueryContext:
+        """The query context of the statement ``sql`` (the ``index``-th of the session) reading and
+        writing ``tables``, as the session stands."""
+        return QueryContext(
+            source_command=command,
+            query_id=run.query_id or generated_query_id(sql, index),
+            sql=sql,
+            user=run.user,
+            client_ip=run.client_ip,
+            database=self.session.database,
+            catalog=self.session.catalog,
+            state="OK",
+            timestamp=run.timestamp or now_iso(),
+            duration_ms=run.duration_ms,
+            external_catalog_properties=redact({**run.external_catalog_properties, **self._table_properties(tables)}),
+        )
+
     def _table_properties(self, tables: list[TableRef]) -> dict[str, str]:
         """Options declared on the tables (Flink ``WITH (…)``), keyed ``db.table.option``."""
         out: dict[str, str] = {}
@@ -501,9 +536,21 @@ class Extractor:
                 out[f"{ref.qualified}.{key}"] = value
         return out
 
-    def _render(self, node: exp.Expression) -> str:
+    def render(self, node: exp.Expression) -> str:
         """SQL text of a resolved expression (ours, analysed already: no copy, no preprocessing needed)."""
         return self._generator.sql(node).strip()
+
+
+def _drop_unread_target(resolver: Resolver, target: TableRef, rel: Relation) -> None:
+    """An UPDATE, MERGE or DELETE reads its target only where a value, ON or WHERE reads a column of it.
+
+    ``UPDATE t SET c = 1`` writes ``t`` without reading it; ``… WHERE t.d < 0`` reads it.
+    """
+    if target not in resolver.tables:
+        return
+    nodes = [alt for alts in rel.columns for alt in alts] + [node for _, node in resolver.indirect]
+    if not any(ref.table == target for node in nodes for ref in refs_of(node, resolver.shared)):
+        del resolver.tables[target]
 
 
 class EmptyName(ValueError):

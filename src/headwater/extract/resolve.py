@@ -26,7 +26,7 @@ from sqlglot import exp
 from headwater.catalog import Catalog, LayeredCatalog, Names, TableSchema
 from headwater.extract.columns import ColumnBinder
 from headwater.extract.guards import Limits, WorkBudget
-from headwater.extract.scope import Alts, Relation, Scope, Source
+from headwater.extract.scope import UNRESOLVED, Alts, Relation, Scope, Source
 from headwater.extract.sources import SourceBinder
 from headwater.extract.trees import (
     QUERY_TYPES,
@@ -44,6 +44,10 @@ MAX_ALTERNATIVES = 64
 # A resolved expression used a second time is copied when it has at most this many nodes, and shared
 # above: a CTE or view chain that uses each level twice would otherwise double at every level.
 SHARE_ABOVE = 64
+# Dialects whose select list may use an earlier item's alias (lateral column aliases): Snowflake,
+# Databricks / Spark 3.4+, Redshift, DuckDB, Teradata, ClickHouse. BigQuery, PostgreSQL, MySQL,
+# T-SQL, Oracle, Trino, Hive do not.
+LATERAL_ALIAS_DIALECTS = frozenset({"snowflake", "databricks", "spark", "redshift", "duckdb", "teradata", "clickhouse"})
 
 
 class Resolver(SourceBinder, ColumnBinder):
@@ -197,7 +201,10 @@ class Resolver(SourceBinder, ColumnBinder):
         for row in rows:
             items = row.expressions if isinstance(row, exp.Tuple) else [row]
             for i, item in enumerate(items[:width]):
-                columns[i].append(item.copy())
+                if any(isinstance(n, QUERY_TYPES) for n in item.walk()):  # a subquery: resolve it
+                    columns[i].extend(self.resolve(item, Scope(None, {})))
+                else:
+                    columns[i].append(item.copy())
         names = [f"col{i + 1}" for i in range(width)]
         return self._aliased(Relation(names, list(names), columns), values.args.get("alias"))
 
@@ -249,9 +256,10 @@ class Resolver(SourceBinder, ColumnBinder):
         from_ = sel.args.get("from_")
         if from_ is not None:
             self._add_source(from_.this, scope)
-        joins = sel.args.get("joins") or []
-        for join in joins:
+        for join in sel.args.get("joins") or []:
             self._add_join(join, scope)
+            scope.joins.append(join)
+        joins = scope.joins
         for lateral in sel.args.get("laterals") or []:
             self._add_source(lateral, scope)
         if sel.args.get("pivots"):
@@ -261,9 +269,11 @@ class Resolver(SourceBinder, ColumnBinder):
 
         for src in scope.sources.values():
             _ = src.relation  # every relation in FROM is scanned, even when no column of it is read
-        names, labels, items, complete = self._expand(sel, scope)
-        columns = [self.resolve(item, scope) for item in items]
+        names, labels, items, complete, open_sources = self._expand(sel, scope)
+        columns = self._select_list(names, items, scope)
         rel = Relation(names, labels, columns, complete, [s.table for s in scope.sources.values() if s.table])
+        if len(open_sources) == 1:
+            rel.open = open_sources[0]
         for name, alts in zip(names, columns, strict=True):
             scope.aliases.setdefault(name, alts)
 
@@ -291,6 +301,33 @@ class Resolver(SourceBinder, ColumnBinder):
                 node = ordered.this if isinstance(ordered, exp.Ordered) else ordered
                 self._record(IndirectType.SORT, self._key(node, scope, items, alias_first=True))
         return rel
+
+    def _select_list(self, names: list[str], items: list[exp.Expression], scope: Scope) -> list[Alts]:
+        """Resolve the select list. Where the dialect allows it, an item may use an earlier item's
+        alias (``SELECT a AS x, x || b AS y``); elsewhere such a use is reported."""
+        if self.names.dialect not in LATERAL_ALIAS_DIALECTS:
+            columns = [self.resolve(item, scope) for item in items]
+            for i, alts in enumerate(columns):
+                earlier = set(names[:i])
+                for alt in alts:
+                    for col in alt.find_all(exp.Column):
+                        if col._meta and col._meta.get(UNRESOLVED) and not col.table and col.name in earlier:
+                            self.diag(
+                                "lateral_alias_unsupported",
+                                f"{col.name} is an alias of an earlier select item: {self.names.dialect} does "
+                                "not allow a select-list alias in the same select list (give the expression)",
+                                col,
+                                Severity.ERROR,
+                            )
+            return columns
+        columns = []
+        for name, item in zip(names, items, strict=True):
+            alts = self.resolve(item, scope)
+            columns.append(alts)
+            if name:
+                scope.lateral.setdefault(name, alts)
+        scope.lateral = {}
+        return columns
 
     def _group(self, group: exp.Group, scope: Scope, items: list[exp.Expression]) -> None:
         keys: list[exp.Expression] = []
@@ -331,11 +368,16 @@ class Resolver(SourceBinder, ColumnBinder):
 
     # ------------------------------------------------------------------ FROM
 
-    def _expand(self, sel: exp.Select, scope: Scope) -> tuple[list[str], list[str], list[exp.Expression], bool]:
+    def _expand(
+        self, sel: exp.Select, scope: Scope
+    ) -> tuple[list[str], list[str], list[exp.Expression], bool, list[Source]]:
+        """Names, labels and expressions of the select list, whether all are known, and the
+        sources of unknown columns that a ``*`` passed through."""
         names: list[str] = []
         labels: list[str] = []
         items: list[exp.Expression] = []
         complete = True
+        open_sources: dict[int, Source] = {}
         for item in sel.expressions:
             if isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(item.this, exp.Star)):
                 qualifier = self.names.table_ident(item.args.get("table")) if isinstance(item, exp.Column) else None
@@ -344,8 +386,9 @@ class Resolver(SourceBinder, ColumnBinder):
                     self.names.column_ident(c.this if isinstance(c, exp.Column) else c)
                     for c in star.args.get("except_") or []
                 }
-                ok = self._expand_star(scope, qualifier, excluded, item, names, labels, items)
-                complete = complete and ok
+                unknown = self._expand_star(scope, qualifier, excluded, item, names, labels, items)
+                complete = complete and not unknown
+                open_sources.update((id(src), src) for src in unknown)
                 continue
             inner = item.this if isinstance(item, exp.Alias) else item
             if isinstance(item, exp.Alias):
@@ -354,13 +397,16 @@ class Resolver(SourceBinder, ColumnBinder):
             elif isinstance(item, exp.Column):
                 label = item.name
                 name = self.names.column_ident(item.this)
+            elif (named := _cast_column(item, self.names.dialect)) is not None:
+                label = named.name
+                name = self.names.column_ident(named.this)
             else:
                 label = item.sql(dialect=self.names.dialect or None)
                 name = self.names.column_ident(label)
             names.append(name or "")
             labels.append(label)
             items.append(inner)
-        return names, labels, items, complete
+        return names, labels, items, complete, list(open_sources.values())
 
     def _expand_star(
         self,
@@ -371,18 +417,20 @@ class Resolver(SourceBinder, ColumnBinder):
         names: list[str],
         labels: list[str],
         items: list[exp.Expression],
-    ) -> bool:
+    ) -> list[Source]:
+        """Expand ``*`` / ``q.*`` into ``names``, ``labels`` and ``items``; return the sources whose
+        columns are unknown (they could not be expanded)."""
         if qualifier is not None:
             src = self._find_source(scope, qualifier)
-            sources = [src] if src is not None else []
             if src is None:
                 self.diag("unknown_qualifier", f"{qualifier}.* names no table in scope", node, Severity.ERROR)
-                return False
+                return [Source(alias=qualifier, opaque="unknown qualifier")]
+            sources = [(src.alias, src)]
         else:
-            sources = list(scope.sources.values())
-        ok = True
+            sources = list(scope.sources.items())  # keyed as in the scope (one name may be there twice)
+        unknown: list[Source] = []
         seen_using: set[str] = set()
-        for src in sources:
+        for key, src in sources:
             cols = src.known_columns()
             if cols is None:
                 what = src.table.qualified if src.table else (src.opaque or src.alias)
@@ -391,7 +439,7 @@ class Resolver(SourceBinder, ColumnBinder):
                     f"* over {what}, whose columns are unknown: give its schema (--schema or --catalog-url)",
                     node,
                 )
-                ok = False
+                unknown.append(src)
                 continue
             for col in cols:
                 if col in excluded:
@@ -402,13 +450,11 @@ class Resolver(SourceBinder, ColumnBinder):
                     seen_using.add(col)
                 names.append(col)
                 labels.append(col)
-                # names are normalised already: quote them so they are not folded a second time
-                items.append(
-                    exp.Column(
-                        this=exp.to_identifier(col, quoted=True), table=exp.to_identifier(src.alias, quoted=True)
-                    )
-                )
-        return ok
+                # names are normalised already: quote them so they are not folded a second time;
+                # a FULL / RIGHT JOIN's USING column is unqualified: it comes from both sides
+                table = None if qualifier is None and col in scope.merged else exp.to_identifier(key, quoted=True)
+                items.append(exp.Column(this=exp.to_identifier(col, quoted=True), table=table))
+        return unknown
 
     # ------------------------------------------------------------------ expressions
 
@@ -489,6 +535,29 @@ class Resolver(SourceBinder, ColumnBinder):
                 cond = exp.And(this=cond, expression=self._take(c))
             select.set("where", exp.Where(this=cond))
         return [select if isinstance(node, exp.Select) else exp.Subquery(this=select)]
+
+
+# Dialects that name an unaliased ``CAST(col AS …)`` / ``col::type`` output after the column:
+# PostgreSQL (and Redshift, from it) names a cast by its argument; Spark names a cast of a
+# column by the column. The others name it by its text (MySQL, DuckDB, Snowflake) or by position
+# (Hive ``_c0``, Trino ``_col0``), which the expression's text stands for here.
+CAST_NAMED_BY_COLUMN = frozenset({"postgres", "redshift", "materialize", "risingwave", "spark", "spark2", "databricks"})
+
+
+def _cast_column(item: exp.Expression, dialect: str) -> exp.Column | None:
+    """The column an unaliased cast output is named after in ``dialect``, if it is.
+
+    >>> import sqlglot
+    >>> _cast_column(sqlglot.parse_one("x::int::text", read="postgres"), "postgres").sql()
+    'x'
+    >>> _cast_column(sqlglot.parse_one("CAST(x AS INT)"), "mysql") is None
+    True
+    """
+    if dialect not in CAST_NAMED_BY_COLUMN:
+        return None
+    while isinstance(item, exp.Cast):
+        item = item.this
+    return item if isinstance(item, exp.Column) and not isinstance(item.this, exp.Star) else None
 
 
 def _combinations(subs: list[tuple[int, Alts, int | None]]) -> Iterator[list[tuple[int, exp.Expression]]]:

@@ -30,6 +30,9 @@ class Relation:
     complete: bool = True
     tables: list[TableRef] = field(default_factory=list)
     correlated: list[exp.Expression] = field(default_factory=list)
+    # the one source of unknown columns a ``*`` passed through: a name the relation does not list
+    # can only be that source's column (``SELECT user_id FROM (SELECT *, … FROM u) x``)
+    open: Source | None = None
     _index: dict[str, int] | None = None
 
     def index(self, name: str) -> int | None:
@@ -96,11 +99,19 @@ class Scope:
     ctes: dict[str, Source]
     sources: dict[str, Source] = field(default_factory=dict)
     using: dict[str, Source] = field(default_factory=dict)
+    # FULL / RIGHT JOIN … USING (k): the output ``k`` is COALESCE(left.k, right.k)
+    merged: dict[str, tuple[Source, Source]] = field(default_factory=dict)
+    # select-list aliases visible to the later items of the same list (lateral column aliases)
+    lateral: dict[str, Alts] = field(default_factory=dict)
     aliases: dict[str, Alts] = field(default_factory=dict)
     outer_hit: bool = False
+    joins: list[exp.Join] = field(default_factory=list)  # every join of the scope, nested ones too
 
     def add(self, src: Source) -> None:
-        self.sources[src.alias] = src
+        key = src.alias
+        if key in self.sources:  # one name twice (a CTE ``w`` and the table ``db.w``): both are read
+            key = f"{key}\x00{len(self.sources)}"
+        self.sources[key] = src
 
 
 def column_node(table: TableRef, name: str) -> exp.Column:

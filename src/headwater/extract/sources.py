@@ -24,10 +24,25 @@ else:
     _Base = object
 
 
+def _parenthesised_tables(node: exp.Subquery) -> bool:
+    """True for parentheses around a table or a join (``(t1)``, ``((a JOIN b ON …))``), not a query.
+
+    >>> import sqlglot
+    >>> _parenthesised_tables(sqlglot.parse_one("SELECT * FROM ((a JOIN b ON a.k = b.k))").args["from_"].this)
+    True
+    """
+    inner = node.this
+    while isinstance(inner, exp.Subquery) and not inner.args.get("alias"):
+        inner = inner.this
+    return isinstance(inner, exp.Table)
+
+
 class SourceBinder(_Base):
     """FROM-clause binding for ``Resolver``."""
 
     def _add_source(self, node: exp.Expression, scope: Scope) -> Source | None:
+        if isinstance(node, exp.Subquery) and not node.args.get("alias") and _parenthesised_tables(node):
+            return self._add_source(node.this, scope)  # ``FROM (t1)``, ``FROM ((a JOIN b ON …))``
         alias_node = node.args.get("alias")
         alias = self.names.table_ident(alias_node.this) if alias_node is not None and alias_node.this else None
         if isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier):
@@ -59,6 +74,9 @@ class SourceBinder(_Base):
         for pivot in node.args.get("pivots") or []:
             src = self._pivot_source(src, pivot, scope)
         scope.add(src)
+        for join in node.args.get("joins") or []:  # a join list inside parentheses, or an UPDATE's
+            self._add_join(join, scope)
+            scope.joins.append(join)
         return src
 
     def _pivot_source(self, base: Source, pivot: exp.Pivot, scope: Scope) -> Source:
@@ -115,15 +133,21 @@ class SourceBinder(_Base):
             names = [alias or ""]  # UNNEST(arr) AS x names the value column (BigQuery, DuckDB)
         width = max(len(names), len(args), 1)
         names += [f"col{i + 1}" for i in range(len(names), width)]
+        labels = [c.name for c in cols] or list(names)
+        offset = func.args.get("offset") if isinstance(func, exp.Unnest) else None
+        if offset:  # WITH ORDINALITY AS u(x, n) / WITH OFFSET [AS pos]: the position column
+            named = isinstance(offset, exp.Identifier)
+            names.append((self.names.column_ident(offset) or "") if named else "offset")
+            labels.append(offset.name if named else "offset")
         resolved = [self.resolve(a, scope) for a in args]
         columns: list[Alts] = []
-        for i in range(width):
+        for i in range(len(names)):
             alts = resolved[min(i, len(resolved) - 1)] if resolved else []
             if isinstance(func, exp.Unnest):
                 columns.append([exp.Unnest(expressions=[clone(a)]) for a in alts])
             else:
                 columns.append([func.__class__(this=clone(a)) for a in alts])
-        rel = Relation(names, [c.name for c in cols] or names, columns)
+        rel = Relation(names, labels, columns)
         return Source(alias=alias or (names[0] if names else f"__unnest{len(scope.sources)}"), load=lambda: rel)
 
     def _opaque(self, node: exp.Expression, scope: Scope, construct: str) -> Source:
@@ -234,7 +258,10 @@ class SourceBinder(_Base):
             for lalt, ralt in itertools.product(left, right_alts):
                 self.indirect.append((IndirectType.JOIN, exp.EQ(this=lalt, expression=ralt)))
             if left:
-                scope.using.setdefault(name, next(s for s in before if s.has(name) is not False))
+                left_src = next(s for s in before if s.has(name) is not False)
+                scope.using.setdefault(name, left_src)
+                if str(join.args.get("side") or "").upper() in ("FULL", "RIGHT"):
+                    scope.merged[name] = (scope.merged[name][0] if name in scope.merged else left_src, src)
 
     def _natural_columns(self, before: list[Source], src: Source, join: exp.Join) -> list[str]:
         right = src.known_columns()

@@ -92,11 +92,30 @@ class Kind:
     skip: str | None = None
 
 
+def select_into_as_ctas(tree: exp.Expression) -> exp.Expression:
+    """``SELECT … INTO t FROM …`` (PostgreSQL, T-SQL, Redshift) as the ``CREATE TABLE t AS SELECT …`` it is.
+
+    Other statements, and ``SELECT … INTO`` a variable or a file, are returned as they are.
+
+    >>> import sqlglot
+    >>> select_into_as_ctas(sqlglot.parse_one("SELECT a INTO t2 FROM s", read="postgres")).sql()
+    'CREATE TABLE t2 AS SELECT a FROM s'
+    """
+    into = tree.args.get("into") if isinstance(tree, exp.Select) else None
+    if into is None or not isinstance(into.this, exp.Table) or not isinstance(into.this.this, exp.Identifier):
+        return tree
+    query = tree.copy()
+    query.set("into", None)
+    return exp.Create(this=into.this.copy(), kind="TABLE", expression=query, temporary=bool(into.args.get("temporary")))
+
+
 def kind_of(tree: exp.Expression) -> Kind:
     if isinstance(tree, exp.Insert):
         query = tree.expression
         command = SourceCommand.INSERT_OVERWRITE if tree.args.get("overwrite") else SourceCommand.INSERT_INTO
         if isinstance(query, exp.Values) or (isinstance(query, exp.Subquery) and isinstance(query.this, exp.Values)):
+            if any(isinstance(t.this, exp.Identifier) for t in query.find_all(exp.Table)):
+                return Kind("insert", command)  # ``VALUES ((SELECT MAX(x) FROM t), 1)`` reads a table
             return Kind("insert", command, SKIP_VALUES)
         if isinstance(query, exp.Query):
             return Kind("insert", command)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from headwater.catalog import Catalog
 from headwater.extract import ExtractOptions, Extractor
+from headwater.extract.reuse import StatementReuse
 from headwater.history.record import LogRecord
 from headwater.model import LineageInfo
 
@@ -40,6 +41,7 @@ class Outcome:
     kind: str
     detail: str | None = None
     events: tuple[LineageInfo, ...] = ()
+    reused: bool = False  # answered from the shape of an earlier statement (``headwater.extract.reuse``)
 
 
 def rule_name(skip_reason: str | None) -> str:
@@ -48,7 +50,11 @@ def rule_name(skip_reason: str | None) -> str:
 
 
 class HistoryExtractor:
-    """Extracts sessions of log records against one base catalog (shared, read-only)."""
+    """Extracts sessions of log records against one base catalog (shared, read-only).
+
+    ``reuse_size`` bounds the memory of statement shapes shared by all sessions (0: every statement
+    is extracted anew); re-runs with other literals are then not parsed again, with the same events.
+    """
 
     def __init__(
         self,
@@ -56,14 +62,16 @@ class HistoryExtractor:
         dialect: str = "doris",
         statements: str = "doris",
         default_catalog: str = "internal",
+        reuse_size: int = 10_000,
     ) -> None:
         self.catalog = catalog
         self.options = ExtractOptions(dialect=dialect, statements=statements)
         self.default_catalog = default_catalog
+        self.reuse = StatementReuse(reuse_size) if reuse_size > 0 else None
 
     def session(self, records: Iterable[LogRecord]) -> Iterator[Outcome]:
         """Replay one session's records (in the order given) in a fresh extractor session."""
-        ex = Extractor(self.catalog, self.options, catalog_name=self.default_catalog)
+        ex = Extractor(self.catalog, self.options, catalog_name=self.default_catalog, reuse=self.reuse)
         for r in records:
             qid = r.key
             if not r.succeeded:
@@ -72,18 +80,20 @@ class HistoryExtractor:
                     detail = f"{detail} error {r.error_code}".strip()
                 yield Outcome(qid, r.session, NOT_SUCCEEDED, detail)
                 continue
+            hits = self.reuse.hits if self.reuse is not None else 0
             try:
                 result = ex.run(r.sql, r.run_info(self.default_catalog))
             except Exception as exc:  # the extractor reports instead of raising; this is a last guard
                 yield Outcome(qid, r.session, FAILED, f"internal error: {type(exc).__name__}: {exc}")
                 continue
+            reused = self.reuse is not None and self.reuse.hits > hits
             many = len(result.statements) > 1
             for k, s in enumerate(result.statements):
                 sid = f"{qid}.{k + 1}" if many else qid
                 if s.events:
-                    yield Outcome(sid, r.session, EVENT, None, s.events)
+                    yield Outcome(sid, r.session, EVENT, None, s.events, reused)
                 elif s.failed:
                     message = s.error.message if s.error else "failed"
                     yield Outcome(sid, r.session, FAILED, message)
                 else:
-                    yield Outcome(sid, r.session, SKIPPED, rule_name(s.skip_reason))
+                    yield Outcome(sid, r.session, SKIPPED, rule_name(s.skip_reason), (), reused)

@@ -39,6 +39,7 @@ class Counters:
     duplicates: int = 0
     sessions: int = 0
     rows_done: int = 0
+    reused: int = field(default=0, compare=False)  # statements answered from an earlier shape (a speed figure)
     rules: Counter[str] = field(default_factory=Counter)
 
     def add(self, o: Outcome) -> None:
@@ -46,6 +47,7 @@ class Counters:
             self.not_succeeded += 1
             return
         self.statements += 1
+        self.reused += o.reused
         if o.kind == EVENT:
             self.events += len(o.events)
         elif o.kind == SKIPPED:

@@ -27,12 +27,13 @@ class ExtractSpec:
     schema_file: str | None = None
     catalog_url: str | None = None
     default_catalog: str = "internal"
+    reuse_size: int = 10_000
 
     def extractor(self) -> HistoryExtractor:
         from headwater.catalog import open_catalog
 
         catalog = open_catalog(self.schema_file, self.catalog_url, self.dialect, self.default_catalog)
-        return HistoryExtractor(catalog, self.dialect, self.statements, self.default_catalog)
+        return HistoryExtractor(catalog, self.dialect, self.statements, self.default_catalog, self.reuse_size)
 
 
 _worker: HistoryExtractor | None = None
@@ -46,14 +47,15 @@ def _init(spec: ExtractSpec) -> None:
     _worker = spec.extractor()
 
 
-Packed = tuple[str, str, str, "str | None", list[dict[str, Any]]]
+Packed = tuple[str, str, str, "str | None", list[dict[str, Any]], bool]
 
 
 def _run(task: Sequence[Session]) -> list[Packed]:
     """A task in a worker; events travel as their JSON-ready dicts (events hold read-only mappings)."""
     assert _worker is not None
     return [
-        (o.query_id, o.session, o.kind, o.detail, [event_to_dict(e) for e in o.events]) for o in run_task(_worker, task)
+        (o.query_id, o.session, o.kind, o.detail, [event_to_dict(e) for e in o.events], o.reused)
+        for o in run_task(_worker, task)
     ]
 
 
@@ -61,9 +63,9 @@ def _unpack(packed: list[Packed]) -> list[Outcome]:
     """The outcomes a worker sent; a statement whose event does not decode (it could not be recorded
     either) fails alone, with the decoder's message, instead of stopping the run."""
     out = []
-    for q, s, k, d, events in packed:
+    for q, s, k, d, events, reused in packed:
         try:
-            out.append(Outcome(q, s, k, d, tuple(event_from_dict(e) for e in events)))
+            out.append(Outcome(q, s, k, d, tuple(event_from_dict(e) for e in events), reused))
         except EventFormatError as err:
             out.append(Outcome(q, s, FAILED, f"invalid event: {err}"))
     return out

@@ -8,7 +8,8 @@ statements that failed in the database (state ``ERR``), and statements that do n
 statements (e.g. TPC-DS-shaped inserts) can be mixed in. The same ``seed`` gives the same log.
 
 Writers: ``write_jsonl``, ``write_csv``, ``write_audit_file`` (``fe.audit.log`` lines) and
-``write_table`` (any SQLAlchemy database).
+``write_table`` (any SQLAlchemy database). ``generate_rerun_log`` makes a log of scheduled re-runs
+(the same statements with other literals), for the reuse of extracted statements.
 
 >>> rows = generate_log(200, seed=1)
 >>> len(rows), sorted({r["state"] for r in rows})
@@ -144,6 +145,61 @@ def _statement(
     if roll < 0.95:
         return rng.choice(_BROKEN)
     return f"INSERT INTO daily_sales SELECT order_date, region, SUM(amount) FROM tmp_{sid} GROUP BY order_date, region"
+
+
+_SHAPES = (
+    "INSERT INTO daily_sales SELECT order_date AS d{i}, region, SUM(amount) FROM orders "
+    "WHERE status = '{status}' AND order_date >= '{date}' GROUP BY order_date, region",
+    "INSERT INTO customer_summary SELECT o.customer_id AS k{i}, UPPER(o.region), SUM(o.amount), COUNT(*) "
+    "FROM orders o JOIN customers c ON o.customer_id = c.customer_id WHERE c.customer_level = '{level}' "
+    "AND o.order_date < '{date}' GROUP BY o.customer_id, UPPER(o.region)",
+    "INSERT OVERWRITE TABLE product_stats SELECT p.product_id AS k{i}, p.category, SUM(i.qty * i.price) "
+    "FROM order_items i JOIN products p ON i.product_id = p.product_id WHERE i.qty > {n} "
+    "GROUP BY p.product_id, p.category",
+    "INSERT INTO vip_orders WITH v{i} AS (SELECT customer_id, customer_name FROM customers "
+    "WHERE customer_level = '{level}') SELECT o.order_id, v{i}.customer_name, o.amount FROM orders o "
+    "JOIN v{i} ON o.customer_id = v{i}.customer_id WHERE o.amount > {n}",
+    "SELECT region AS r{i}, SUM(amount) FROM orders WHERE order_date >= '{date}' GROUP BY region",
+)
+
+
+def generate_rerun_log(n: int, *, distinct: int = 1000, seed: int = 0, per_session: int = 50) -> list[dict[str, Any]]:
+    """``n`` audit rows that run ``distinct`` statements, each once first, the other ``n - distinct``
+    rows re-runs of them with other literals (dates, statuses, numbers), as scheduled jobs do:
+    ``n=10_000, distinct=1_000`` is a log of which 90 % of rows are re-runs.
+
+    >>> rows = generate_rerun_log(100, distinct=10, seed=1)
+    >>> len(rows), len({r["stmt"] for r in rows}) > 10
+    (100, True)
+    """
+    rng = random.Random(seed)
+    known = [_SHAPES[i % len(_SHAPES)].replace("{i}", str(i)) for i in range(distinct)]
+    order = known + [rng.choice(known) for _ in range(max(0, n - distinct))]
+    rng.shuffle(order)
+    rows: list[dict[str, Any]] = []
+    t = datetime(2024, 5, 1, 8, 0, 0)
+    for k, shape in enumerate(order[:n]):
+        db = DATABASES[0]
+        stmt = _fill(shape, rng, db)
+        t += timedelta(milliseconds=rng.randint(1, 2000))
+        rows.append(
+            {
+                "query_id": _query_id(rng),
+                "time": t,
+                "client_ip": f"10.0.{k // per_session % 250}.7:40000",
+                "user": rng.choice(USERS),
+                "catalog": "internal",
+                "db": db,
+                "state": "EOF" if stmt.startswith("SELECT") else "OK",
+                "error_code": 0,
+                "error_message": "",
+                "query_time": rng.randint(3, 4000),
+                "stmt_id": k + 1,
+                "frontend_ip": "172.16.0.1",
+                "stmt": stmt,
+            }
+        )
+    return rows
 
 
 def generate_log(

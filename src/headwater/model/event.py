@@ -35,6 +35,7 @@ class SourceCommand(StrEnum):
     UPDATE = "UpdateCommand"
     MERGE = "MergeIntoCommand"
     INSERT_VALUES = "InsertValuesCommand"
+    DELETE = "DeleteFromTableCommand"
 
 
 class DirectType(StrEnum):

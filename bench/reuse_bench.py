@@ -1,0 +1,101 @@
+"""Query logs of scheduled re-runs: statements per second with and without the reuse of extracted
+statements (``headwater.extract.reuse``), measured in the same run.
+
+    python bench/reuse_bench.py [--rows 10000] [--distinct 1000] [--rounds 3]
+
+The log (``headwater.history.synthetic.generate_rerun_log``) runs ``--distinct`` statements once
+each; every other row re-runs one of them with other literals (dates, statuses, numbers): the
+defaults make 90 % of rows re-runs. Two figures, each as CPU time of this process, best of
+``--rounds`` alternating rounds:
+
+- extraction only: ``HistoryExtractor`` over the log's sessions, one worker, reuse off (the
+  previous code path) and on; every outcome is compared, so the figure is for identical events;
+- end to end: ``ingest_history`` into a fresh SQLite store, one worker, reuse off and on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from headwater.catalog import open_catalog
+from headwater.history import ExtractSpec, HistoryExtractor, IngestOptions, ingest_history, open_source
+from headwater.history.ordering import group_sessions
+from headwater.history.record import LogRecord
+from headwater.history.synthetic import generate_rerun_log, synthetic_schema, write_jsonl
+from headwater.history.window import Window
+from headwater.model import event_to_dict
+from headwater.store import close_all, open_store
+
+
+def extract_only(log: Path, schema: Path, reuse_size: int) -> tuple[float, list, float]:
+    records = list(open_source("jsonl", [str(log)]).read(Window()))
+    sessions = group_sessions(r for r in records if isinstance(r, LogRecord))
+    hx = HistoryExtractor(open_catalog(str(schema), None, "doris", "internal"), reuse_size=reuse_size)
+    start = time.process_time()
+    outcomes = [o for s in sessions for o in hx.session(s.records)]
+    seconds = time.process_time() - start
+    rate = hx.reuse.hit_rate if hx.reuse else 0.0
+    return seconds, [(o.query_id, o.kind, o.detail, [event_to_dict(e) for e in o.events]) for o in outcomes], rate
+
+
+def end_to_end(log: Path, schema: Path, reuse_size: int, tmp: Path, n: int) -> float:
+    store = open_store(f"sqlite:///{tmp / f'reuse-{reuse_size}-{n}.db'}")
+    spec = ExtractSpec(schema_file=str(schema), reuse_size=reuse_size)
+    start = time.process_time()
+    ingest_history(open_source("jsonl", [str(log)]), store, IngestOptions(spec=spec, workers=1))
+    seconds = time.process_time() - start
+    close_all()
+    return seconds
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rows", type=int, default=10_000)
+    ap.add_argument("--distinct", type=int, default=1000)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--no-store", action="store_true", help="extraction only")
+    args = ap.parse_args()
+    logging.getLogger("sqlglot").setLevel(logging.ERROR)
+    with tempfile.TemporaryDirectory(prefix="hw-reuse-bench-") as d:
+        tmp = Path(d)
+        schema = tmp / "schema.json"
+        schema.write_text(json.dumps(synthetic_schema()))
+        log = tmp / "log.jsonl"
+        write_jsonl(generate_rerun_log(args.rows, distinct=args.distinct), log)
+        best = {"off": float("inf"), "on": float("inf")}
+        e2e = {"off": float("inf"), "on": float("inf")}
+        rate = 0.0
+        for n in range(args.rounds):
+            off, a, _ = extract_only(log, schema, 0)
+            on, b, rate = extract_only(log, schema, 10_000)
+            if a != b:
+                print("reuse changed an outcome: the figures are void", file=sys.stderr)
+                return 1
+            best["off"], best["on"] = min(best["off"], off), min(best["on"], on)
+            if not args.no_store:
+                e2e["off"] = min(e2e["off"], end_to_end(log, schema, 0, tmp, n))
+                e2e["on"] = min(e2e["on"], end_to_end(log, schema, 10_000, tmp, n))
+    rows = args.rows
+    share = 1 - args.distinct / rows
+    print(f"{rows} rows, {args.distinct} distinct statements, {share:.0%} re-runs; reuse hit rate {rate:.1%}")
+    print(f"{'':28}{'reuse off':>12}{'reuse on':>12}{'ratio':>8}")
+    print(
+        f"{'extraction, statements/s':28}{rows / best['off']:>12,.0f}{rows / best['on']:>12,.0f}"
+        f"{best['off'] / best['on']:>7.1f}x"
+    )
+    if not args.no_store:
+        print(
+            f"{'into SQLite, statements/s':28}{rows / e2e['off']:>12,.0f}{rows / e2e['on']:>12,.0f}"
+            f"{e2e['off'] / e2e['on']:>7.1f}x"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
