@@ -153,7 +153,7 @@ def check(outcome: list[list]) -> tuple[int, int]:
     ``[kind, error code, targets]`` of each piece of its script (the statement, then the sentinel)."""
     lost = internal = 0
     for pieces in outcome:
-        if len(pieces) < 2 or "hw_sentinel" not in pieces[-1][2]:
+        if not pieces or "hw_sentinel" not in pieces[-1][2]:  # (a statement all comment has no piece)
             lost += 1
         internal += sum(1 for _, code, _ in pieces if code == "internal_error")
     return lost, internal
@@ -164,7 +164,7 @@ import json, sys
 from headwater.extract import extract_script
 out = []
 for sql in json.loads(sys.stdin.read()):
-    res = extract_script(sql + ";\\n" + "INSERT INTO hw_sentinel SELECT a FROM s")
+    res = extract_script(sql + "\\n;\\n" + "INSERT INTO hw_sentinel SELECT a FROM s")
     out.append([[s.kind, s.error.code if s.error else None, [e.target.table.name for e in s.events]]
                 for s in res.statements])
 print(json.dumps(out))

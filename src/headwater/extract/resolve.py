@@ -26,7 +26,7 @@ from sqlglot import exp
 from headwater.catalog import Catalog, LayeredCatalog, Names, TableSchema
 from headwater.extract.columns import ColumnBinder
 from headwater.extract.guards import Limits, WorkBudget
-from headwater.extract.scope import UNRESOLVED, Alts, Relation, Scope, Source
+from headwater.extract.scope import UNRESOLVED, Alts, Relation, Scope, Source, columns_in
 from headwater.extract.sources import SourceBinder
 from headwater.extract.trees import (
     QUERY_TYPES,
@@ -310,7 +310,7 @@ class Resolver(SourceBinder, ColumnBinder):
             for i, alts in enumerate(columns):
                 earlier = set(names[:i])
                 for alt in alts:
-                    for col in alt.find_all(exp.Column):
+                    for col in columns_in(alt, self.shared):
                         if col._meta and col._meta.get(UNRESOLVED) and not col.table and col.name in earlier:
                             self.diag(
                                 "lateral_alias_unsupported",

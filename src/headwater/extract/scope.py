@@ -127,7 +127,7 @@ def refs_of(node: exp.Expression, shared: bool = False) -> list[ColumnRef]:
     ``shared``: the expression may share subexpressions (see ``Resolver._reuse``); each is read once.
     """
     seen: dict[ColumnRef, None] = {}
-    for n in _columns_of(node, shared):
+    for n in columns_in(node, shared):
         meta = n._meta
         if meta:
             ref = meta.get(REF)
@@ -137,10 +137,11 @@ def refs_of(node: exp.Expression, shared: bool = False) -> list[ColumnRef]:
 
 
 def has_unresolved(node: exp.Expression, shared: bool = False) -> bool:
-    return any(n._meta and n._meta.get(UNRESOLVED) for n in _columns_of(node, shared))
+    return any(n._meta and n._meta.get(UNRESOLVED) for n in columns_in(node, shared))
 
 
-def _columns_of(node: exp.Expression, shared: bool) -> Iterator[exp.Expression]:
+def columns_in(node: exp.Expression, shared: bool) -> Iterator[exp.Expression]:
+    """The column nodes of a resolved expression; ``shared``: each shared subexpression once."""
     if not shared:
         yield from node.find_all(exp.Column)
         return

@@ -182,7 +182,70 @@ def _parse_chunk(index: int, chunk: list[Token], sql: str, d: Dialect, limits: L
     tree = next((t for t in trees if t is not None), None)
     if tree is None:
         return Piece(index, line, col, text, None, _diag("empty statement", index, line, col))
+    if isinstance(tree, exp.Command) and _looks_like_ctas(chunk):
+        return _parse_ctas(index, chunk, sql, start, text, line, col, d, limits)
     return Piece(index, line, col, text, tree, deep=deep)
+
+
+_CTAS_CLAUSES = (("ON", "COMMIT", "DROP"), ("ON", "COMMIT", "DELETE", "ROWS"), ("ON", "COMMIT", "PRESERVE", "ROWS"))
+
+
+def _looks_like_ctas(chunk: list[Token]) -> bool:
+    """CREATE … TABLE … SELECT that sqlglot kept as an opaque command."""
+    words = [t.text.upper() for t in chunk[:8]]
+    return (
+        bool(words)
+        and words[0] == "CREATE"
+        and "TABLE" in words
+        and any(t.token_type == TokenType.SELECT for t in chunk)
+    )
+
+
+def _parse_ctas(
+    index: int, chunk: list[Token], sql: str, start: int, text: str, line: int, col: int, d: Dialect, limits: Limits
+) -> Piece:
+    """A CTAS sqlglot does not parse: PostgreSQL's ``ON COMMIT DROP`` clause and MySQL's
+    ``IGNORE`` / ``REPLACE`` before the query change nothing in the lineage, so they are blanked
+    (every position stays) and the statement parsed again; anything else is a parse error, never a
+    silent skip.
+
+    >>> split_script("CREATE TABLE t IGNORE SELECT a FROM s", "mysql")[0].tree.sql()
+    'CREATE TABLE t AS SELECT a FROM s'
+    >>> split_script("CREATE TABLE c1 AS SELECT a b c d FROM s", "doris")[0].error.code
+    'parse_error'
+    """
+    blank: list[tuple[int, int, str]] = []
+    depth = 0
+    words = [t.text.upper() for t in chunk]
+    for i, tok in enumerate(chunk):
+        if tok.token_type == TokenType.L_PAREN:
+            depth += 1
+        elif tok.token_type == TokenType.R_PAREN:
+            depth -= 1
+        if depth:
+            continue
+        for clause in _CTAS_CLAUSES:
+            if tuple(words[i : i + len(clause)]) == clause:
+                a, b = _start_of(tok, sql)[0], chunk[i + len(clause) - 1].end + 1
+                blank.append((a, b, ""))
+        if words[i] in ("IGNORE", "REPLACE") and i + 1 < len(chunk):
+            nxt = chunk[i + 1].token_type
+            if nxt in (TokenType.SELECT, TokenType.WITH, TokenType.L_PAREN):
+                blank.append((_start_of(tok, sql)[0], tok.end + 1, "AS"))
+            elif nxt == TokenType.ALIAS:
+                blank.append((_start_of(tok, sql)[0], tok.end + 1, ""))
+    if blank:
+        rewritten = sql
+        for a, b, word in blank:
+            rewritten = rewritten[:a] + word.ljust(b - a) + rewritten[b:]
+        piece = _parse_embedded(index, rewritten, start, start + len(text), d, limits)
+        if piece.tree is not None and not isinstance(piece.tree, exp.Command):
+            return dataclasses.replace(piece, sql=text)
+    message = (
+        f"cannot parse statement {index + 1}: it reads as CREATE TABLE … AS SELECT, but the parser cannot "
+        "read it (check the select list and the clauses before AS)"
+    )
+    return Piece(index, line, col, text, None, _diag(message, index, line, col))
 
 
 def _parse_chunk_deep(index: int, chunk: list[Token], sql: str, d: Dialect, limits: Limits) -> Piece:
