@@ -22,7 +22,7 @@ from headwater.extract.classify import classify
 from headwater.extract.context import generated_query_id, now_iso, redact
 from headwater.extract.ddl import Session, apply_statement, table_ref
 from headwater.extract.deep import call_deep, in_deep_thread
-from headwater.extract.guards import LimitExceeded, WorkBudget
+from headwater.extract.guards import EmptyName, LimitExceeded, WorkBudget
 from headwater.extract.resolve import Resolver
 from headwater.extract.result import ExtractOptions, RunInfo, ScriptResult, StatementResult
 from headwater.extract.reuse import StatementReuse
@@ -553,10 +553,6 @@ def _drop_unread_target(resolver: Resolver, target: TableRef, rel: Relation) -> 
         del resolver.tables[target]
 
 
-class EmptyName(ValueError):
-    """A table or column named by an empty identifier (`` or ""): nothing can be recorded for it."""
-
-
 def _refuse_empty_names(
     target: TableRef, fields: Sequence[Field], direct: Sequence[DirectLineage], indirect: Sequence[IndirectLineage]
 ) -> None:
@@ -565,7 +561,7 @@ def _refuse_empty_names(
     >>> _refuse_empty_names(TableRef("internal", None, ""), (), (), ())
     Traceback (most recent call last):
     ...
-    headwater.extract.engine.EmptyName: an empty identifier names the target table: no lineage can be recorded
+    headwater.extract.guards.EmptyName: an empty identifier names the target table: no lineage can be recorded
     """
     what = None
     if not target.name:

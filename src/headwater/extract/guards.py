@@ -75,6 +75,10 @@ class LimitExceeded(Exception):
         self.code = code
 
 
+class EmptyName(ValueError):
+    """A table or column named by an empty identifier (`` or ""): nothing can be recorded for it."""
+
+
 class WorkBudget:
     """Work units spent resolving one statement; ``spend`` raises ``LimitExceeded`` past the limit."""
 

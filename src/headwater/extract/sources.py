@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from headwater.catalog import TableSchema
-from headwater.extract.guards import view_refused
+from headwater.extract.guards import EmptyName, view_refused
 from headwater.extract.scope import Alts, Relation, Scope, Source
 from headwater.extract.trees import QUERY_TYPES, clone
 from headwater.model import IndirectType, Severity, TableRef
@@ -173,6 +173,8 @@ class SourceBinder(_Base):
 
     def _table_source(self, node: exp.Table, scope: Scope, alias: str | None) -> Source:
         name = self.names.table_ident(node.this) or ""
+        if not name:
+            raise EmptyName("an empty identifier names a source table: no lineage can be recorded")
         if not node.args.get("db") and name in scope.ctes:
             cte = scope.ctes[name]
             if cte.opaque:
