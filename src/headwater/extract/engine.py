@@ -212,6 +212,7 @@ class Extractor:
             return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, skip_reason=SKIP_INTERNAL)
 
         resolver = self._resolver(index)
+        resolver.diagnostics.extend(piece.notes)
         query = tree.expression
         try:
             ctes = resolver.ctes_of(tree, {}, None)  # INSERT … WITH may hang the WITH on the INSERT

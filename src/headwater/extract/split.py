@@ -44,6 +44,7 @@ class Piece:
     error: Diagnostic | None = None
     skip: str | None = None  # a statement with no lineage meaning of its own (statement-set markers)
     deep: bool = False  # resolve it in a deep worker too (see DEEP_TOKENS)
+    notes: tuple[Diagnostic, ...] = ()  # what the split changed (long IN lists shortened): for the event
 
 
 def split_script(sql: str, dialect: str, limits: Limits | None = None) -> list[Piece]:
@@ -167,6 +168,9 @@ def _parse_chunk(index: int, chunk: list[Token], sql: str, d: Dialect, limits: L
         chunk = flink_tokens(chunk)
     if len(chunk) == 2 and chunk[0].token_type == TokenType.REPLACE and chunk[1].token_type == TokenType.STRING:
         return _parse_replace(index, sql, start, text, d, limits)  # the tokenizer kept the rest as one string
+    notes: tuple[Diagnostic, ...] = ()
+    if len(chunk) > 2 * limits.max_in_list:
+        chunk, notes = _shorten_in_lists(chunk, limits.max_in_list, index)
     deep = len(chunk) > DEEP_TOKENS or text.count("(") > DEEP_NESTING
     try:
         trees = call_deep(d.parser().parse, chunk, sql) if deep else d.parser().parse(chunk, sql)
@@ -184,7 +188,64 @@ def _parse_chunk(index: int, chunk: list[Token], sql: str, d: Dialect, limits: L
         return Piece(index, line, col, text, None, _diag("empty statement", index, line, col))
     if isinstance(tree, exp.Command) and _looks_like_ctas(chunk):
         return _parse_ctas(index, chunk, sql, start, text, line, col, d, limits)
-    return Piece(index, line, col, text, tree, deep=deep)
+    return Piece(index, line, col, text, tree, deep=deep, notes=notes)
+
+
+_LITERALS = frozenset({TokenType.NUMBER, TokenType.STRING, TokenType.NULL, TokenType.TRUE, TokenType.FALSE})
+
+
+def _shorten_in_lists(chunk: list[Token], keep: int, index: int) -> tuple[list[Token], tuple[Diagnostic, ...]]:
+    """``x IN (1, 2, …)`` with more than ``keep`` literals keeps the first ``keep``: the others change
+    nothing in the lineage (the list reads no column) and would cost time and memory per literal.
+
+    >>> from sqlglot.dialects.dialect import Dialect
+    >>> toks = Dialect.get_or_raise("doris").tokenize("SELECT a FROM s WHERE a IN (1, 2, 3, -4)")
+    >>> short, notes = _shorten_in_lists(toks, 2, 0)
+    >>> " ".join(t.text for t in short[-6:]), notes[0].code
+    ('IN ( 1 , 2 )', 'in_list_abbreviated')
+    """
+    out: list[Token] = []
+    notes: list[Diagnostic] = []
+    i, n = 0, len(chunk)
+    while i < n:
+        tok = chunk[i]
+        out.append(tok)
+        i += 1
+        if tok.token_type != TokenType.IN or i >= n or chunk[i].token_type != TokenType.L_PAREN:
+            continue
+        j = i + 1  # scan `lit , lit , … )`
+        count = 0
+        cut = None
+        while j < n:
+            if chunk[j].token_type == TokenType.DASH and j + 1 < n and chunk[j + 1].token_type == TokenType.NUMBER:
+                j += 1
+            if chunk[j].token_type not in _LITERALS:
+                break
+            count += 1
+            j += 1
+            if count == keep:
+                cut = j
+            if j < n and chunk[j].token_type == TokenType.COMMA:
+                j += 1
+                continue
+            break
+        if cut is None or j >= n or chunk[j].token_type != TokenType.R_PAREN:
+            continue
+        out.extend(chunk[i:cut])
+        line, col = tok.line, tok.col
+        notes.append(
+            Diagnostic(
+                "in_list_abbreviated",
+                Severity.INFO,
+                f"an IN list of {count:,} literals: the first {keep:,} are kept in the recorded expression "
+                "(HEADWATER_EXTRACT_MAX_IN_LIST); the lineage is the same",
+                index,
+                line,
+                max(1, col - 1),
+            )
+        )
+        i = j  # the closing parenthesis comes next
+    return out, tuple(notes)
 
 
 _CTAS_CLAUSES = (("ON", "COMMIT", "DROP"), ("ON", "COMMIT", "DELETE", "ROWS"), ("ON", "COMMIT", "PRESERVE", "ROWS"))
