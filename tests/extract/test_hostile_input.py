@@ -79,3 +79,22 @@ def test_an_empty_quoted_name_fails_the_statement_with_empty_identifier() -> Non
         (st,) = extract_script(sql).statements
         assert st.error is not None and st.error.code == "empty_identifier", (sql, st.error)
         assert not st.events
+
+
+def test_a_long_literal_in_list_keeps_its_lineage_and_is_shortened() -> None:
+    values = ", ".join(str(i) for i in range(200_000))
+    res = extract_script(f"INSERT INTO t SELECT a FROM s WHERE b IN ({values}) AND c = 1", database="db")
+    (e,) = res.events
+    assert [d.expression for d in e.direct] == ["s.a"]
+    first, second = e.dataset_indirect
+    assert first.expression == "s.b IN (" + ", ".join(str(i) for i in range(1000)) + ")"
+    assert [str(c) for c in first.sources] == ["internal.db.s.b"]
+    assert second.expression == "s.c = 1"
+    (note,) = [d for d in e.diagnostics if d.code == "in_list_abbreviated"]
+    assert "200,000 literals" in note.message and note.severity.value == "INFO"
+    assert e.status.value == "COMPLETE"
+
+
+def test_a_short_in_list_is_kept_whole() -> None:
+    (e,) = extract_script("INSERT INTO t SELECT a FROM s WHERE b IN (1, -2, 'x')").events
+    assert [i.expression for i in e.dataset_indirect] == ["s.b IN (1, -2, 'x')"]
