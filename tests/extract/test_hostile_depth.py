@@ -15,7 +15,6 @@ import textwrap
 from pathlib import Path
 
 from headwater.extract import ExtractOptions, Extractor, extract_script
-from headwater.extract.guards import Limits
 from tests.extract.helpers import catalog_of
 
 
@@ -69,6 +68,8 @@ def test_crash_canary_deep_statements_fail_alone_with_a_diagnostic() -> None:
 
 
 def test_the_nesting_limit_is_configurable_and_named_in_the_message() -> None:
+    from headwater.extract.guards import Limits
+
     ex = Extractor(options=ExtractOptions(limits=Limits(max_nesting=50)))
     res = ex.run(derived(60) + ";\n" + derived(40))
     first, second = res.statements

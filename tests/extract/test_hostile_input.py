@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from headwater.extract import ExtractOptions, Extractor, extract_script
-from headwater.extract.guards import Limits
 
 
 def test_a_10_mb_statement_fails_alone_and_the_others_keep_their_lines() -> None:
@@ -20,6 +19,8 @@ def test_a_10_mb_statement_fails_alone_and_the_others_keep_their_lines() -> None
 
 
 def test_the_size_limit_is_configurable() -> None:
+    from headwater.extract.guards import Limits
+
     ex = Extractor(options=ExtractOptions(limits=Limits(max_statement_bytes=100)))
     res = ex.run(
         "INSERT INTO t SELECT " + ", ".join(f"a{i}" for i in range(40)) + " FROM s;\nINSERT INTO u SELECT a FROM s"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from headwater.extract import ExtractOptions, Extractor, extract_script
-from headwater.extract.guards import Limits
 
 
 def doubling_ctes(levels: int) -> str:
@@ -46,6 +45,8 @@ def test_chained_views_using_each_level_twice() -> None:
 
 
 def test_past_the_work_budget_an_unavailable_event_says_why() -> None:
+    from headwater.extract.guards import Limits
+
     ex = Extractor(options=ExtractOptions(limits=Limits(max_work=200)), database="db")
     wide = "INSERT INTO t SELECT " + ", ".join(f"a + {i} AS c{i}" for i in range(300)) + " FROM s"
     res = ex.run(wide + ";\nINSERT INTO t2 SELECT a FROM s")
