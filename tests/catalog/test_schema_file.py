@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.shared_data import shared_path
 
 from headwater.catalog import (
     ColumnSchema,
@@ -17,8 +18,6 @@ from headwater.catalog import (
     tables_to_document,
 )
 from headwater.model import TableRef
-
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 
 
 def ref(db: str | None, name: str, catalog: str = "internal") -> TableRef:
@@ -163,14 +162,14 @@ def test_quoted_parts_are_exact() -> None:
 
 @pytest.mark.parametrize(("name", "tables", "columns"), [("tpcds", 24, 425), ("tpch", 8, 61)])
 def test_corpus_schemas(name: str, tables: int, columns: int) -> None:
-    cat = load_schema_file(CORPUS / f"{name}_schema.json", dialect="generic")
+    cat = load_schema_file(shared_path("corpus", f"{name}_schema.json"), dialect="generic")
     assert len(cat.tables()) == tables
     assert sum(len(s.columns) for s in cat.tables().values()) == columns
     assert all(r.database is None and r.catalog == "internal" for r in cat.tables())
 
 
 def test_corpus_table_resolves_for_any_session_database() -> None:
-    cat = load_schema_file(CORPUS / "tpcds_schema.json", dialect="generic")
+    cat = load_schema_file(shared_path("corpus", "tpcds_schema.json"), dialect="generic")
     for db in (None, "tpcds", "bench"):
         store_sales = cat.table(ref(db, "store_sales"))
         assert store_sales is not None

@@ -43,9 +43,11 @@ def big_server() -> Iterator[Server]:
 
 @pytest.fixture(scope="session")
 def browser_context() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api", reason="pip package playwright is not installed")
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="browser test: pip package playwright is not installed"
+    )
     if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} not found (apt-get install chromium)")
+        pytest.skip(f"browser test: Chromium is not installed ({CHROMIUM} not found; apt-get install chromium)")
     with sync_api.sync_playwright() as p, tempfile.TemporaryDirectory(prefix="hw-chromium-") as profile:
         ctx = p.chromium.launch_persistent_context(
             profile,  # a fresh user-data-dir

@@ -14,6 +14,7 @@ from headwater.dispatch.discovery import discover
 from headwater.dispatch.sample import guide_event
 from headwater.dispatch.testing import ListExtract
 from headwater.extract import RunInfo
+from headwater.model.ol_naming import OpenLineageNaming
 from headwater.model.openlineage import run_event_json
 
 SQL = "INSERT INTO lineage_customer_summary WITH ..."
@@ -32,8 +33,9 @@ def ol_dispatch(settings: dict) -> LineageDispatch:
     )
 
 
-def expected(namespace: str = "headwater") -> dict:
-    return json.loads(run_event_json(guide_event("q-ol", timestamp=TS), namespace=namespace))
+def expected(namespace: str = "headwater", job_namespace: str = "headwater") -> dict:
+    naming = OpenLineageNaming(default_namespace=namespace, job_namespace=job_namespace)
+    return json.loads(run_event_json(guide_event("q-ol", timestamp=TS), naming=naming))
 
 
 def test_file_transport(tmp_path: Path) -> None:

@@ -169,7 +169,10 @@ def test_field_paths_are_paths_into_the_body(client: TestClient, api_store: Line
 
     # plain values in messages, not Python enum reprs
     r = client.post(f"{V1}/record", json={"context": {}, "inputs": [{"name": "a.b", "type": "FIELD"}]})
-    assert _error(r, 400) == {"field": "body.inputs[0].type", "message": "'FIELD' is not a dataset or entity type"}
+    assert _error(r, 400) == {
+        "field": "body.inputs[0].type",
+        "message": "'FIELD' is not a dataset or entity type (DATASET, DECISION, ENTITY, EXTERNAL, MODEL, REASONING, REPORT, SCHEMA)",
+    }
     assert _events(api_store) == 0
 
 

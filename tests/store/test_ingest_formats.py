@@ -21,9 +21,12 @@ from headwater.store import (
 )
 
 
-def run_event(event_type: str = "COMPLETE") -> dict:  # type: ignore[type-arg]
+def run_event(event_type: str = "COMPLETE", foreign: bool = False) -> dict:  # type: ignore[type-arg]
+    """The guide event as a RunEvent; ``foreign``: without the headwater facet (as another producer's)."""
     d = json.loads(Serde.to_json(to_run_event(guide())))
     d["eventType"] = event_type
+    if foreign:
+        del d["run"]["facets"]["headwater"]
     return d
 
 
@@ -43,14 +46,14 @@ def test_openlineage_matches_direct_recording(store_url: str) -> None:
 
 
 def test_openlineage_runs_accumulate_and_fail_asserts_nothing(store: LineageStore) -> None:
-    start = run_event("START")
+    start = run_event("START", foreign=True)
     start["outputs"] = []
     store.record_openlineage(start)
     assert {n.type for n in store.get_downstream("lineage_orders").nodes} == {"DATASET", "JOB"}
-    store.record_openlineage(run_event("COMPLETE"))  # same run: adds outputs, keeps the START's reads
+    store.record_openlineage(run_event("COMPLETE", foreign=True))  # same run: adds outputs, keeps the START's reads
     up = store.get_upstream("lineage_customer_summary", node_types=["DATASET"])
     assert {n.short for n in up.nodes} == {"lineage_customer_summary", "lineage_orders", "lineage_customers"}
-    failed = run_event("FAIL")
+    failed = run_event("FAIL", foreign=True)
     failed["run"]["runId"] = "5f0e9b8e-0000-4000-8000-000000000001"
     assert store.record_openlineage(failed).edges_opened == 0
     assert store.get_lineage_stats().events_recorded == 3
@@ -135,7 +138,7 @@ def test_record_lineage_pipeline_step_and_entities(store: LineageStore) -> None:
     down = store.get_downstream("raw.orders")
     assert {(n.type, n.short) for n in down.nodes} == {
         ("DATASET", "orders"),
-        ("STEP", "load"),
+        ("PIPELINE_STEP", "load"),
         ("DATASET", "revenue"),
         ("ENTITY", "revenue_kpi"),
     }

@@ -189,6 +189,7 @@ class SqlAlchemyCatalog:
         self._schemas: set[str] | None = None
         self._default_schema: str | None = None
         self._views: dict[str | None, set[str]] = {}
+        self._listed: dict[str, set[str]] = {}
 
     def __repr__(self) -> str:
         return f"SqlAlchemyCatalog({self.url!r}, dialect={self.dialect!r})"
@@ -213,6 +214,7 @@ class SqlAlchemyCatalog:
             self._tables.clear()
             self._schemas = None
             self._views.clear()
+            self._listed.clear()
 
     def table(self, ref: TableRef) -> TableSchema | None:
         with self._lock:
@@ -250,6 +252,29 @@ class SqlAlchemyCatalog:
             return None
         columns = tuple(ColumnSchema(self.names.column(c.name, True), c.type) for c in found.columns)
         return TableSchema(columns, found.view_sql, found.view_dialect)
+
+    def table_names(self, catalog: str, database: str) -> set[str] | None:
+        """The tables and views of schema ``database`` (None: not this catalog's, or unreadable), for
+        ``headwater.catalog.listing``: what tells a mistyped table from one not described."""
+        if catalog not in self.catalogs:
+            return None
+        with self._meta_lock:
+            cached = self._listed.get(database)
+        if cached is not None:
+            return cached
+        try:
+            with connect(self.engine) as conn:
+                insp = sa.inspect(conn)
+                schemas, _ = self._schema_info(insp)
+                if database not in schemas:
+                    return None
+                found = {*insp.get_table_names(schema=database), *self._view_set(insp, database)}
+        except (sa.exc.DBAPIError, CatalogError):
+            return None
+        names = {self.names.table(n, True) for n in found}
+        with self._meta_lock:
+            self._listed[database] = names
+        return names
 
     def _schema_info(self, insp: Inspector) -> tuple[set[str], str | None]:
         with self._meta_lock:

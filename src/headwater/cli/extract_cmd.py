@@ -1,4 +1,4 @@
-"""``headwater extract`` and ``headwater demo``."""
+"""``headwater extract``."""
 
 from __future__ import annotations
 
@@ -9,9 +9,12 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from headwater.catalog import CatalogError, open_catalog
-from headwater.cli.render import render_event, render_skips
+from headwater.cli.dialect_hint import dialect_hint
+from headwater.cli.display import fail, line, stderr_console, warn
+from headwater.cli.render import render_skips, render_statements
 from headwater.extract import ExtractOptions, Extractor, RunInfo, ScriptResult
 from headwater.extract.examples import GUIDE_CLIENT_IP, GUIDE_USER, guide_script
 from headwater.extract.split import sqlglot_dialect
@@ -47,13 +50,22 @@ def read_sql_input(path: str) -> str:
         raise ValueError(f"{path}: not UTF-8 text (byte {err.start})") from None
 
 
+def dialect_names() -> list[str]:
+    """Every name ``--dialect`` takes: sqlglot's dialects, ``generic`` and ``flink``."""
+    from sqlglot.dialects.dialect import Dialects
+
+    return sorted({d.value for d in Dialects if d.value} | {"generic", "flink"})
+
+
 def check_dialect(dialect: str) -> str:
     from sqlglot.dialects.dialect import Dialect
 
     try:
         Dialect.get_or_raise(sqlglot_dialect(dialect))
     except ValueError:
-        raise typer.BadParameter(f"unknown dialect {dialect!r}", param_hint="--dialect") from None
+        raise typer.BadParameter(
+            f"unknown dialect {dialect!r}; one of: {', '.join(dialect_names())}", param_hint="--dialect"
+        ) from None
     return dialect
 
 
@@ -68,15 +80,18 @@ def statement_failed(result: ScriptResult) -> bool:
 
 
 def print_result(
-    result: ScriptResult, fmt: OutputFormat, console: Console, explain_skips: bool, namespace: str
+    result: ScriptResult,
+    fmt: OutputFormat,
+    console: Console,
+    explain_skips: bool,
+    namespace: str,
+    verbose: bool = False,
 ) -> None:
     if fmt == OutputFormat.table:
-        for e in result.events:
-            render_event(console, e)
+        render_statements(console, result, verbose)
         render_skips(console, result, explain_skips)
         return
-    err = Console(stderr=True, soft_wrap=True)
-    render_skips(err, result, explain_skips)
+    render_skips(stderr_console(), result, explain_skips)
     out = sys.stdout
     if fmt == OutputFormat.json:
         events = result.events
@@ -96,42 +111,78 @@ def print_result(
             out.write(run_event_json(e, namespace=namespace) + "\n")
 
 
+def warn_dialect(result: ScriptResult, dialect: str, path: str) -> None:
+    """Warn (once for the file) when its statements read differently under the dialect their syntax implies."""
+    hint = dialect_hint(((s.index, s.line, s.sql) for s in result.statements), dialect)
+    if hint:
+        warn(f"{path}: {hint}")
+
+
 def extract(
     files: Annotated[list[str] | None, typer.Argument(help="SQL files; '-' or nothing reads standard input.")] = None,
-    dialect: Annotated[str, typer.Option(help="Any sqlglot dialect, 'generic' or 'flink'.")] = "doris",
-    schema: Annotated[Path | None, typer.Option(help="Schema file (JSON or YAML).")] = None,
-    catalog_url: Annotated[str | None, typer.Option(help="SQLAlchemy URL of a live catalog.")] = None,
-    default_db: Annotated[str | None, typer.Option(help="Session database for unqualified names.")] = None,
+    dialect: Annotated[
+        str, typer.Option("--dialect", help="SQL dialect: any sqlglot dialect, generic or flink.")
+    ] = "doris",
+    schema: Annotated[Path | None, typer.Option("--schema", help="Schema file (JSON or YAML).")] = None,
+    catalog_url: Annotated[
+        str | None, typer.Option("--catalog-url", help="SQLAlchemy URL of a live database to bind against.")
+    ] = None,
+    default_db: Annotated[
+        str | None, typer.Option("--default-db", help="Session database of unqualified table names.")
+    ] = None,
+    database_alias: Annotated[str | None, typer.Option("--database", hidden=True)] = None,
+    default_catalog: Annotated[
+        str, typer.Option("--default-catalog", help="Catalog of table names that name none.")
+    ] = "internal",
     format: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.table,
-    statements: Annotated[StatementRules, typer.Option(help="Which statements make events.")] = StatementRules.doris,
-    explain_skips: Annotated[bool, typer.Option(help="Say why each statement made no event.")] = False,
-    namespace: Annotated[str, typer.Option(help="OpenLineage dataset namespace.")] = "headwater",
-    query_id: Annotated[str | None, typer.Option(help="Query id for the events (default: generated).")] = None,
-    user: Annotated[str | None, typer.Option(help="User for the query context.")] = None,
+    statements: Annotated[
+        StatementRules,
+        typer.Option("--statements", help="Which statements make events: doris (the guide's rules) or all."),
+    ] = StatementRules.doris,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Table format: every section in full, with the query context.")
+    ] = False,
+    explain_skips: Annotated[
+        bool, typer.Option("--explain-skips", help="Say why each statement made no event.")
+    ] = False,
+    namespace: Annotated[str, typer.Option("--namespace", help="OpenLineage dataset namespace.")] = "headwater",
+    query_id: Annotated[
+        str | None, typer.Option("--query-id", help="Query id for the events (default: generated).")
+    ] = None,
+    user: Annotated[str | None, typer.Option("--user", help="User for the query context.")] = None,
 ) -> None:
-    """Extract lineage events from SQL scripts."""
+    """Extract lineage events from SQL scripts.
+
+    The table format prints one block per statement that makes an event (--verbose: every section);
+    the other formats print events on standard output and problems on standard error.
+    Exit code 0 when every statement was handled, 1 when one failed to parse or bind, 2 for usage errors.
+    """
     check_dialect(dialect)
-    console = Console()
+    default_db = default_db or database_alias
+    console = Console(highlight=False)
     try:
-        catalog = open_catalog(schema, catalog_url, sqlglot_dialect(dialect))
+        catalog = open_catalog(schema, catalog_url, sqlglot_dialect(dialect), default_catalog)
     except CatalogError as err:
-        Console(stderr=True, soft_wrap=True).print(f"[red]error:[/] {err}")
-        raise typer.Exit(EXIT_USAGE) from None
+        fail(str(err), EXIT_USAGE)
     failed = False
     for path in files or ["-"]:
         try:
             text = read_sql_input(path)
         except ValueError as err:
-            Console(stderr=True, soft_wrap=True).print(f"[red]error:[/] {err}")
+            stderr_console().print(line(Text("error:", style="red"), " ", str(err)))
             failed = True
             continue
         extractor = Extractor(
-            catalog, ExtractOptions(dialect=dialect, statements=statements.value), database=default_db
+            catalog,
+            ExtractOptions(dialect=dialect, statements=statements.value),
+            database=default_db,
+            catalog_name=default_catalog,
         )
         result = extractor.run(text, RunInfo(query_id=query_id, user=user))
         if not result.statements:
-            Console(stderr=True, soft_wrap=True).print(f"[yellow]warning:[/] {path}: no SQL statement")
-        print_result(result, format, console, explain_skips, namespace)
+            warn(f"{path}: no SQL statement")
+        warn_dialect(result, dialect, "standard input" if path == "-" else path)
+        print_result(result, format, console, explain_skips, namespace, verbose)
         failed = failed or statement_failed(result)
     raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
 

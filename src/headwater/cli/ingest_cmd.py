@@ -1,5 +1,9 @@
 """``headwater ingest``: SQL scripts (through the extractor) and event files into the store.
 
+The SQL files (and directories of them) given to one command are one project (``headwater.project``):
+one session across files, run in the order of what they write and read, each statement named as its
+job; the store itself is a catalog for them (``headwater.store.catalog``).
+
 Event files hold headwater events and/or OpenLineage RunEvents, as JSON lines or (``.json``) one object
 or array; a line, statement or file that cannot be read or recorded is reported and the rest recorded.
 """
@@ -9,18 +13,31 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 from sqlalchemy.exc import InterfaceError, OperationalError
 
+from headwater.catalog import Catalog
 from headwater.cli.store_cmd import StoreOpt
-from headwater.model import EventFormatError, event_from_dict
+from headwater.extract.split import split_script
+from headwater.model import EventFormatError, LineageInfo, Severity, Status, bounded_json, event_from_dict
+from headwater.project import ProjectContext, ProjectFile, StatementOutcome, collect_files, order_files, project_root
 from headwater.store import LineageStore, StoreError, open_store
+from headwater.store.catalog import StoreCatalog
 
 EVENT_SUFFIXES = {".jsonl", ".ndjson", ".json"}
 
@@ -51,6 +68,9 @@ class IngestTotals:
     skipped: int = 0
     failed: int = 0
     problems: list[str] = field(default_factory=list)
+    incomplete: dict[str, int] = field(default_factory=dict)  # status → events
+    codes: dict[str, int] = field(default_factory=dict)  # diagnostic code (WARNING, ERROR) → incomplete events
+    incomplete_where: list[str] = field(default_factory=list)
 
     def fail(self, where: str, exc: BaseException | str) -> None:
         """Count one failure, named by ``where`` (``file:line``)."""
@@ -98,7 +118,7 @@ def _json_lines(text: str, path: Path, totals: IngestTotals) -> list[tuple[int, 
     for n, line in enumerate(text.splitlines(), 1):
         if line.strip():
             try:
-                items.append((n, json.loads(line)))
+                items.append((n, bounded_json.loads(line)))  # too deep: a JSONDecodeError
             except json.JSONDecodeError as exc:
                 totals.fail(f"{path}:{n}", f"not JSON ({exc.msg})")
     return items
@@ -131,7 +151,7 @@ def _json_values(path: Path, totals: IngestTotals) -> list[tuple[int, Any]]:
     if _event_suffix(path) != ".json":
         return _json_lines(text, path, totals)
     try:
-        document = json.loads(text)
+        document = bounded_json.loads(text)
     except json.JSONDecodeError as exc:
         if text.lstrip().startswith("["):
             totals.fail(f"{path}:{exc.lineno}", f"not JSON ({exc.msg})")
@@ -162,26 +182,6 @@ def _read_events(path: Path, totals: IngestTotals) -> list[Item]:
             out.append(Item(where, EVENT, event_from_dict(value)))
         except Exception as exc:  # EventFormatError, or anything a malformed document provokes
             totals.fail(where, exc)
-    return out
-
-
-def _extract(path: Path, dialect: str, database: str | None, schema: str | None, totals: IngestTotals) -> list[Item]:
-    from headwater.extract import extract_script
-
-    catalog = None
-    if schema:
-        from headwater.catalog import open_catalog
-
-        catalog = open_catalog(schema, None, dialect)
-    result = extract_script(path.read_text(encoding="utf-8-sig"), dialect=dialect, catalog=catalog, database=database)
-    out = []
-    for s in result.statements:
-        totals.statements += 1
-        if s.failed:
-            totals.fail(f"{path}:{s.line}", s.error.message if s.error else "failed")
-        elif not s.events and s.skip_reason:
-            totals.skipped += 1
-        out.extend(Item(f"{path}:{s.line}", EVENT, e) for e in s.events)
     return out
 
 
@@ -224,54 +224,238 @@ def _write_one(lineage: LineageStore, item: Item, totals: IngestTotals) -> None:
         totals.fail(item.where, exc)
 
 
+class Order(StrEnum):
+    deps = "deps"
+    given = "given"
+
+
+class CatalogSource(StrEnum):
+    store = "store"
+    none = "none"
+
+
+class Statements(StrEnum):
+    doris = "doris"
+    all = "all"
+
+
+def _note_status(totals: IngestTotals, where: str, event: LineageInfo) -> None:
+    """Count an event that stayed PARTIAL or UNAVAILABLE, by status and by its diagnostic codes."""
+    if event.status is Status.COMPLETE:
+        return
+    status = event.status.value
+    totals.incomplete[status] = totals.incomplete.get(status, 0) + 1
+    serious = [d for d in event.diagnostics if d.severity is not Severity.INFO]
+    for code in dict.fromkeys(d.code for d in serious):
+        totals.codes[code] = totals.codes.get(code, 0) + 1
+    first = serious[0] if serious else None
+    why = f" {first.code}: {first.message}" if first else ""
+    totals.incomplete_where.append(f"{where}: {event.target.table.qualified} {status}{why}")
+
+
+def _base_catalog(
+    schema: str | None,
+    catalog_url: str | None,
+    source: CatalogSource,
+    lineage: LineageStore,
+    dialect: str,
+    default_catalog: str,
+) -> tuple[Catalog | None, StoreCatalog | None]:
+    """The catalog under the project's own DDL: the schema file, then the live database, then the store."""
+    from headwater.catalog import ChainCatalog, open_catalog
+
+    explicit = open_catalog(schema, catalog_url, dialect, default_catalog)
+    store_catalog = StoreCatalog(lineage, dialect) if source is CatalogSource.store else None
+    parts = [c for c in (explicit, store_catalog) if c is not None]
+    if not parts:
+        return None, None
+    return (parts[0] if len(parts) == 1 else ChainCatalog(*parts)), store_catalog
+
+
+def _progress(console: Console) -> Progress:
+    """Statements done of all, their rate and the time left; nothing when stdout is not a terminal."""
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    )
+
+
+def _rate(progress: Progress, task: TaskID) -> str:
+    speed = progress.tasks[task].speed  # rich's moving average, None at first
+    return f"{speed:,.0f} stmt/s" if speed else ""
+
+
 def ingest(
     files: Annotated[
         list[Path],
         typer.Argument(
-            help="SQL scripts, or event files (.jsonl/.ndjson/.json, also rotated: lineage.jsonl.1) holding "
-            "headwater events and/or OpenLineage RunEvents."
+            help="SQL scripts or directories of them (one project), or event files (.jsonl/.ndjson/.json, also "
+            "rotated: lineage.jsonl.1) holding headwater events and/or OpenLineage RunEvents."
         ),
     ],
     store: StoreOpt = None,
     dialect: Annotated[str, typer.Option(help="SQL dialect of the scripts.")] = "doris",
-    database: Annotated[str | None, typer.Option(help="Default database of the scripts.")] = None,
-    schema: Annotated[str | None, typer.Option(help="Schema file for the extractor's catalog.")] = None,
+    default_db: Annotated[
+        str | None, typer.Option("--default-db", help="Database of unqualified tables (until a USE).")
+    ] = None,
+    database: Annotated[str | None, typer.Option("--database", hidden=True)] = None,
+    default_catalog: Annotated[
+        str, typer.Option("--default-catalog", help="Catalog of tables named without one.")
+    ] = "internal",
+    schema: Annotated[str | None, typer.Option(help="Schema file (JSON/YAML) describing tables.")] = None,
+    catalog_url: Annotated[
+        str | None, typer.Option("--catalog-url", help="A live database (SQLAlchemy URL) describing tables.")
+    ] = None,
+    catalog: Annotated[
+        CatalogSource,
+        typer.Option(
+            help="store: tables and views the store knows describe tables too (after --schema and "
+            "--catalog-url); none: only those."
+        ),
+    ] = CatalogSource.store,
+    statements: Annotated[
+        Statements,
+        typer.Option(
+            help="doris: the Doris rules (INSERT, CTAS; views as nodes); all: also SELECT, "
+            "UPDATE, MERGE, INSERT … VALUES."
+        ),
+    ] = Statements.doris,
+    order: Annotated[
+        Order,
+        typer.Option(
+            help="deps: files run after the files writing the tables they read (name order "
+            "breaks ties); given: the command line's order."
+        ),
+    ] = Order.deps,
+    session_per_file: Annotated[
+        bool, typer.Option("--session-per-file", help="Each SQL file its own session (unrelated scripts).")
+    ] = False,
+    root: Annotated[
+        Path | None,
+        typer.Option(help="Project root that job names are relative to (default: the files' common directory)."),
+    ] = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Exit 1 when a statement stayed PARTIAL or UNAVAILABLE.")
+    ] = False,
     batch: Annotated[int, typer.Option(min=1, help="Events per transaction.")] = 500,
 ) -> None:
     """Record lineage from SQL scripts (through the extractor) and event files into the store.
 
+    The SQL files given (directories: their *.sql files) are one project: one session across them,
+    so the tables, views and temporary views one file creates bind the statements of the others.
+    Each statement is recorded as the job <file>#<n> (its n-th INSERT/CTAS/view) or the name of a
+    "-- name: …" comment before it.
     Event files: JSON lines, or (.json) one JSON object or array, of headwater events and/or OpenLineage RunEvents.
-    A RunEvent is recognised by eventTime, run and job, and recorded as POST /api/v1/lineage records it.
     A line, statement or file that cannot be read or recorded is listed as file:line; the rest is still recorded.
-    Exit code 1 when anything failed, else 0.
+    Exit code 1 when anything failed (with --strict: or stayed PARTIAL/UNAVAILABLE), 2 for a bad option, else 0.
     """
+    from headwater.catalog import CatalogError
+    from headwater.cli.extract_cmd import check_dialect
+
+    check_dialect(dialect)
+    default_db = default_db or database
     console = Console()
     lineage = open_store(store)
     totals = IngestTotals()
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    ) as progress:
-        task = progress.add_task("ingesting", total=len(files))
-        for path in files:
+    try:
+        base, store_catalog = _base_catalog(schema, catalog_url, catalog, lineage, dialect, default_catalog)
+    except CatalogError as exc:
+        console.print(f"error: {exc}", style="red", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+    root_dir = root or project_root([p for p in files if not _event_suffix(p)] or files)
+    sql_paths = [p for p in files if not _event_suffix(p)]
+    event_paths = [p for p in files if _event_suffix(p)]
+
+    def new_context() -> ProjectContext:
+        return ProjectContext(
+            base,
+            dialect=dialect,
+            database=default_db,
+            default_catalog=default_catalog,
+            statements=statements.value,
+        )
+
+    with _progress(console) as progress:
+        # read and split every SQL file first: the order needs their statements
+        project: list[tuple[ProjectFile, str, list]] = []
+        task = progress.add_task("reading", total=None, rate="")
+        for pf in collect_files(sql_paths, root_dir) if sql_paths else []:
+            progress.update(task, description=f"reading {pf.relpath}")
+            totals.files += 1
+            try:
+                text = pf.path.read_text(encoding="utf-8-sig")
+                project.append((pf, text, split_script(text, dialect)))
+            except (OSError, UnicodeError) as exc:
+                totals.fail(str(pf.path), exc)
+        if order is Order.deps and len(project) > 1:
+            ordered = order_files(
+                {pf.relpath: pieces for pf, _, pieces in project}, dialect, default_db, default_catalog
+            )
+            if ordered.cycle:
+                console.print(
+                    f"the files {', '.join(ordered.cycle)} read tables one another writes (a cycle): "
+                    "they run in name order",
+                    style="yellow",
+                    markup=False,
+                    highlight=False,
+                    soft_wrap=True,
+                )
+            rank = {name: k for k, name in enumerate(ordered.order)}
+            project.sort(key=lambda item: rank[item[0].relpath])
+        progress.update(task, total=sum(len(p) for _, _, p in project), completed=0)
+        context = new_context()
+        for pf, text, pieces in project:
+            if session_per_file:
+                context = new_context()
+            progress.update(task, description=f"ingesting {pf.relpath}")
+
+            def step(outcome: StatementOutcome, pf: ProjectFile = pf) -> None:
+                s = outcome.result
+                totals.statements += 1
+                where = f"{pf.path}:{s.line}"
+                if s.failed:
+                    totals.fail(where, s.error.message if s.error else "failed")
+                elif not s.events and s.skip_reason:
+                    totals.skipped += 1
+                for e in outcome.events:
+                    _note_status(totals, where, e)
+                progress.update(task, advance=1, rate=_rate(progress, task))
+
+            try:
+                extraction = context.extract(pf.relpath, text, pieces, on_statement=step)
+                items = [Item(f"{pf.path}", EVENT, e) for e in extraction.events]
+            except Exception as exc:  # an extractor bug: name it, go on with the next file
+                totals.fail(str(pf.path), exc)
+                items = []
+            totals.events += len(items)
+            record_items(lineage, items, batch, totals)
+            if store_catalog is not None:
+                store_catalog.refresh()
+        for path in event_paths:
             progress.update(task, description=f"ingesting {path.name}")
             totals.files += 1
             try:
-                if _event_suffix(path):
-                    items = _read_events(path, totals)
-                else:
-                    items = _extract(path, dialect, database, schema, totals)
-            except Exception as exc:  # unreadable file, not UTF-8, a bad --schema, an extractor bug…
+                items = _read_events(path, totals)
+            except Exception as exc:  # unreadable file, not UTF-8…
                 totals.fail(str(path), exc)
                 items = []
             totals.events += len(items)
             totals.openlineage += sum(1 for i in items if i.kind == OPENLINEAGE)
             record_items(lineage, items, batch, totals)
-            progress.advance(task)
+    _summary(console, totals)
+    if totals.failed or (strict and totals.incomplete):
+        raise typer.Exit(1)
+
+
+def _summary(console: Console, totals: IngestTotals) -> None:
     table = Table(title="ingest", show_header=True)
     for col in COLUMNS:
         table.add_column(col, justify="right")
@@ -279,13 +463,22 @@ def ingest(
     console.print(table)
     if totals.openlineage:
         console.print(f"of the events, OpenLineage RunEvents: {totals.openlineage}")
+    if totals.incomplete:
+        statuses = ", ".join(f"{n} {status}" for status, n in sorted(totals.incomplete.items()))
+        codes = ", ".join(f"{code} {n}" for code, n in sorted(totals.codes.items(), key=lambda kv: (-kv[1], kv[0])))
+        console.print(
+            f"not COMPLETE: {statuses}" + (f"; by diagnostic: {codes}" if codes else ""),
+            style="yellow",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     shown = 20
-    for p in totals.problems[:shown]:
+    listed = [*totals.problems, *totals.incomplete_where]
+    for p in listed[:shown]:
         console.print(p, style="yellow", soft_wrap=True, markup=False, highlight=False)
-    if len(totals.problems) > shown:
-        console.print(f"… and {len(totals.problems) - shown} more", style="yellow")
-    if totals.failed:
-        raise typer.Exit(1)
+    if len(listed) > shown:
+        console.print(f"… and {len(listed) - shown} more", style="yellow")
 
 
 def register(app: typer.Typer) -> None:

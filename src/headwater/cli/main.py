@@ -14,7 +14,26 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",  # help paragraphs join their lines; `code` shows as code
 )
+
+
+def _no_type_for_flags() -> None:
+    """Help lists an option's value type; a flag (``--verbose``, ``--help``) has none to give."""
+    from typer.core import TyperOption
+
+    shown = TyperOption.display_type_rich
+    if getattr(shown, "_headwater", False):
+        return
+
+    def display_type_rich(self: TyperOption, ctx: object) -> str | None:
+        return None if self.is_flag else shown(self, ctx)  # type: ignore[arg-type]
+
+    display_type_rich._headwater = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_no_type_for_flags()
 
 # sqlglot warns on the log when it falls back to an opaque command; headwater reports such
 # statements itself (skip rules and diagnostics), so keep the terminal clean.

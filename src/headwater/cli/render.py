@@ -1,54 +1,139 @@
-"""Terminal rendering of events: the guide's five sections as rich tables."""
+"""Terminal rendering of extraction results.
+
+The default is compact: one block per statement (what it writes, from what, each target column's
+expression, the indirect lineage) with empty parts left out. ``verbose`` prints the guide's five
+sections in full, the query context included. Every name and expression is literal text
+(``display.lit`` / ``DottedName``): nothing from the SQL is read as rich markup.
+"""
 
 from __future__ import annotations
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from headwater.cli.display import DottedName, Namer, first_words, line, lit
 from headwater.extract import ScriptResult, StatementResult
 from headwater.model import LineageInfo
+from headwater.model.event import ColumnRef, TableRef
 
 
 def _table(title: str, *columns: str) -> Table:
-    t = Table(title=title, title_justify="left", title_style="bold", show_lines=False, expand=False)
+    t = Table(title=lit(title, "bold"), title_justify="left", show_lines=False, expand=False)
     for c in columns:
-        t.add_column(c, overflow="fold")
+        t.add_column(lit(c), overflow="fold")
     return t
 
 
-def _cols(refs: tuple) -> str:
-    return ", ".join(f"{r.table.name}.{r.column}" for r in refs)
+class _Names:
+    """Table and column names of one event, relative to its session catalog and database."""
+
+    def __init__(self, e: LineageInfo) -> None:
+        refs = [e.target.table, *e.sources]
+        self.namer = Namer(e.context.catalog, e.context.database, (self._full(r) for r in refs))
+
+    @staticmethod
+    def _full(ref: TableRef) -> str:
+        return ".".join(p for p in (ref.catalog, ref.database, ref.name) if p)
+
+    def table(self, ref: TableRef) -> str:
+        return self.namer.short(self._full(ref))
+
+    def column(self, c: ColumnRef) -> str:
+        return f"{c.table.name}.{c.column}"
+
+    def columns(self, refs: tuple[ColumnRef, ...]) -> str:
+        return ", ".join(self.column(r) for r in refs)
+
+
+def _header(console: Console, e: LineageInfo, names: _Names, where: str) -> None:
+    status = e.status.value
+    style = {"COMPLETE": "green", "PARTIAL": "yellow"}.get(status, "red")
+    title = line(
+        Text(e.context.source_command.value, style="bold"),
+        " → ",
+        names.table(e.target.table),
+        "  ",
+        Text(status, style=style),
+        f"  ({where})" if where else "",
+    )
+    console.rule(title, align="left")
+
+
+def _diagnostics(console: Console, e: LineageInfo, least: tuple[str, ...] = ("ERROR", "WARNING", "INFO")) -> None:
+    for d in e.diagnostics:
+        if d.severity.value not in least:
+            continue
+        where = f"line {d.line}, column {d.column}: " if d.line else ""
+        style = {"ERROR": "red", "WARNING": "yellow"}.get(d.severity.value, "dim")
+        console.print(line(Text(d.severity.value.lower(), style=style), f" {d.code}: ", where, d.message))
+
+
+def render_compact(console: Console, e: LineageInfo, where: str = "") -> None:
+    """One block: header, sources, one row per target column, the indirect lineage; empty parts omitted."""
+    names = _Names(e)
+    _header(console, e, names, where)
+    if e.sources:
+        console.print(line(Text("from ", style="dim"), ", ".join(names.table(s) for s in e.sources)))
+    if e.direct:
+        t = Table(show_lines=False, expand=False, box=None, pad_edge=False, header_style="bold")
+        t.add_column("column", overflow="fold")
+        t.add_column("lineage")
+        t.add_column("expression", overflow="fold")
+        for d in e.direct:
+            name = d.target_column + (f" (branch {d.branch})" if d.branch else "")
+            kind = d.type.value if d.origin.value == "COLUMN" else f"{d.type.value} {d.origin.value}"
+            t.add_row(lit(name), lit(kind), lit(d.expression))
+        console.print(t)
+    indirect = [("", i.type.value, i.expression) for i in e.dataset_indirect]
+    indirect += [(i.target_column, i.type.value, i.expression) for i in e.output_indirect]
+    if indirect:
+        t = Table(show_lines=False, expand=False, box=None, pad_edge=False, header_style="bold")
+        t.add_column("indirect")
+        t.add_column("for", overflow="fold")
+        t.add_column("expression", overflow="fold")
+        for col, kind, expr in indirect:
+            t.add_row(lit(kind), lit(col or "(all rows)"), lit(expr))
+        console.print(t)
+    _diagnostics(console, e, ("ERROR", "WARNING"))
+    console.print()
 
 
 def render_event(console: Console, e: LineageInfo) -> None:
-    """Print one event: table lineage, direct, dataset indirect, output indirect, context."""
-    target = e.target.table
-    console.rule(f"[bold]{e.context.source_command.value}[/] → {target.qualified}  status={e.status.value}")
+    """Print one event in full: table lineage, direct, dataset indirect, output indirect, context."""
+    names = _Names(e)
+    _header(console, e, names, "")
+    target = names.table(e.target.table)
     t = _table("Table lineage", "Source table", "Target table")
     for s in e.sources:
-        t.add_row(s.qualified, target.qualified)
+        t.add_row(DottedName(names.table(s)), DottedName(target))
     console.print(t)
 
     t = _table("Direct column lineage", "Target column", "Source expression", "Type", "Origin", "DIRECT inputs")
     for d in e.direct:
-        name = f"{target.name}.{d.target_column}" + (f" [branch {d.branch}]" if d.branch else "")
+        name = f"{e.target.table.name}.{d.target_column}" + (f" (branch {d.branch})" if d.branch else "")
         inputs = "; ".join(
-            f"{i.column.table.name}.{i.column.column}"
+            names.column(i.column)
             + (f" ({', '.join(i.labels)})" if i.labels else "")
             + (" masked" if i.masking else "")
             for i in d.inputs
         )
-        t.add_row(name, d.expression, d.type.value, d.origin.value, inputs or "—")
+        t.add_row(DottedName(name), lit(d.expression), lit(d.type.value), lit(d.origin.value), lit(inputs or "—"))
     console.print(t)
 
     t = _table("Dataset indirect lineage", "Type", "Source expression", "Source columns")
     for i in e.dataset_indirect:
-        t.add_row(i.type.value, i.expression, _cols(i.sources))
+        t.add_row(lit(i.type.value), lit(i.expression), lit(names.columns(i.sources)))
     console.print(t)
 
     t = _table("Output indirect lineage", "Target column", "Type", "Source expression", "Source columns")
     for i in e.output_indirect:
-        t.add_row(f"{target.name}.{i.target_column}", i.type.value, i.expression, _cols(i.sources))
+        t.add_row(
+            DottedName(f"{e.target.table.name}.{i.target_column}"),
+            lit(i.type.value),
+            lit(i.expression),
+            lit(names.columns(i.sources)),
+        )
     console.print(t)
 
     c = e.context
@@ -67,18 +152,29 @@ def render_event(console: Console, e: LineageInfo) -> None:
         ("External catalog properties", props),
         ("Event id", e.event_id),
     ):
-        t.add_row(k, v)
+        t.add_row(lit(k), lit(v))
     console.print(t)
     if e.diagnostics:
         t = _table("Diagnostics", "Severity", "Code", "Where", "Message")
         for d in e.diagnostics:
-            t.add_row(d.severity.value, d.code, f"{d.line}:{d.column}" if d.line else "—", d.message)
+            t.add_row(
+                lit(d.severity.value), lit(d.code), lit(f"{d.line}:{d.column}" if d.line else "—"), lit(d.message)
+            )
         console.print(t)
 
 
+def render_statements(console: Console, result: ScriptResult, verbose: bool) -> None:
+    """Every event of ``result``: compact blocks, or (``verbose``) the five sections in full."""
+    for s in result.statements:
+        for e in s.events:
+            if verbose:
+                render_event(console, e)
+            else:
+                render_compact(console, e, f"statement {s.index + 1}, line {s.line}")
+
+
 def statement_head(s: StatementResult) -> str:
-    first = " ".join(s.sql.split())[:70]
-    return f"statement {s.index + 1} (line {s.line}): {first}"
+    return f"statement {s.index + 1} (line {s.line}): {first_words(s.sql)}"
 
 
 def render_skips(console: Console, result: ScriptResult, explain: bool) -> None:
@@ -87,6 +183,8 @@ def render_skips(console: Console, result: ScriptResult, explain: bool) -> None:
         if s.error is not None:
             d = s.error
             where = f"line {d.line}, column {d.column}" if d.line else f"line {s.line}"
-            console.print(f"[red]error[/] in statement {s.index + 1} at {where}: {d.message}")
+            named = f"statement {s.index + 1} " in d.message or f"statement {s.index + 1}:" in d.message
+            what = "" if named else f"statement {s.index + 1} ({first_words(s.sql)}): "
+            console.print(line(Text("error", style="red"), f" at {where}: ", what, d.message), soft_wrap=True)
         elif explain and s.skip_reason:
-            console.print(f"[dim]no event[/] {statement_head(s)} — {s.skip_reason}")
+            console.print(line(Text("no event", style="dim"), " ", statement_head(s), " — ", s.skip_reason))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import sqlite3
 from datetime import datetime
 from enum import StrEnum
@@ -11,20 +13,26 @@ from typing import Annotated, Any, NoReturn
 import typer
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 from sqlalchemy import Engine, create_engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 
+from headwater.cli.display import DottedName, Namer, fail, lit
+from headwater.cli.graph import bridged_edges
+from headwater.cli.stores import check_store_url, connect_error, open_cli_store
 from headwater.service import schemas as m
-from headwater.store import ChangeType, LineageStore, NodeType, StoreError, open_store
+from headwater.store import ChangeType, LineageStore, NodeType, StoreError
 from headwater.store.impact import DESTRUCTIVE_OPERATIONS, METADATA_OPERATIONS
 
 StoreOpt = Annotated[
     str | None,
-    typer.Option("--store", help="Store URL or SQLite path (default: $HEADWATER_STORE or ~/.headwater/lineage.db)."),
+    typer.Option(
+        "--store",
+        help="The store: a SQLite path, sqlite:///file.db or postgresql+psycopg://user@host/db "
+        "(default: $HEADWATER_STORE, else ~/.headwater/lineage.db).",
+    ),
 ]
 
 
@@ -33,7 +41,13 @@ class Fmt(StrEnum):
     json = "json"
 
 
-FmtOpt = Annotated[Fmt, typer.Option("--format", help="table or json")]
+class AnalyzeFmt(StrEnum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+FmtOpt = Annotated[Fmt, typer.Option("--format", help="table, or json (the API's answer, full names).")]
 AsOfOpt = Annotated[
     str | None,
     typer.Option(
@@ -41,7 +55,7 @@ AsOfOpt = Annotated[
         help="Answer as of this time: ISO 8601 (naive = UTC), or seconds or milliseconds since the epoch.",
     ),
 ]
-DepthOpt = Annotated[int, typer.Option("--depth", min=0, help="Levels (dataset → job → dataset is one).")]
+DepthOpt = Annotated[int, typer.Option("--depth", min=0, help="Levels to follow (dataset → job → dataset is one).")]
 LimitOpt = Annotated[int, typer.Option("--limit", min=1, help="Rows to show.")]
 
 
@@ -50,18 +64,17 @@ LimitOpt = Annotated[int, typer.Option("--limit", min=1, help="Rows to show.")]
 query_app = typer.Typer(name="query", help="Query the lineage store.", no_args_is_help=True)
 
 
-def _emit(console: Console, fmt: Fmt, model: type[BaseModel], value: Any, render: Any) -> None:
+def _emit(console: Console, fmt: str, model: type[BaseModel], value: Any, render: Any) -> None:
     data = model.model_validate(value)
     if fmt == Fmt.json:
-        console.print_json(data.model_dump_json())
+        print(data.model_dump_json(indent=2))
     else:
         render(data)
 
 
 def _fail(message: str) -> NoReturn:
     """``error: …`` on standard error, exit 2 (a usage error, as for a node that does not exist)."""
-    Console(stderr=True).print("[red]error:[/]", escape(message), soft_wrap=True)
-    raise typer.Exit(2)
+    fail(message)
 
 
 def _run(fn: Any) -> Any:
@@ -69,6 +82,26 @@ def _run(fn: Any) -> Any:
         return fn()
     except StoreError as exc:  # NodeNotFound, AmbiguousNode, InvalidInput
         _fail(str(exc))
+
+
+def _console() -> Console:
+    return Console(highlight=False)
+
+
+def plural(n: int, word: str) -> str:
+    """``1 node``, ``2 nodes``.
+
+    >>> plural(1, "node"), plural(0, "edge")
+    ('1 node', '0 edges')
+    """
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+NAMES = Namer()
+
+
+def _name(node: m.Node) -> DottedName:
+    return NAMES.cell(node.name, node.type)
 
 
 _DATETIME = TypeAdapter(datetime)
@@ -115,18 +148,30 @@ def parse_change(change: str, operation: str | None) -> tuple[ChangeType, str | 
     return change_type, op
 
 
-def _graph_table(title: str, g: m.LineageGraph, console: Console) -> None:
-    t = Table(title=f"{title}: {g.root.name}")
+def _graph_table(title: str, g: m.LineageGraph, console: Console, edges: list[tuple[int, str, int]]) -> None:
+    t = Table(title=lit(f"{title} of {NAMES.short(g.root.name, g.root.type)}"))
     for c in ("depth", "type"):
         t.add_column(c)
     t.add_column("name", overflow="fold")
     for n in g.nodes:
-        t.add_row(str(n.depth), n.type, n.name)
+        t.add_row(lit(n.depth), lit(n.type), _name(n))
     console.print(t)
+    by_id = {n.id: n for n in g.nodes} | {g.root.id: g.root}
+    shown = [(a, label, b) for a, label, b in edges if a in by_id and b in by_id]
+    if shown:
+        t = Table(title=lit("edges (data flows from → to)"))
+        t.add_column("from", overflow="fold")
+        t.add_column("edge", overflow="fold")
+        t.add_column("to", overflow="fold")
+        for a, label, b in shown:
+            t.add_row(_name(by_id[a]), lit(label), _name(by_id[b]))
+        console.print(t)
     more = f" (showing {len(g.nodes)})" if len(g.nodes) < g.total_nodes else ""
-    console.print(
-        f"{g.total_nodes} nodes, {g.total_edges} edges{more}" + (" [yellow]truncated[/]" if g.truncated else "")
-    )
+    total_edges = len(edges) if edges is not None else g.total_edges
+    summary = lit(f"{plural(g.total_nodes, 'node')}, {plural(total_edges, 'edge')}{more}")
+    if g.truncated:
+        summary.append(" truncated", "yellow")
+    console.print(summary)
 
 
 def _direction(name: str) -> Any:
@@ -137,28 +182,39 @@ def _direction(name: str) -> Any:
         as_of: AsOfOpt = None,
         types: Annotated[
             list[str] | None,
-            typer.Option("--type", help="Keep only these node types (DATASET, FIELD, JOB…; repeat the option)."),
+            typer.Option(
+                "--type",
+                help="Keep only these node types (DATASET, FIELD, JOB…; repeat the option); the edges through "
+                "the hidden nodes are shown as one edge (via …).",
+            ),
         ] = None,
         limit: LimitOpt = 200,
         fmt: FmtOpt = Fmt.table,
     ) -> None:
         when, node_types = parse_as_of(as_of), parse_node_types(types)
-        s = open_store(store)
-        g = _run(lambda: s.get_lineage(node, name.upper(), depth, when, node_types, limit))
-        console = Console()
-        _emit(console, fmt, m.LineageGraph, g, lambda d: _graph_table(name, d, console))
+        s = open_cli_store(store)
+        if fmt == Fmt.json:
+            g = _run(lambda: s.get_lineage(node, name.upper(), depth, when, node_types, limit))
+            _emit(_console(), fmt, m.LineageGraph, g, None)
+            return
+        full = m.LineageGraph.model_validate(_run(lambda: s.get_lineage(node, name.upper(), depth, when, None, None)))
+        keep = {n.id for n in full.nodes if not node_types or n.type in node_types} | {full.root.id}
+        edges = bridged_edges(full, keep)
+        kept = [n for n in full.nodes if n.id in keep and (not node_types or n.type in node_types)]
+        page = full.model_copy(update={"nodes": kept[:limit], "total_nodes": len(kept)})
+        _graph_table(name, page, _console(), edges)
 
-    cmd.__doc__ = f"{name.capitalize()} lineage of a node."
+    cmd.__doc__ = f"{name.capitalize()} lineage of a node: the nodes, and the edges between them with their dependency."
     return cmd
 
 
 def _paths_table(title: str, entries: list[m.FieldPath], console: Console) -> None:
-    t = Table(title=title)
+    t = Table(title=lit(title))
     t.add_column("field", overflow="fold")
     for c in ("depth", "dependency", "path"):
         t.add_column(c)
     for e in entries:
-        t.add_row(e.field.name, str(e.depth), e.dependency, " → ".join(e.types) or "(itself)")
+        t.add_row(_name(e.field), lit(e.depth), lit(e.dependency), lit(" → ".join(e.types) or "(itself)"))
     console.print(t)
 
 
@@ -172,12 +228,12 @@ def origin(
 ) -> None:
     """The ultimate source fields of a field, with the types along each path."""
     when = parse_as_of(as_of)
-    s = open_store(store)
+    s = open_cli_store(store)
     o = _run(lambda: s.get_field_origin(field, indirect, when, limit=limit))
-    console = Console()
+    console = _console()
 
     def render(d: m.FieldOrigin) -> None:
-        _paths_table(f"origin of {d.field.name}", d.origins, console)
+        _paths_table(f"origin of {NAMES.short(d.field.name, d.field.type)}", d.origins, console)
         if not indirect and [e.field.id for e in d.origins] == [d.field.id]:
             console.print("no DIRECT inputs: the value is constant or system-made; try --indirect")
 
@@ -193,13 +249,13 @@ def impact(
 ) -> None:
     """Every field downstream of a field, DIRECT or INDIRECT."""
     when = parse_as_of(as_of)
-    s = open_store(store)
+    s = open_cli_store(store)
     i = _run(lambda: s.get_field_impact(field, when, limit=limit))
-    console = Console()
+    console = _console()
 
     def render(d: m.FieldImpact) -> None:
-        _paths_table(f"impact of {d.field.name}", d.impacted, console)
-        console.print(f"{d.total} fields: {d.direct_count} DIRECT, {d.indirect_count} INDIRECT")
+        _paths_table(f"impact of {NAMES.short(d.field.name, d.field.type)}", d.impacted, console)
+        console.print(f"{plural(d.total, 'field')}: {d.direct_count} DIRECT, {d.indirect_count} INDIRECT")
 
     _emit(console, fmt, m.FieldImpact, i, render)
 
@@ -207,25 +263,27 @@ def impact(
 def trace(
     node: Annotated[str, typer.Argument(help="Any node.")],
     store: StoreOpt = None,
-    depth: Annotated[int | None, typer.Option("--depth", min=0)] = None,
+    depth: Annotated[
+        int | None, typer.Option("--depth", min=0, help="Levels to follow upstream (default: to the roots).")
+    ] = None,
     as_of: AsOfOpt = None,
     fmt: FmtOpt = Fmt.table,
 ) -> None:
     """The roots upstream of a node and their source systems."""
     when = parse_as_of(as_of)
-    s = open_store(store)
+    s = open_cli_store(store)
     r = _run(lambda: s.trace_origin(node, depth, when))
-    console = Console()
+    console = _console()
 
     def render(d: m.TraceResult) -> None:
-        t = Table(title=f"origins of {d.root.name}")
+        t = Table(title=lit(f"origins of {NAMES.short(d.root.name, d.root.type)}"))
         t.add_column("origin", overflow="fold")
         for c in ("type", "system", "depth"):
             t.add_column(c)
         for o in d.origins:
-            t.add_row(o.origin.name, o.origin.type, o.system.name if o.system else "", str(o.depth))
+            t.add_row(_name(o.origin), lit(o.origin.type), lit(o.system.name if o.system else ""), lit(o.depth))
         console.print(t)
-        console.print(f"source systems: {', '.join(x.name for x in d.source_systems) or '(none)'}")
+        console.print(lit(f"source systems: {', '.join(x.name for x in d.source_systems) or '(none)'}"))
 
     _emit(console, fmt, m.TraceResult, r, render)
 
@@ -242,30 +300,51 @@ def analyze(
         ),
     ] = None,
     column: Annotated[list[str] | None, typer.Option("--column", help="Changed columns of a dataset.")] = None,
+    samples: Annotated[int, typer.Option("--samples", min=0, help="Affected nodes to list per type.")] = 5,
+    show_all: Annotated[bool, typer.Option("--all", help="List every affected node (overrides --samples).")] = False,
     as_of: AsOfOpt = None,
-    fmt: FmtOpt = Fmt.table,
+    fmt: Annotated[
+        AnalyzeFmt,
+        typer.Option("--format", help="table, json (the API's answer) or csv (type, severity, node per row)."),
+    ] = AnalyzeFmt.table,
 ) -> None:
     """Impact analysis: affected nodes by type with severity, overall severity and risk."""
     when = parse_as_of(as_of)
     change_type, op = parse_change(change, operation)
-    s = open_store(store)
+    s = open_cli_store(store)
     details: dict[str, Any] = {}
     if op:
         details["operation"] = op
     if column:
         details["columns"] = column
-    a = _run(lambda: s.analyze_impact(target, change_type, details, when))
-    console = Console()
+    size = 2**31 - 1 if show_all else samples
+    a = _run(lambda: s.analyze_impact(target, change_type, details, when, sample_size=size))
+    console = _console()
+    if fmt == AnalyzeFmt.csv:
+        import csv
+        import sys
+
+        d = m.ImpactAnalysis.model_validate(a)
+        out = csv.writer(sys.stdout, lineterminator="\n")
+        out.writerow(["type", "count", "severity", "node"])
+        for g in d.groups:
+            for node in g.sample_node_ids or [""]:
+                out.writerow([g.type, g.count, g.severity, node])
+        return
 
     def render(d: m.ImpactAnalysis) -> None:
-        t = Table(title=f"{d.change_type} of {d.target.name}")
+        t = Table(title=lit(f"{d.change_type} of {NAMES.short(d.target.name, d.target.type)}"))
         for c in ("type", "count", "severity"):
             t.add_column(c)
-        t.add_column("sample", overflow="fold")
+        t.add_column("affected" if show_all else "sample", overflow="fold")
         for g in d.groups:
-            t.add_row(g.type, str(g.count), g.severity, "\n".join(g.sample_node_ids))
+            names = [NAMES.short(x) for x in g.sample_node_ids]
+            more = g.count - len(names)
+            if more > 0:
+                names.append(f"… {more} more (--samples N, --all)")
+            t.add_row(lit(g.type), lit(g.count), lit(g.severity), lit("\n".join(names)))
         console.print(t)
-        console.print(f"{d.total_affected_count} affected; severity {d.overall_severity}; risk {d.risk_level}")
+        console.print(lit(f"{d.total_affected_count} affected; severity {d.overall_severity}; risk {d.risk_level}"))
 
     _emit(console, fmt, m.ImpactAnalysis, a, render)
 
@@ -278,15 +357,15 @@ def summary(
 ) -> None:
     """Counts around one node."""
     when = parse_as_of(as_of)
-    s = open_store(store)
+    s = open_cli_store(store)
     r = _run(lambda: s.get_lineage_summary(node, when))
-    console = Console()
+    console = _console()
 
     def render(d: m.LineageSummary) -> None:
-        t = Table(title=f"summary of {d.node.name}", show_header=False)
+        t = Table(title=lit(f"summary of {NAMES.short(d.node.name, d.node.type)}"), show_header=False)
         for k in ("upstream_count", "downstream_count", "field_count", "pipeline_count", "last_updated"):
-            t.add_row(k, str(getattr(d, k)))
-        t.add_row("node types", ", ".join(f"{k}={v}" for k, v in d.node_type_counts.items()))
+            t.add_row(lit(k), lit(getattr(d, k)))
+        t.add_row(lit("node types"), lit(", ".join(f"{k}={v}" for k, v in d.node_type_counts.items())))
         console.print(t)
 
     _emit(console, fmt, m.LineageSummary, r, render)
@@ -295,9 +374,9 @@ def summary(
 def stats(store: StoreOpt = None, as_of: AsOfOpt = None, fmt: FmtOpt = Fmt.table) -> None:
     """Nodes, edges and field mappings by type; events recorded."""
     when = parse_as_of(as_of)
-    s = open_store(store)
+    s = open_cli_store(store)
     r = _run(lambda: s.get_lineage_stats(when))
-    console = Console()
+    console = _console()
 
     def render(d: m.LineageStats) -> None:
         t = Table(title="lineage store")
@@ -322,17 +401,46 @@ def serve(
     host: Annotated[str, typer.Option(help="Bind address (non-loopback needs tokens).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port.")] = 8077,
     tokens_file: Annotated[Path | None, typer.Option(help="Tokens file: 'token:read,write' per line.")] = None,
+    grpc_port: Annotated[
+        int | None,
+        typer.Option(min=0, max=65535, help="Also serve the gRPC LineageServices (pipeline, governance) on this port."),
+    ] = None,
+    grpc_host: Annotated[str, typer.Option(help="gRPC bind address (non-loopback needs tokens).")] = "127.0.0.1",
+    grpc_tls_cert: Annotated[
+        Path | None, typer.Option(help="gRPC over TLS: the server's PEM certificate chain.")
+    ] = None,
+    grpc_tls_key: Annotated[Path | None, typer.Option(help="gRPC over TLS: the server's PEM private key.")] = None,
+    grpc_tls_client_ca: Annotated[
+        Path | None, typer.Option(help="gRPC over TLS: require client certificates signed by this PEM CA.")
+    ] = None,
 ) -> None:
-    """Serve the REST API (and the explorer) over the store."""
+    """Serve the REST API (and the explorer) over the store; with --grpc-port also gRPC (docs/api.md)."""
     from headwater.service import UnsafeBind
     from headwater.service.auth import load_tokens
+    from headwater.service.server import check_bind
     from headwater.service.server import serve as run
 
+    tls = None
+    if grpc_tls_cert or grpc_tls_key or grpc_tls_client_ca:
+        if grpc_port is None:
+            _fail("--grpc-tls-cert, --grpc-tls-key and --grpc-tls-client-ca need --grpc-port")
+        if not (grpc_tls_cert and grpc_tls_key):
+            _fail("--grpc-tls-cert and --grpc-tls-key go together: give both")
+        from headwater.service.grpc import TlsFiles
+
+        tls = TlsFiles(grpc_tls_cert, grpc_tls_key, grpc_tls_client_ca)
     try:
-        run(store, host, port, load_tokens(tokens_file))
+        tokens = load_tokens(tokens_file)
+        check_bind(host, tokens)
+        if grpc_port is not None:
+            check_bind(grpc_host, tokens)
     except (UnsafeBind, ValueError) as exc:
-        Console(stderr=True).print(f"[red]error:[/] {exc}")
-        raise typer.Exit(2) from None
+        _fail(str(exc))
+    open_cli_store(store)  # a mistyped path or an unreachable server: one line, before binding
+    try:
+        run(store, host, port, tokens, grpc_port=grpc_port, grpc_host=grpc_host, grpc_tls=tls)
+    except (UnsafeBind, ValueError) as exc:
+        _fail(str(exc))
 
 
 db_app = typer.Typer(name="db", help="Store schema management.", no_args_is_help=True)
@@ -347,10 +455,14 @@ def db_upgrade(
     from headwater.store.engine import default_url, make_engine
     from headwater.store.migrate import current_revision, upgrade
 
-    engine = make_engine(store or default_url())
-    before = current_revision(engine)
-    after = upgrade(engine, revision)
-    Console().print(f"store schema: {before or '(empty)'} → {after}")
+    url = check_store_url(store or default_url())
+    try:
+        engine = make_engine(url)
+        before = current_revision(engine)
+        after = upgrade(engine, revision)
+    except DBAPIError as exc:
+        _fail(connect_error(url, exc))
+    _console().print(lit(f"store schema: {before or '(empty)'} → {after}"))
 
 
 def _read_engine(url: str) -> Engine:
@@ -375,14 +487,58 @@ def db_current(store: StoreOpt = None) -> None:
     from headwater.store.engine import default_url
     from headwater.store.migrate import current_revision, head_revision
 
-    engine = _read_engine(store or default_url())
+    url = check_store_url(store or default_url())
+    engine = _read_engine(url)
     try:
         rev = current_revision(engine)
     except DBAPIError as exc:
-        _fail(f"cannot read the store: {exc.orig}")
+        message = connect_error(url, exc)
+        if "is not a database" in message:
+            _fail(f"cannot read the store: file is not a database ({make_url(url).database})")
+        _fail(message)
     finally:
         engine.dispose()
-    Console().print(f"{rev or '(empty)'} (head: {head_revision()})")
+    _console().print(lit(f"{rev or '(empty)'} (head: {head_revision()})"))
+
+
+@db_app.command("delete")
+def db_delete(
+    store: StoreOpt = None,
+    event: Annotated[str | None, typer.Option("--event", help="Event id: the edges one event recorded.")] = None,
+    job: Annotated[str | None, typer.Option("--job", help="Job (name, short name or #id): all its edges.")] = None,
+    dataset: Annotated[
+        str | None, typer.Option("--dataset", help="Dataset (name, short name or #id): every edge to or from it.")
+    ] = None,
+    purge: Annotated[
+        bool,
+        typer.Option(
+            "--purge",
+            help="Erase the edges and forget the events (they can be recorded again), instead of closing "
+            "them (as-of queries before now still see closed edges).",
+        ),
+    ] = False,
+    fmt: FmtOpt = Fmt.table,
+) -> None:
+    """Delete lineage: close (or, with --purge, erase) the edges of one event, job or dataset.
+
+    Give exactly one of --event, --job, --dataset. Closing keeps history: queries with --as-of before
+    the deletion still answer with the edges; a closed event stays recorded, so replaying it changes nothing.
+    """
+    chosen = [o for o, v in (("--event", event), ("--job", job), ("--dataset", dataset)) if v is not None]
+    if len(chosen) != 1:
+        _fail(f"give exactly one of --event, --job, --dataset (got {', '.join(chosen) or 'none'})")
+    s = open_cli_store(store)
+    r = _run(lambda: s.delete_lineage(event_id=event, job=job, dataset=dataset, purge=purge))
+    if fmt == Fmt.json:
+        print(json.dumps(dataclasses.asdict(r) if dataclasses.is_dataclass(r) else r, default=str, indent=2))
+        return
+    _console().print(lit(_delete_line(r, purge)))
+
+
+def _delete_line(r: Any, purge: bool) -> str:
+    values = dataclasses.asdict(r) if dataclasses.is_dataclass(r) else dict(r)
+    counts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in values.items() if isinstance(v, int))
+    return ("purged: " if purge else "closed: ") + (counts or "nothing")
 
 
 def register(app: typer.Typer) -> None:

@@ -26,12 +26,15 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from headwater.model.ol_naming import NamingError, OpenLineageNaming, naming_from_table
+
 DEFAULT_PLUGIN_DIR = "~/.headwater/plugins"
 DEFAULT_QUEUE_SIZE = 50000
 DEFAULT_DISPATCH_BATCH = 500
 CLOSE_POLICIES = ("drain", "abandon")
 ENV_PREFIX = "HEADWATER_"
 PLUGIN_TABLE = "lineage_plugins"
+OPENLINEAGE_TABLE = "openlineage"
 
 _KEYS = (
     "plugin_dir",
@@ -60,10 +63,15 @@ class DispatchSettings:
     plugin_settings: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: MappingProxyType({}))
     origins: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     config_file: Path | None = None
+    openlineage: OpenLineageNaming = field(default_factory=OpenLineageNaming)
 
     def settings_for(self, plugin: str) -> Mapping[str, Any]:
-        """The ``[lineage_plugins.<plugin>]`` table, empty when absent."""
-        return MappingProxyType(dict(self.plugin_settings.get(plugin, {})))
+        """The ``[lineage_plugins.<plugin>]`` table, empty when absent; the ``openlineage`` plugin's
+        also holds the ``[openlineage]`` naming under ``naming`` (unless the table sets one)."""
+        table = dict(self.plugin_settings.get(plugin, {}))
+        if plugin == OPENLINEAGE_TABLE:
+            table.setdefault("naming", self.openlineage)
+        return MappingProxyType(table)
 
 
 def parse_activation(value: Any) -> tuple[str, ...]:
@@ -152,9 +160,32 @@ def load_settings(
         values["lineage_close_policy"] = _close_policy(*raw["lineage_close_policy"])
     if "lineage_close_timeout" in raw:
         values["lineage_close_timeout"] = _close_timeout(*raw["lineage_close_timeout"])
+    if OPENLINEAGE_TABLE in doc:
+        values["openlineage"] = _naming(doc[OPENLINEAGE_TABLE], str(path))
     return DispatchSettings(
         **values,
         plugin_settings=MappingProxyType({k: MappingProxyType(dict(v)) for k, v in plugins.items()}),
         origins=MappingProxyType({k: origin for k, (_, origin) in raw.items()}),
         config_file=path,
     )
+
+
+def _naming(table: Any, where: str) -> OpenLineageNaming:
+    try:
+        return naming_from_table(table, where)
+    except NamingError as exc:
+        raise SettingsError(str(exc)) from None
+
+
+def load_naming(
+    config_path: Path | str | None = None, env: Mapping[str, str] | None = None, cwd: Path | None = None
+) -> OpenLineageNaming:
+    """The ``[openlineage]`` naming of the settings file (``load_settings``'s file), default when absent.
+
+    >>> load_naming(env={}, cwd=Path("/nonexistent")).job_namespace
+    'headwater'
+    """
+    env = os.environ if env is None else env
+    path = _config_path(config_path, env, cwd or Path.cwd())
+    doc = _read_toml(path) if path else {}
+    return _naming(doc[OPENLINEAGE_TABLE], str(path)) if OPENLINEAGE_TABLE in doc else OpenLineageNaming()

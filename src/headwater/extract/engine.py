@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 from sqlglot import exp
@@ -20,7 +20,7 @@ from headwater.catalog.names import MYSQL_FAMILY
 from headwater.extract.beyond import RESULT_DATABASE, delete_query, merge_branches, update_queries
 from headwater.extract.classify import classify
 from headwater.extract.context import generated_query_id, now_iso, redact
-from headwater.extract.ddl import Session, apply_statement, table_ref
+from headwater.extract.ddl import Session, apply_statement, is_temporary, table_ref
 from headwater.extract.deep import call_deep, in_deep_thread
 from headwater.extract.guards import EmptyName, LimitExceeded, WorkBudget
 from headwater.extract.resolve import Resolver
@@ -96,22 +96,25 @@ class Extractor:
             self.session.catalog = self.names.table_ident(run.catalog) or self.session.catalog
         if self.reuse is not None:
             return self.reuse.run(self, sql, run)
-        return self.run_pieces(sql, run)
+        return self.extract_text(sql, run)
 
-    def run_pieces(self, sql: str, run: RunInfo) -> ScriptResult:
-        """Split, then extract statement by statement (``run`` without its session effects)."""
-        results = []
+    def extract_text(self, sql: str, run: RunInfo) -> ScriptResult:
+        """Split and extract ``sql`` as the session stands (``run`` without its session effects)."""
         pieces = split_script(sql, self.options.dialect, self.options.limits)
+        return ScriptResult(tuple(self.run_pieces(pieces, run)))
+
+    def run_pieces(self, pieces: Sequence[Piece], run: RunInfo | None = None) -> Iterator[StatementResult]:
+        """Extract the statements ``split_script`` made of a script, one result at a time (the
+        session's database and catalog are taken from ``run`` as ``run`` does)."""
+        run = run or RunInfo()
         for k, piece in enumerate(pieces):
             piece_run = run
             if run.query_id and len(pieces) > 1:  # one id per statement of a script
                 piece_run = replace(run, query_id=f"{run.query_id}.{k + 1}")
-            if piece.deep:
-                results.append(call_deep(self._statement, piece, piece_run))
-            else:
-                results.append(self._statement(piece, piece_run))
+            statement = self._statement
+            result = call_deep(statement, piece, piece_run) if piece.deep else statement(piece, piece_run)
             self.index += 1
-        return ScriptResult(tuple(results))
+            yield result
 
     # ------------------------------------------------------------------
 
@@ -145,7 +148,7 @@ class Extractor:
         try:
             if kind.name in ("insert", "ctas") and kind.skip is None:
                 return self._lineage_statement(piece, tree, kind, run, index)
-            if self.options.statements == "all":
+            if self.options.statements == "all" or (self.options.view_nodes and _is_view(tree)):
                 result = self._beyond(piece, tree, run, index)
                 if result is not None:
                     return result
@@ -234,7 +237,7 @@ class Extractor:
         return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=(event,))
 
     def _resolver(self, index: int) -> Resolver:
-        return Resolver(
+        resolver = Resolver(
             self.catalog,
             self.names,
             self.session.catalog,
@@ -244,6 +247,8 @@ class Extractor:
             self.session.temp_views,
             WorkBudget(self.options.limits.max_work),
         )
+        resolver.view_nodes = self.options.view_nodes
+        return resolver
 
     def _beyond(self, piece: Piece, tree: exp.Expression, run: RunInfo, index: int) -> StatementResult | None:
         """Lineage of the statements the Doris rules skip (``--statements all``); None: not one of them."""
@@ -266,6 +271,11 @@ class Extractor:
             target = table_ref(node, self.names, self.session)
             rel = resolver.relation(tree.expression, None, resolver.ctes_of(tree, {}, None))
             apply_statement(tree, self.catalog, self.names, self.session)
+            if self.options.view_nodes:  # read as a table of its columns by later statements
+                defined = self.catalog.table(target)
+                if defined is not None and not defined.columns:
+                    columns = tuple(ColumnSchema(n) for n in (column_list or rel.names))
+                    self.catalog.put(target, replace(defined, columns=columns))
         elif isinstance(tree, exp.Update) and isinstance(tree.this, exp.Table):
             kind = Kind("update", SourceCommand.UPDATE)
             events = []
@@ -552,6 +562,13 @@ def _drop_unread_target(resolver: Resolver, target: TableRef, rel: Relation) -> 
     nodes = [alt for alts in rel.columns for alt in alts] + [node for _, node in resolver.indirect]
     if not any(ref.table == target for node in nodes for ref in refs_of(node, resolver.shared)):
         del resolver.tables[target]
+
+
+def _is_view(tree: exp.Expression) -> bool:
+    """A ``CREATE VIEW`` of a catalog view (not a session-scoped temporary view)."""
+    if not isinstance(tree, exp.Create) or str(tree.args.get("kind") or "").upper() != "VIEW":
+        return False
+    return not is_temporary(tree)
 
 
 def _refuse_empty_names(

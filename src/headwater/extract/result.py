@@ -36,12 +36,18 @@ class ExtractOptions:
     ``statements``: ``doris`` (the guide's rules) or ``all`` (also SELECT, views, UPDATE, MERGE,
     VALUES inserts).
 
+    ``view_nodes``: views are datasets of their own (what ``headwater ingest`` records): a
+    ``CREATE VIEW`` makes an event (its columns from its query), and a statement reading a view
+    reads the view's columns, as a table's, instead of expanding the view into its base tables
+    and listing it in ``via`` (the Doris form, the default).
+
     ``limits``: the per-statement limits (``headwater.extract.guards``); by default from the
     environment (``HEADWATER_EXTRACT_MAX_…``) or the built-in values.
     """
 
     dialect: str = "doris"
     statements: str = "doris"
+    view_nodes: bool = False
     limits: Limits = field(default_factory=Limits.from_env)
 
 

@@ -162,7 +162,7 @@ class StatementReuse:
         """Extract ``sql`` through ``ex`` (its session state as it stands), reusing a template if one fits."""
         shape = shape_of(sql, ex.dialect_impl)
         if shape is None:
-            return ex.run_pieces(sql, run)
+            return ex.extract_text(sql, run)
         key = (shape.key, ex.session.catalog, ex.session.database, ex.catalog.state_for(shape.names))
         self.lookups += 1
         entry = self._entries.get(key)
@@ -184,7 +184,7 @@ class StatementReuse:
                     ex.index += 1
                     return ScriptResult((reused,))
         state = (ex.session.catalog, ex.session.database, ex.catalog.version)
-        result = ex.run_pieces(sql, run)
+        result = ex.extract_text(sql, run)
         if entry is not None and entry is not _SEEN:
             return result
         if state != (ex.session.catalog, ex.session.database, ex.catalog.version) or not _reusable(result):
@@ -219,7 +219,7 @@ class StatementReuse:
         saved = ex.index
         ex.index = index
         try:
-            result = ex.run_pieces(text, run)
+            result = ex.extract_text(text, run)
         finally:
             ex.index = saved
         if not _reusable(result):

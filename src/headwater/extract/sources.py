@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from headwater.catalog import TableSchema
+from headwater.catalog import LayeredCatalog, TableSchema
+from headwater.catalog.listing import closest, tables_in
 from headwater.extract.guards import EmptyName, view_refused
 from headwater.extract.scope import Alts, Relation, Scope, Source
 from headwater.extract.trees import QUERY_TYPES, clone
@@ -39,6 +40,9 @@ def _parenthesised_tables(node: exp.Subquery) -> bool:
 
 class SourceBinder(_Base):
     """FROM-clause binding for ``Resolver``."""
+
+    view_nodes = False
+    """Read a catalog view with known columns as a table of them (``ExtractOptions.view_nodes``)."""
 
     def _add_source(self, node: exp.Expression, scope: Scope) -> Source | None:
         if isinstance(node, exp.Subquery) and not node.args.get("alias") and _parenthesised_tables(node):
@@ -185,19 +189,37 @@ class SourceBinder(_Base):
             return self._view_source(ref, self.temp_views[name], alias or name)
         ref = self.table_ref(node)
         schema = self.catalog.table(ref)
-        if schema is not None and schema.view_sql:
+        if schema is not None and schema.view_sql and not (self.view_nodes and schema.columns):
             return self._view_source(ref, schema, alias or name)
         self.tables[ref] = None
         if schema is None:
             if self.report_unknown_tables:
-                self.diag(
-                    "unknown_table",
-                    f"table {ref.qualified} is not in the catalog; its columns are unknown",
-                    node,
-                    Severity.INFO,
-                )
+                self._unknown_table(ref, node)
             return Source(alias=alias or name, table=ref, columns=None)
         return Source(alias=alias or name, table=ref, columns=list(schema.column_names))
+
+    def _unknown_table(self, ref: TableRef, node: exp.Table) -> None:
+        """A table the catalog does not describe: a WARNING (the statement is PARTIAL) when the base
+        catalog lists other tables of its database, so that it is probably mistyped; else INFO."""
+        base = self.catalog.base if isinstance(self.catalog, LayeredCatalog) else self.catalog
+        if tables_in(base, ref.catalog, ref.database) is None:
+            self.diag(
+                "unknown_table",
+                f"table {ref.qualified} is not in the catalog; its columns are unknown",
+                node,
+                Severity.INFO,
+            )
+            return
+        known = tables_in(self.catalog, ref.catalog, ref.database) or set()
+        guesses = ", ".join(f"`{ref.database}.{n}`" for n in closest(ref.name, known))
+        hint = f": did you mean {guesses}?" if guesses else ""
+        self.diag(
+            "unknown_table",
+            f"table {ref.qualified} is not in the catalog, which lists {len(known)} tables of database "
+            f"{ref.database}{hint}",
+            node,
+            Severity.WARNING,
+        )
 
     def _view_source(self, ref: TableRef, schema: TableSchema, alias: str) -> Source:
         self.via[ref] = None

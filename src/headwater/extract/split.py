@@ -53,7 +53,7 @@ def split_script(sql: str, dialect: str, limits: Limits | None = None) -> list[P
     A statement past one of the ``limits`` (size, nesting, operator chain) or with a NUL byte is a
     piece with an error, and is never given to the parser.
     """
-    limits = limits or Limits()
+    limits = limits or Limits.from_env()
     d = Dialect.get_or_raise(sqlglot_dialect(dialect))
     oversized = list(oversized_spans(sql, limits.max_statement_bytes))
     masked = _mask(sql, oversized) if oversized else sql
@@ -175,7 +175,7 @@ def _parse_chunk(index: int, chunk: list[Token], sql: str, d: Dialect, limits: L
     try:
         trees = call_deep(d.parser().parse, chunk, sql) if deep else d.parser().parse(chunk, sql)
     except ParseError as err:
-        return Piece(index, line, col, text, None, _parse_diag(err, index, line, col))
+        return Piece(index, line, col, text, None, _parse_diag(err, index, line, col, text))
     except RecursionError:
         if deep or in_deep_thread():
             err = _diag("cannot parse: the statement nests too deep", index, line, col)
@@ -348,14 +348,16 @@ def _diag(message: str, index: int, line: int, col: int) -> Diagnostic:
     return Diagnostic("parse_error", Severity.ERROR, message, index, line, col)
 
 
-def _parse_diag(err: ParseError, index: int, line: int, col: int) -> Diagnostic:
-    first = err.errors[0] if err.errors else {}
-    msg = str(first.get("description") or err).splitlines()[0]
+def _parse_diag(err: ParseError, index: int, line: int, col: int, text: str = "") -> Diagnostic:
+    from headwater.extract.parse_message import describe, first_words, position
+
+    first = err.errors[0] if err.errors else {"description": str(err)}
+    at_line, at_col = position(first)
     return _diag(
-        f"cannot parse statement {index + 1}: {msg}",
+        f"cannot parse statement {index + 1} ({first_words(text)}): {describe(first)}",
         index,
-        first.get("line") or line,
-        first.get("col") or col,
+        at_line or line,
+        at_col or col,
     )
 
 

@@ -15,6 +15,8 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
+from headwater.model import bounded_json
+from headwater.model.bounded_json import JsonTooDeep
 from headwater.model.event import (
     DATASET_INDIRECT_TYPES,
     EVENT_VERSION,
@@ -721,9 +723,9 @@ def event_from_dict(d: Any) -> LineageInfo:
 def event_from_json(text: str | bytes) -> LineageInfo:
     """``event_from_dict(json.loads(text))``; text that is not JSON raises ``EventFormatError`` too."""
     try:
-        data = json.loads(text)
-    except RecursionError:
-        raise EventFormatError("not JSON: nested too deeply") from None
+        data = bounded_json.loads(text)
+    except JsonTooDeep as exc:
+        raise EventFormatError(f"not accepted: {exc}") from None
     except (ValueError, TypeError) as exc:  # JSONDecodeError, UnicodeDecodeError, a too long number; not text
         raise EventFormatError(f"not JSON: {str(exc).encode('ascii', 'backslashreplace').decode()}") from None
     return event_from_dict(data)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from headwater.model import bounded_json
 from headwater.model.event import (
     ColumnRef,
     Diagnostic,
@@ -147,8 +148,8 @@ def dumps(e: LineageInfo) -> str:
 
 def loads(text: str) -> LineageInfo:
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
+        data = bounded_json.loads(text)
+    except json.JSONDecodeError as err:  # JsonTooDeep included
         raise PayloadError(f"not JSON: {err}") from None
     return decode(data)
 

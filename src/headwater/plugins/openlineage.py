@@ -1,36 +1,77 @@
-"""``openlineage``: emit each event as an OpenLineage ``RunEvent`` (COMPLETE) through openlineage-python.
+"""``openlineage``: emit each event as OpenLineage ``RunEvent``\\ s through openlineage-python.
 
-Settings: ``namespace`` (``headwater``), ``producer``, and ``transport``: a table given to
-``OpenLineageClient(config={"transport": …})`` (``type`` = ``http``, ``console``, ``file``, ``kafka``…, with
-that transport's own keys). Without ``transport`` the client configures itself as it documents
+Settings (``[lineage_plugins.openlineage]``): ``producer``; ``lifecycle``: ``complete`` (one COMPLETE
+event per statement) or ``start`` (START then COMPLETE, same run id); ``engine``: the engine when the
+event does not name one (default ``doris``); ``transport``: a table given to
+``OpenLineageClient(config={"transport": …})`` (``type`` = ``http``, ``console``, ``file``, ``kafka``…,
+with that transport's own keys). Without ``transport`` the client configures itself as it documents
 (``OPENLINEAGE_CONFIG`` / ``openlineage.yml``, ``OPENLINEAGE_URL``, ``OPENLINEAGE__TRANSPORT__…``).
-The run id comes from the event id (query id + target table), so receivers can deduplicate.
+
+Naming comes from ``headwater.toml``'s ``[openlineage]`` table (``job_namespace``,
+``default_namespace``, ``[openlineage.namespaces]``); the plugin's own ``namespace``,
+``job_namespace`` and ``namespaces`` override it. The run id comes from the event id (query id +
+target table), so receivers can deduplicate.
+
+``exec_failure`` (called for statements the hooks saw fail) emits a FAIL event: the job and the error.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from openlineage.client import OpenLineageClient
 
 from headwater.dispatch.spi import LineagePlugin, LineagePluginFactory, PluginContext
 from headwater.model import LineageInfo
-from headwater.model.openlineage import DEFAULT_PRODUCER, to_run_event
+from headwater.model.ol_naming import NamingError, OpenLineageNaming, place_of_setting
+from headwater.model.openlineage import (
+    COMPLETE_ONLY,
+    DEFAULT_PRODUCER,
+    LIFECYCLES,
+    failed_run_event,
+    to_run_events,
+)
 from headwater.plugins import _settings as s
 
 NAME = "openlineage"
 
 
+def plugin_naming(context: PluginContext) -> OpenLineageNaming:
+    """The ``[openlineage]`` naming handed to the plugin, with the plugin table's own keys on top."""
+    naming = context.settings.get("naming")
+    if not isinstance(naming, OpenLineageNaming):
+        naming = OpenLineageNaming()
+    if "namespace" in context.settings:
+        naming = replace(naming, default_namespace=s.string(context, "namespace"))
+    if "job_namespace" in context.settings:
+        naming = replace(naming, job_namespace=s.string(context, "job_namespace"))
+    if "namespaces" in context.settings:
+        where = f"[lineage_plugins.{context.name}]"
+        try:
+            extra = {str(k): place_of_setting(str(k), v, where) for k, v in s.table(context, "namespaces").items()}
+        except NamingError as exc:
+            raise ValueError(f"lineage plugin {context.name}: {exc}") from None
+        catalogs = {**naming.catalogs, **extra}
+        naming = replace(naming, catalogs=catalogs, explicit=naming.explicit | frozenset(extra))
+    return naming
+
+
 class OpenLineagePlugin(LineagePlugin):
     def __init__(self) -> None:
         self.client: OpenLineageClient | None = None
-        self._namespace = "headwater"
+        self.naming = OpenLineageNaming()
         self._producer = DEFAULT_PRODUCER
+        self._lifecycle = COMPLETE_ONLY
+        self._engine: str | None = None
 
     def name(self) -> str:
         return NAME
 
     def initialize(self, context: PluginContext) -> None:
-        self._namespace = s.string(context, "namespace", "headwater")
+        self.naming = plugin_naming(context)
         self._producer = s.string(context, "producer", DEFAULT_PRODUCER)
+        self._lifecycle = s.string(context, "lifecycle", COMPLETE_ONLY, choices=LIFECYCLES)
+        self._engine = s.string(context, "engine", "doris")
         transport = context.settings.get("transport")
         if transport is None:
             self.client = OpenLineageClient()
@@ -40,10 +81,23 @@ class OpenLineagePlugin(LineagePlugin):
     def event_filter(self) -> bool:
         return self.client is not None
 
-    def exec(self, event: LineageInfo) -> None:
+    def _client(self) -> OpenLineageClient:
         if self.client is None:
             raise RuntimeError("openlineage plugin is closed")
-        self.client.emit(to_run_event(event, namespace=self._namespace, producer=self._producer))
+        return self.client
+
+    def exec(self, event: LineageInfo) -> None:
+        client = self._client()
+        for run_event in to_run_events(
+            event, naming=self.naming, producer=self._producer, lifecycle=self._lifecycle, engine=self._engine
+        ):
+            client.emit(run_event)
+
+    def exec_failure(self, event: LineageInfo, error: str) -> None:
+        """A statement the database rejected: one FAIL event (its job and the error)."""
+        self._client().emit(
+            failed_run_event(event, error, naming=self.naming, producer=self._producer, engine=self._engine)
+        )
 
     def close(self) -> None:
         if self.client is not None:

@@ -13,7 +13,8 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Query, Request
 
-from headwater.model import event_from_dict
+from headwater.model import bounded_json, event_from_dict
+from headwater.model.bounded_json import JsonTooDeep
 from headwater.service import schemas as m
 from headwater.service.deps import get_store, no_nul_in_query, require
 from headwater.service.errors import ApiError, as_api_errors, body_field, expecting, no_nul
@@ -28,6 +29,7 @@ from headwater.store import (
     NodeType,
 )
 from headwater.store.from_event import event_facts
+from headwater.store.from_external import lineage_facts
 from headwater.store.from_openlineage import run_event_facts
 from headwater.store.write import check
 
@@ -46,10 +48,14 @@ async def _json_items(request: Request) -> tuple[list[Any], list[str]]:
     if not text:
         raise ApiError(400, "body", "empty body")
     try:
-        data = json.loads(text)
+        data = bounded_json.loads(text)
+    except JsonTooDeep as exc:
+        raise ApiError(400, "body", f"not accepted: {exc}") from None
     except json.JSONDecodeError:
         try:
-            data = [json.loads(line) for line in text.splitlines() if line.strip()]
+            data = [bounded_json.loads(line) for line in text.splitlines() if line.strip()]
+        except JsonTooDeep as exc:
+            raise ApiError(400, "body", f"not accepted: {exc}") from None
         except json.JSONDecodeError as exc:
             raise ApiError(400, "body", f"not JSON or JSON lines: {exc}") from None
     items = data if isinstance(data, list) else [data]
@@ -131,17 +137,18 @@ async def record_openlineage(request: Request, store: Store) -> m.RecordResult:
     try:
         return _result(store.record_openlineage(items))
     except InvalidInput as exc:
-        raise _refused(exc, paths, lambda k: check(run_event_facts(items[k], store.namespaces))) from None
+        raise _refused(exc, paths, lambda k: check(run_event_facts(items[k], store.namespaces, store.naming))) from None
 
 
 def _ref(d: m.DatasetRefIn) -> DatasetRef:
     return DatasetRef(d.name, d.namespace, NodeType(d.type), tuple(d.fields))
 
 
-@router.post("/record", operation_id="record_lineage", response_model=m.RecordResult, status_code=201, responses=ERRORS)
-def record_lineage(store: Store, body: Annotated[m.RecordLineageRequest, Body()]) -> m.RecordResult:
-    """Record lineage another tool reports: a pipeline step's inputs, outputs and field mappings."""
-    no_nul(body.model_dump(mode="json"), "body")
+LineageCall = tuple[ExecutionContext, list[DatasetRef], list[DatasetRef], list[FieldMapping], dict[str, str]]
+
+
+def lineage_call(body: m.RecordLineageRequest) -> LineageCall:
+    """The arguments of ``LineageStore.record_lineage`` for one request (REST and gRPC alike)."""
     c = body.context
     ctx = ExecutionContext(c.pipeline_id, c.execution_id, c.step_id, c.step_name, c.user_id, c.timestamp, c.duration_ms)
     maps = [
@@ -154,12 +161,29 @@ def record_lineage(store: Store, body: Annotated[m.RecordLineageRequest, Body()]
         )
         for f in body.field_mappings
     ]
+    return ctx, [_ref(i) for i in body.inputs], [_ref(o) for o in body.outputs], maps, dict(body.metadata)
+
+
+@router.post("/record", operation_id="record_lineage", response_model=m.RecordResult, status_code=201, responses=ERRORS)
+def record_lineage(store: Store, body: Annotated[m.RecordLineageRequest, Body()]) -> m.RecordResult:
+    """Record lineage another tool reports: a pipeline step's inputs, outputs and field mappings."""
+    no_nul(body.model_dump(mode="json"), "body")
     with as_api_errors("body"):
-        return _result(
-            store.record_lineage(
-                ctx, [_ref(i) for i in body.inputs], [_ref(o) for o in body.outputs], maps, body.metadata
-            )
-        )
+        return _result(store.record_lineage(*lineage_call(body)))
+
+
+def record_lineage_batch(store: LineageStore, bodies: list[m.RecordLineageRequest]) -> m.RecordResult:
+    """Record many ``record_lineage`` requests in one transaction (gRPC's BatchRecordLineage); a
+    refused item is named ``body[k]…``."""
+    paths = [f"body[{k}]" for k in range(len(bodies))]
+    calls = []
+    for body, path in zip(bodies, paths, strict=True):
+        no_nul(body.model_dump(mode="json"), path)
+        calls.append(lineage_call(body))
+    try:
+        return _result(store.record_lineage_batch(calls))
+    except InvalidInput as exc:
+        raise _refused(exc, paths, lambda k: check(lineage_facts(*calls[k]))) from None
 
 
 @router.delete("/lineage", operation_id="delete_lineage", response_model=m.DeleteResult, responses=ERRORS)

@@ -30,7 +30,10 @@ class Node(BaseModel):
         }
     )
     id: int
-    type: str = Field(description="DATASET, FIELD, JOB, STEP, SOURCE_SYSTEM, EXTERNAL, ENTITY, REPORT, MODEL, DECISION")
+    type: str = Field(
+        description="DATASET, FIELD, JOB, PIPELINE, PIPELINE_STEP, SOURCE_SYSTEM, EXTERNAL, SCHEMA, ENTITY, REASONING, "
+        "REPORT, MODEL, DECISION"
+    )
     name: str = Field(description="normalised full name, e.g. catalog.db.table.column")
     short: str = Field(description="table, or table.column: what lookups by short name match")
     parent_id: int | None = None
@@ -56,7 +59,10 @@ class Edge(BaseModel):
         }
     )
     id: int
-    type: str = Field(description="READ, WRITE, CONTAINS, MAPS_TO, DERIVED_FROM, USED_BY, PRODUCES, CONSUMES")
+    type: str = Field(
+        description="READ, WRITE, CONTAINS, MAPS_TO, DERIVED_FROM, USED_BY, TRANSFORMED_BY, INFERRED_FROM, "
+        "SUPPORTED_BY, TRIGGERED_BY, PRODUCES, CONSUMES"
+    )
     source: int = Field(description="upstream node id (edges are in data-flow orientation)")
     target: int = Field(description="downstream node id")
     subtype: str | None = Field(None, description="MAPS_TO: IDENTITY/TRANSFORMATION/AGGREGATION or an indirect type")

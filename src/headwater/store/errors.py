@@ -17,13 +17,18 @@ class InvalidInput(StoreError, ValueError):
 
 
 class NodeNotFound(StoreError, LookupError):
-    def __init__(self, ref: str) -> None:
-        super().__init__(f"no node matches {ref!r}")
+    def __init__(self, ref: str, hint: str | None = None) -> None:
+        super().__init__(f"no node matches {ref!r}" + (f": {hint}" if hint else ""))
         self.ref = ref
+        self.hint = hint
 
 
 class AmbiguousNode(StoreError, LookupError):
+    SHOWN = 12
+
     def __init__(self, ref: str, candidates: list[str]) -> None:
-        super().__init__(f"{ref!r} matches several nodes: {', '.join(candidates)}")
+        shown = ", ".join(candidates[: self.SHOWN])
+        more = f" and {len(candidates) - self.SHOWN} more" if len(candidates) > self.SHOWN else ""
+        super().__init__(f"{ref!r} matches several nodes: {shown}{more}; give a longer name or #id")
         self.ref = ref
         self.candidates = candidates

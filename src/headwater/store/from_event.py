@@ -10,6 +10,12 @@
   once per source field (``FactsBuilder.indirect_all``: a MAPS_TO_ALL edge to the target dataset) and
   every query reads it as an INDIRECT MAPS_TO from that field to each target column.
 
+Views are datasets: the event of a ``CREATE VIEW`` makes its target a dataset node with
+``properties.dataset_type = VIEW``, and the view's columns map from its query as a table's do. An
+event that read a view *through* (the Doris form: base tables in ``sources``, the view in ``via``)
+also gets a READ of the view by its job; its column mappings stay on the base columns.
+(``headwater ingest`` extracts with views as nodes, so its statements read the view's columns.)
+
 A direct entry with no ``inputs`` has no DIRECT input, whatever its origin: ``CASE WHEN region =
 'EAST' THEN 'CORE' ELSE 'OTHER' END`` depends on ``region`` only INDIRECTly (CONDITIONAL, an
 output-level entry), and its ``sources`` are the guide's view of every column the expression reads.
@@ -17,7 +23,9 @@ output-level entry), and its ``sources`` are the guide's view of every column th
 
 from __future__ import annotations
 
-from headwater.model import ColumnRef, Dependency, LineageInfo, TableRef, event_to_json
+from dataclasses import replace
+
+from headwater.model import ColumnRef, Dependency, LineageInfo, SourceCommand, TableRef, event_to_json
 from headwater.model.event import DATASET_INDIRECT_TYPES
 from headwater.model.job import explicit_job_name, fallback_job_name
 from headwater.store.errors import InvalidInput
@@ -37,6 +45,16 @@ def job_name(event: LineageInfo, target: NodeKey) -> str:
     if explicit:
         return f"job:{explicit}"
     return fallback_job_name(event.context.sql, target[1])
+
+
+VIEW = "VIEW"
+"""The ``dataset_type`` property of a dataset node that is a view."""
+
+
+def _mark_view(facts: Facts, dataset: NodeKey) -> None:
+    """Make ``dataset``'s node a view (``properties.dataset_type``) when this recording creates it."""
+    spec = facts.nodes[dataset]
+    facts.nodes[dataset] = replace(spec, properties={**(spec.properties or {}), "dataset_type": VIEW})
 
 
 def event_facts(event: LineageInfo, names: Names | None = None, expand_indirect: bool = False) -> Facts:
@@ -61,6 +79,8 @@ def event_facts(event: LineageInfo, names: Names | None = None, expand_indirect:
     b = FactsBuilder(facts, names)
     tt = event.target.table
     target = b.dataset(tt.catalog, tt.database, tt.name)
+    if event.source_command is SourceCommand.CREATE_VIEW:
+        _mark_view(facts, target)
     name = job_name(event, target)
     job = b.node(
         NodeType.JOB,
@@ -136,6 +156,11 @@ def event_facts(event: LineageInfo, names: Names | None = None, expand_indirect:
     read = EdgeType.READ.value
     for table, ds in datasets.items():
         if table != tt or table in event.sources:
+            edges.append((read, ds, job, None, None, None, None, False, None))
+    for view in event.via:  # read through (the Doris form): the view is an input of the job too
+        if view.database is not None and view not in datasets:  # not a session's temporary view
+            ds = datasets[view] = b.dataset(view.catalog, view.database, view.name)
+            _mark_view(facts, ds)
             edges.append((read, ds, job, None, None, None, None, False, None))
     edges.append((EdgeType.WRITE.value, job, target, None, None, None, None, False, None))
     return facts

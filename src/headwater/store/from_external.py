@@ -1,10 +1,12 @@
 """``record_lineage`` input (the seed's RecordLineageRequest) as ``Facts``.
 
-With a ``pipeline_id`` the process node is the pipeline's JOB, or its STEP (contained in the JOB)
-when ``step_id`` is given; inputs connect to it by READ (CONSUMES for entity-side inputs) and it
-connects to outputs by WRITE (PRODUCES for entity-side outputs). Without a pipeline, each input
-connects straight to each output: DERIVED_FROM, or USED_BY when the output is a REPORT or DECISION;
-those edges belong to their output, which plays the job's part when it is recorded again.
+With a ``pipeline_id`` the process node is the PIPELINE, or its PIPELINE_STEP (contained in the
+PIPELINE) when ``step_id`` is given; inputs connect to it by READ (CONSUMES for entity-side inputs)
+and it connects to outputs by WRITE (PRODUCES for entity-side outputs). Without a pipeline, each
+input connects straight to each output by ``direct_edge_type``: ``metadata["edge_type"]`` when given,
+else INFERRED_FROM into a REASONING, SUPPORTED_BY from a REASONING into a DECISION, USED_BY into a
+REPORT or DECISION, DERIVED_FROM otherwise; those edges belong to their output, which plays the
+job's part when it is recorded again.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from headwater.store.errors import InvalidInput
 from headwater.store.facts import Facts, FactsBuilder, NodeKey
 from headwater.store.names import now_us, to_us
 from headwater.store.types import (
+    DIRECT_EDGE_TYPES,
     ENTITY_TYPES,
+    RECORDABLE_TYPES,
     TRANSFORM_TYPES,
     DatasetRef,
     EdgeType,
@@ -30,14 +34,55 @@ from headwater.store.types import (
 )
 
 _NS = uuid.UUID("9d3c7b1a-55e2-4f7a-9a0e-6c1f2e8b4d37")
-_DATA_TYPES = {NodeType.DATASET, NodeType.EXTERNAL, *ENTITY_TYPES}
+EDGE_TYPE_KEY = "edge_type"
+"""``metadata`` key choosing the edge of a recording without a pipeline (one of ``DIRECT_EDGE_TYPES``)."""
+
+
+def direct_edge_type(source: str, target: str, chosen: str = "") -> EdgeType:
+    """The edge from an input of type ``source`` to an output of type ``target`` without a pipeline.
+
+    >>> direct_edge_type("ENTITY", "REASONING"), direct_edge_type("REASONING", "DECISION")
+    (<EdgeType.INFERRED_FROM: 'INFERRED_FROM'>, <EdgeType.SUPPORTED_BY: 'SUPPORTED_BY'>)
+    >>> direct_edge_type("DATASET", "DECISION"), direct_edge_type("DATASET", "DATASET", "TRIGGERED_BY")
+    (<EdgeType.USED_BY: 'USED_BY'>, <EdgeType.TRIGGERED_BY: 'TRIGGERED_BY'>)
+    """
+    if chosen:
+        return EdgeType(chosen)
+    if target == NodeType.REASONING:
+        return EdgeType.INFERRED_FROM
+    if target == NodeType.DECISION and source == NodeType.REASONING:
+        return EdgeType.SUPPORTED_BY
+    if target in (NodeType.REPORT, NodeType.DECISION):
+        return EdgeType.USED_BY
+    return EdgeType.DERIVED_FROM
+
+
+def _chosen_edge_type(metadata: Mapping[str, str], has_pipeline: bool) -> str:
+    chosen = str(metadata.get(EDGE_TYPE_KEY, "")).strip().upper()
+    if not chosen:
+        return ""
+    allowed = ", ".join(sorted(DIRECT_EDGE_TYPES))
+    if chosen not in DIRECT_EDGE_TYPES:
+        raise InvalidInput(f"metadata.{EDGE_TYPE_KEY}", f"{metadata[EDGE_TYPE_KEY]!r} is not one of {allowed}")
+    if has_pipeline:
+        raise InvalidInput(
+            f"metadata.{EDGE_TYPE_KEY}", "applies without a pipeline only (a pipeline's edges are READ / WRITE)"
+        )
+    return chosen
 
 
 def _ref(b: FactsBuilder, ref: DatasetRef, path: str) -> NodeKey:
     if not ref.name:
         raise InvalidInput(f"{path}.name", "missing")
-    if NodeType(ref.type) not in _DATA_TYPES:
-        raise InvalidInput(f"{path}.type", f"{NodeType(ref.type).value!r} is not a dataset or entity type")
+    try:
+        typ = NodeType(ref.type)
+    except ValueError:
+        typ = None
+    if typ not in RECORDABLE_TYPES:
+        allowed = ", ".join(sorted(RECORDABLE_TYPES))
+        raise InvalidInput(
+            f"{path}.type", f"{getattr(ref.type, 'value', ref.type)!r} is not a dataset or entity type ({allowed})"
+        )
     key = b.dataset(ref.namespace or "default", *ref.name.split("."), type_=NodeType(ref.type).value)
     for f in ref.fields:
         b.field(key, f)
@@ -58,6 +103,7 @@ def lineage_facts(
     except ValueError:
         raise InvalidInput("context.timestamp", f"not an ISO 8601 time: {context.timestamp!r}") from None
     assert t is not None
+    chosen = _chosen_edge_type(metadata, bool(context.pipeline_id))
     payload = json.dumps(
         {
             "context": asdict(context),
@@ -79,10 +125,10 @@ def lineage_facts(
     outs = [_ref(b, r, f"outputs[{k}]") for k, r in enumerate(outputs)]
     if context.pipeline_id:
         props: dict[str, Any] = {"pipeline_id": context.pipeline_id}
-        job = b.node(NodeType.JOB, f"pipeline:{context.pipeline_id}", context.pipeline_id, properties=props)
+        job = b.node(NodeType.PIPELINE, f"pipeline:{context.pipeline_id}", context.pipeline_id, properties=props)
         if context.step_id:
             job = b.node(
-                NodeType.STEP,
+                NodeType.PIPELINE_STEP,
                 f"pipeline:{context.pipeline_id}/{context.step_id}",
                 context.step_name or context.step_id,
                 parent=job,
@@ -95,9 +141,8 @@ def lineage_facts(
             b.edge(EdgeType.PRODUCES if k[0] in ENTITY_TYPES else EdgeType.WRITE, job, k)
     else:
         for o in outs:
-            kind = EdgeType.USED_BY if o[0] in (NodeType.REPORT, NodeType.DECISION) else EdgeType.DERIVED_FROM
             for i in ins:
-                b.edge(kind, i, o, scope=o)
+                b.edge(direct_edge_type(i[0], o[0], chosen), i, o, scope=o)
     for k, m in enumerate(field_mappings):
         path = f"field_mappings[{k}]"
         try:

@@ -2,9 +2,15 @@
 
 - the job is ``namespace/name`` of the event's job; the run id is the run key, so several events
   of one run (START, RUNNING, COMPLETE) add to each other instead of replacing;
-- a dataset in one of the store's *headwater namespaces* (default ``headwater``) is named as
-  headwater names it (``db.table`` → catalog ``internal``; ``catalog.db.table``), so lineage sent
-  through OpenLineage meets lineage recorded directly; any other namespace is its own source system;
+- a RunEvent that headwater produced (it has the ``headwater`` run facet) is the headwater event it
+  carries (``model.ol_restore``), recorded as ``from_event`` records that event: the same nodes,
+  edges, job identity, event id, context and status (a COMPLETE event); its START, FAIL and ABORT
+  events name the same job and assert nothing;
+- a dataset in a namespace that the ``OpenLineageNaming`` places a catalog in (``internal`` ↔
+  ``doris://fe:9030``) is that catalog's table, and one in the naming's default namespace or one of
+  the store's *headwater namespaces* (default ``headwater``) is named as headwater names it
+  (``db.table`` → catalog ``internal``; ``catalog.db.table``), so lineage sent through OpenLineage
+  meets lineage recorded directly; any other namespace is its own source system;
 - the ``schema`` facet's fields become FIELD nodes; ``columnLineage`` inputs become MAPS_TO edges
   (transformation type/subtype → dependency/subtype; legacy ``transformationType`` IDENTITY →
   IDENTITY, anything else TRANSFORMATION); the facet's ``dataset`` entries apply to every output field
@@ -19,8 +25,12 @@ import uuid
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from headwater.model.codec import EventFormatError
+from headwater.model.ol_naming import OpenLineageNaming
+from headwater.model.ol_restore import headwater_facet, restore_event
 from headwater.store.errors import InvalidInput
 from headwater.store.facts import Facts, FactsBuilder, NodeKey
+from headwater.store.from_event import event_facts
 from headwater.store.names import to_us
 from headwater.store.types import EdgeType, NodeType
 
@@ -44,16 +54,15 @@ def _get(d: Any, key: str, path: str, kind: type | tuple[type, ...] = str) -> An
 
 
 class _Datasets:
-    def __init__(self, b: FactsBuilder, namespaces: Collection[str]) -> None:
+    def __init__(self, b: FactsBuilder, naming: OpenLineageNaming, namespaces: Collection[str]) -> None:
         self.b = b
-        self.namespaces = namespaces
+        self.naming = naming
+        self.namespaces = tuple(namespaces)
 
     def key(self, namespace: str, name: str) -> NodeKey:
-        if namespace in self.namespaces:
-            parts = name.split(".")
-            if len(parts) <= 2:
-                return self.b.dataset("internal", *parts)
-            return self.b.dataset(parts[0], *parts[1:])
+        t = self.naming.table(namespace, name, self.namespaces)
+        if t is not None:
+            return self.b.dataset(t.catalog, t.database, t.name)
         return self.b.dataset(namespace, *name.split("."))
 
 
@@ -76,8 +85,15 @@ def _transformations(inp: Mapping[str, Any], legacy: str | None) -> list[tuple[s
     return out
 
 
-def run_event_facts(event: Mapping[str, Any], namespaces: Collection[str] = ("headwater",)) -> Facts:
-    """Translate one RunEvent; raises ``InvalidInput`` naming the first bad field."""
+def run_event_facts(
+    event: Mapping[str, Any],
+    namespaces: Collection[str] = ("headwater",),
+    naming: OpenLineageNaming | None = None,
+) -> Facts:
+    """Translate one RunEvent; raises ``InvalidInput`` naming the first bad field.
+
+    ``naming`` maps namespaces to catalogs (``OpenLineageNaming.table``); ``namespaces`` are read
+    as headwater's own besides the naming's default namespace."""
     event_time = _get(event, "eventTime", "event")
     try:
         t = to_us(event_time)
@@ -98,8 +114,11 @@ def run_event_facts(event: Mapping[str, Any], namespaces: Collection[str] = ("he
         for k, d in enumerate(items):
             _get(d, "namespace", f"event.{label}[{k}]")
             _get(d, "name", f"event.{label}[{k}]")
+    event_id = "ol:" + str(uuid.uuid5(_NS, f"{run_id}\x1f{event_type}\x1f{event_time}\x1f{job_ns}/{job_nm}"))
+    if headwater_facet(event) is not None:
+        return _headwater_facts(event, event_type, event_id, t)
     facts = Facts(
-        event_id="ol:" + str(uuid.uuid5(_NS, f"{run_id}\x1f{event_type}\x1f{event_time}\x1f{job_ns}/{job_nm}")),
+        event_id=event_id,
         kind="openlineage",
         run_key=f"ol:{run_id}",
         event_us=t,
@@ -111,7 +130,7 @@ def run_event_facts(event: Mapping[str, Any], namespaces: Collection[str] = ("he
     facts.job = job
     if event_type in ("FAIL", "ABORT"):
         return facts
-    ds = _Datasets(b, namespaces)
+    ds = _Datasets(b, naming or OpenLineageNaming(), namespaces)
     for d in inputs:
         key = ds.key(d["namespace"], d["name"])
         _schema_fields(b, key, d)
@@ -166,3 +185,29 @@ def run_event_facts(event: Mapping[str, Any], namespaces: Collection[str] = ("he
 def _schema_fields(b: FactsBuilder, key: NodeKey, d: Mapping[str, Any]) -> list[NodeKey]:
     schema = (d.get("facets") or {}).get("schema") or {}
     return [b.field(key, f["name"]) for f in schema.get("fields") or () if isinstance(f, Mapping) and f.get("name")]
+
+
+def _headwater_facts(event: Mapping[str, Any], event_type: str, event_id: str, t: int) -> Facts:
+    """A RunEvent headwater produced: its COMPLETE event is the headwater event it carries, recorded
+    as directly (same event id, so the two paths are replays of each other); other run states name
+    the event's job and assert nothing."""
+    try:
+        restored = restore_event(event, lineage=event_type == "COMPLETE")
+    except EventFormatError as exc:
+        path, _, problem = str(exc).partition(": ")
+        raise InvalidInput(f"event.{path}", problem or "invalid") from None
+    assert restored is not None
+    facts = event_facts(restored)
+    facts.kind = "openlineage"
+    facts.payload = json.dumps(event, sort_keys=True, default=str)
+    if restored.context.timestamp is None:
+        facts.event_us = t
+    if event_type != "COMPLETE":
+        job = facts.job
+        assert job is not None
+        facts.nodes = {job: facts.nodes[job]}
+        facts.edges = []
+        facts.event_id = event_id
+        facts.event_us = t
+        facts.status = event_type
+    return facts

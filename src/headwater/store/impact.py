@@ -19,9 +19,11 @@ METADATA, PROPERTIES)
 =================================  ========  ========  ========  =======
 
 A dataset takes the highest severity of its affected fields (UNKNOWN when none); a job the
-highest of the fields it writes; group and overall severity are the maximum of their members
-(LOW when nothing is affected). ``risk_level`` is the overall severity in words, raised one step
-when ten or more datasets are affected.
+highest of the fields it writes. Entity chains follow the seed design's scale (``entity_chain``):
+unless the change is metadata only, an affected DECISION is CRITICAL and an affected REASONING HIGH
+when a DIRECT (IDENTITY or VALUE) mapping reaches one of its fields, else MEDIUM. Group and overall
+severity are the maximum of their members (LOW when nothing is affected). ``risk_level`` is the
+overall severity in words, raised one step when ten or more datasets are affected.
 """
 
 from __future__ import annotations
@@ -103,6 +105,24 @@ def _changed_fields(conn: Connection, root: NodeInfo, details: Mapping[str, Any]
     return sorted({by_name[normalise_ref(c)] for c in columns})
 
 
+def entity_chain(
+    severity: dict[int, ImpactSeverity], infos: Mapping[int, NodeInfo], direct_fields: set[int], rules: str
+) -> None:
+    """Apply the seed's scale to the affected DECISION and REASONING nodes in ``severity``: a change
+    that reaches a decision is CRITICAL; one that reaches a reasoning is HIGH when the reasoning's
+    values depend on it DIRECTly (``direct_fields`` holds one of its fields), MEDIUM otherwise
+    (INDIRECT, or only through table- and entity-level edges); metadata-only changes stay LOW."""
+    if rules == "METADATA":
+        return
+    direct_parents = {infos[f].parent_id for f in direct_fields if f in infos}
+    for n in severity:
+        kind = infos[n].type if n in infos else None
+        if kind == NodeType.DECISION:
+            severity[n] = _S.CRITICAL
+        elif kind == NodeType.REASONING:
+            severity[n] = _S.HIGH if n in direct_parents else _S.MEDIUM
+
+
 def _has_entities(conn: Connection) -> bool:
     q = select(nodes.c.id).where(nodes.c.type.in_(sorted(ENTITY_TYPES | {NodeType.EXTERNAL}))).limit(1)
     return conn.execute(q).first() is not None
@@ -161,6 +181,7 @@ def analyze_impact(
         if root.type == NodeType.FIELD and info.type not in ENTITY_TYPES | {NodeType.EXTERNAL}:
             continue
         severity[n] = rules[UNKNOWN]
+    entity_chain(severity, all_infos, set(value), rule_set(change_type, details))
     severity.pop(root.id, None)
     for r in roots:
         severity.pop(r, None)

@@ -69,11 +69,42 @@ def resolve(conn: Connection, ref: str | int, types: Collection[str] | None = No
     rows = [r for r in conn.execute(query) if r.name == norm or r.short == norm or r.name.endswith("." + norm)]
     exact = [r for r in rows if r.name == norm]
     pick = exact or rows
+    if not pick and len(parts) == 1 and (not types or NodeType.FIELD in types):
+        pick = _by_last_part(conn, norm, types)  # a bare column name: every column of that name
     if not pick:
-        raise NodeNotFound(ref)
+        raise NodeNotFound(ref, _other_types(conn, norm, shorts, types) if types else None)
     if len(pick) > 1:
         raise AmbiguousNode(ref, sorted(f"{r.type}:{r.name}" for r in pick))
     return _info(pick[0])
+
+
+_CANDIDATES = 50
+
+
+def _by_last_part(conn: Connection, part: str, types: Collection[str] | None) -> list:
+    """Nodes whose name ends in ``.part`` (a column named without its table)."""
+    escaped = part.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    query = select(*_COLS).where(_N.name.like(f"%.{escaped}", escape="\\"), _N.type == NodeType.FIELD.value)
+    if types:
+        query = query.where(_N.type.in_(sorted(types)))
+    return [r for r in conn.execute(query.limit(_CANDIDATES + 1)) if r.name.endswith("." + part)]
+
+
+def _other_types(conn: Connection, norm: str, shorts: set[str], types: Collection[str]) -> str | None:
+    """What ``norm`` names when it is no node of ``types`` (a table given where a column is asked)."""
+    query = select(*_COLS).where(or_(_N.short.in_(sorted(shorts)), _N.name == norm)).limit(_CANDIDATES)
+    found = [r for r in conn.execute(query) if r.name == norm or r.short == norm or r.name.endswith("." + norm)]
+    if not found:
+        return None
+    wanted = " or ".join(sorted(types))
+    what = ", ".join(f"{r.type}:{r.name}" for r in found[:5])
+    hint = f"it is {what}, not a {wanted}"
+    if NodeType.FIELD in types and all(r.type == NodeType.DATASET for r in found[:1]):
+        columns = [c.name.rsplit(".", 1)[-1] for c in children(conn, found[0].id, NodeType.FIELD.value)]
+        if columns:
+            more = ", …" if len(columns) > 8 else ""
+            hint += f"; give one of its columns ({norm}.{columns[0]}; columns: {', '.join(columns[:8])}{more})"
+    return hint
 
 
 def fetch_nodes(conn: Connection, ids: Iterable[int], depths: dict[int, int] | None = None) -> dict[int, NodeInfo]:

@@ -23,6 +23,7 @@ from typing import Any
 
 from sqlalchemy import Connection, case, func, or_, select
 
+from headwater.model.ol_restore import headwater_facet
 from headwater.store.errors import InvalidInput, NodeNotFound, StoreError
 from headwater.store.names import from_us
 from headwater.store.resolve import fetch_nodes, resolve
@@ -348,7 +349,10 @@ def _statement(row: Any) -> Statement:
         payload = {}
     sql: str | None = None
     context: dict[str, Any] = {}
-    if row.kind == "headwater":
+    facet = headwater_facet(payload) if row.kind == "openlineage" and isinstance(payload, dict) else None
+    if facet is not None:  # a RunEvent headwater produced: the headwater event it carries
+        payload = dict(facet["event"])
+    if row.kind == "headwater" or facet is not None:
         context = dict(payload.get("context") or {})
         sql = context.pop("sql", None)
         for key in ("source_command", "status"):

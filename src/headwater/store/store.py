@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine
 
 from headwater.model import LineageInfo
+from headwater.model.ol_naming import OpenLineageNaming
 from headwater.store import delete as _delete
 from headwater.store import fields as _fields
 from headwater.store import impact as _impact
@@ -50,9 +51,15 @@ NODE_CACHE = 1_000_000
 class LineageStore:
     """Record and query lineage in one database (see ``open_store``)."""
 
-    def __init__(self, engine: Engine, namespaces: Collection[str] = ("headwater",)) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        namespaces: Collection[str] = ("headwater",),
+        naming: OpenLineageNaming | None = None,
+    ) -> None:
         self.engine = engine
         self.namespaces = tuple(namespaces)
+        self.naming = naming or OpenLineageNaming()  # OpenLineage namespace ↔ catalog, for RunEvents
         url = engine.url.render_as_string(hide_password=True)
         self._lock: AbstractContextManager[Any] = write_lock(url) if engine.dialect.name == "sqlite" else nullcontext()
         self._guard = threading.Lock()
@@ -108,10 +115,28 @@ class LineageStore:
         """Record lineage another tool reports (a pipeline step's inputs, outputs, field mappings)."""
         return self._write([lineage_facts(context, inputs, outputs, field_mappings, metadata)])
 
-    def record_openlineage(self, run_event: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> WriteResult:
-        """Record one OpenLineage RunEvent (parsed JSON), or a list of them in one transaction."""
+    def record_lineage_batch(
+        self,
+        calls: Iterable[
+            tuple[
+                ExecutionContext, Sequence[DatasetRef], Sequence[DatasetRef], Sequence[FieldMapping], Mapping[str, str]
+            ]
+        ],
+    ) -> WriteResult:
+        """Many ``record_lineage`` calls (argument tuples) in one transaction (all or nothing)."""
+        return self._write([lineage_facts(*call) for call in calls])
+
+    def record_openlineage(
+        self,
+        run_event: Mapping[str, Any] | Sequence[Mapping[str, Any]],
+        naming: OpenLineageNaming | None = None,
+    ) -> WriteResult:
+        """Record one OpenLineage RunEvent (parsed JSON), or a list of them in one transaction.
+
+        ``naming`` (default: the store's) says which namespaces are which catalogs."""
         items = [run_event] if isinstance(run_event, Mapping) else list(run_event)
-        return self._write([run_event_facts(e, self.namespaces) for e in items])
+        naming = naming or self.naming
+        return self._write([run_event_facts(e, self.namespaces, naming) for e in items])
 
     # ---------------------------------------------------------------- queries
 

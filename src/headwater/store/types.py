@@ -14,33 +14,86 @@ from enum import StrEnum
 
 
 class NodeType(StrEnum):
+    """What a node is (``docs/store.md`` maps them to the seed design's numbered enums)."""
+
     DATASET = "DATASET"
+    """A table or view."""
     FIELD = "FIELD"
+    """A column of a dataset (or of an entity-side node recorded with fields)."""
     JOB = "JOB"
-    STEP = "STEP"
+    """One SQL statement, or an OpenLineage job."""
+    PIPELINE = "PIPELINE"
+    """An orchestrated pipeline another tool reports (``record_lineage`` with ``pipeline_id``)."""
+    PIPELINE_STEP = "PIPELINE_STEP"
+    """A step of a pipeline (``record_lineage`` with ``step_id``), contained in its PIPELINE."""
     SOURCE_SYSTEM = "SOURCE_SYSTEM"
+    """A catalog, cluster or namespace holding datasets."""
     EXTERNAL = "EXTERNAL"
+    """A data source outside the warehouse (a file drop, an API)."""
+    SCHEMA = "SCHEMA"
+    """A schema definition: a registry subject, a data contract, a DDL file."""
     ENTITY = "ENTITY"
+    """An instance of a business entity (a customer, an account)."""
+    REASONING = "REASONING"
+    """An inference over entities or data: a score, a rule evaluation, a model's output."""
     REPORT = "REPORT"
+    """A report or dashboard."""
     MODEL = "MODEL"
+    """A model (machine learning or semantic)."""
     DECISION = "DECISION"
+    """A decision taken on the data (an approval, an offer, a block)."""
 
 
-PROCESS_TYPES = frozenset({NodeType.JOB, NodeType.STEP})
+PROCESS_TYPES = frozenset({NodeType.JOB, NodeType.PIPELINE, NodeType.PIPELINE_STEP})
 """Nodes that do not count as a level of depth: a dataset → job → dataset hop is depth 1."""
 
-ENTITY_TYPES = frozenset({NodeType.ENTITY, NodeType.REPORT, NodeType.MODEL, NodeType.DECISION})
+ENTITY_TYPES = frozenset({NodeType.ENTITY, NodeType.REASONING, NodeType.REPORT, NodeType.MODEL, NodeType.DECISION})
+"""Entity-side nodes: connected to a pipeline by CONSUMES / PRODUCES rather than READ / WRITE."""
+
+RECORDABLE_TYPES = frozenset({NodeType.DATASET, NodeType.EXTERNAL, NodeType.SCHEMA, *ENTITY_TYPES})
+"""The types a ``DatasetRef`` may have (an input or output of ``record_lineage``)."""
 
 
 class EdgeType(StrEnum):
+    """What an edge says; every edge is stored upstream → downstream whatever its verb."""
+
     READ = "READ"
+    """dataset → job, pipeline or step."""
     WRITE = "WRITE"
+    """job, pipeline or step → dataset."""
     CONTAINS = "CONTAINS"
+    """Structure: system → dataset → field, pipeline → step."""
     MAPS_TO = "MAPS_TO"
+    """field → field."""
     DERIVED_FROM = "DERIVED_FROM"
+    """input → the output derived from it."""
     USED_BY = "USED_BY"
+    """input → the REPORT or DECISION using it."""
+    TRANSFORMED_BY = "TRANSFORMED_BY"
+    """input → the output it was transformed into by a process the recording does not name."""
+    INFERRED_FROM = "INFERRED_FROM"
+    """evidence → the REASONING inferred from it."""
+    SUPPORTED_BY = "SUPPORTED_BY"
+    """REASONING → the DECISION it supports."""
+    TRIGGERED_BY = "TRIGGERED_BY"
+    """a trigger (an event, a decision) → what it set off."""
     PRODUCES = "PRODUCES"
+    """pipeline, step or job → the entity-side node it produces."""
     CONSUMES = "CONSUMES"
+    """entity-side node → the pipeline, step or job consuming it."""
+
+
+DIRECT_EDGE_TYPES = frozenset(
+    {
+        EdgeType.DERIVED_FROM,
+        EdgeType.USED_BY,
+        EdgeType.TRANSFORMED_BY,
+        EdgeType.INFERRED_FROM,
+        EdgeType.SUPPORTED_BY,
+        EdgeType.TRIGGERED_BY,
+    }
+)
+"""Edges ``record_lineage`` draws straight from an input to an output when no pipeline is named."""
 
 
 FLOW_EDGE_TYPES = tuple(t.value for t in EdgeType if t is not EdgeType.CONTAINS)
@@ -128,7 +181,8 @@ class ExecutionContext:
 class DatasetRef:
     """A dataset (or entity-side node) by name, in a namespace (its source system).
 
-    ``type`` is one of DATASET, EXTERNAL, ENTITY, REPORT, MODEL, DECISION.
+    ``type`` is one of ``RECORDABLE_TYPES``: DATASET, EXTERNAL, SCHEMA, ENTITY, REASONING, REPORT,
+    MODEL, DECISION.
     """
 
     name: str

@@ -1,6 +1,6 @@
 -- database: tpcds
 -- TPC-DS queries wrapped as INSERTs (the shortest 85 of the corpus, spread over five dialects), read as bigquery.
--- tpcds-q3 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q3 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q3
 SELECT dt.d_year,
                item.i_brand_id          brand_id,
@@ -20,7 +20,7 @@ ORDER  BY dt.d_year,
           sum_agg DESC,
           brand_id
 LIMIT 100;
--- tpcds-q29 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q29 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q29
 SELECT i_item_id,
                i_item_desc,
@@ -61,7 +61,7 @@ ORDER  BY i_item_id,
           s_store_id,
           s_store_name
 LIMIT 100;
--- tpcds-q30 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q30 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q30
 WITH customer_total_return
      AS (SELECT wr_returning_customer_sk AS ctr_customer_sk,
@@ -111,7 +111,7 @@ ORDER  BY c_customer_id,
           c_last_review_date,
           ctr_total_return
 LIMIT 100;
--- tpcds-q31 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q31 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q31
 WITH ss
      AS (SELECT ca_county,
@@ -185,7 +185,7 @@ WHERE  ss1.d_qoy = 1
                    ELSE NULL
                  END
 ORDER  BY ss1.d_year;
--- tpcds-q32 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q32 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q32
 SELECT
        Sum(cs_ext_discount_amt) AS "excess discount amount"
@@ -207,7 +207,7 @@ AND    cs_ext_discount_amt >
                             cast('2001-03-04' AS date) + INTERVAL '90' day)
               AND    d_date_sk = cs_sold_date_sk )
 LIMIT 100;
--- tpcds-q35 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q35 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q35
 SELECT ca_state,
                cd_gender,
@@ -266,7 +266,7 @@ ORDER  BY ca_state,
           cd_dep_employed_count,
           cd_dep_college_count
 LIMIT 100;
--- tpcds-q37 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q37 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q37
 SELECT
          i_item_id ,
@@ -289,7 +289,7 @@ GROUP BY i_item_id,
          i_current_price
 ORDER BY i_item_id
 LIMIT 100;
--- tpcds-q44 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q44 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q44
 SELECT asceding.rnk,
                i1.i_product_name best_performing,
@@ -341,7 +341,7 @@ WHERE  asceding.rnk = descending.rnk
        AND i2.i_item_sk = descending.item_sk
 ORDER  BY asceding.rnk
 LIMIT 100;
--- tpcds-q47 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q47 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q47
 WITH v1
      AS (SELECT i_category,
@@ -414,7 +414,7 @@ WHERE  d_year = 1999
 ORDER  BY sum_sales - avg_monthly_sales,
           3
 LIMIT 100;
--- tpcds-q48 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q48 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q48
 SELECT Sum (ss_quantity) AS "_col_0"
 FROM   store_sales,
@@ -449,7 +449,7 @@ WHERE  s_store_sk = ss_store_sk
                    AND ca_country = 'United States'
                    AND ca_state IN ( 'OK', 'PA', 'CA' )
                    AND ss_net_profit BETWEEN 50 AND 25000 ) );
--- tpcds-q58 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q58 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q58
 WITH ss_items
      AS (SELECT i_item_id               item_id,
@@ -522,7 +522,7 @@ WHERE  ss_items.item_id = cs_items.item_id
 ORDER  BY item_id,
           ss_item_rev
 LIMIT 100;
--- tpcds-q76 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q76 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q76
 SELECT channel,
                col_name,
@@ -580,7 +580,7 @@ ORDER  BY channel,
           d_qoy,
           i_category
 LIMIT 100;
--- tpcds-q81 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q81 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q81
 WITH customer_total_return
      AS (SELECT cr_returning_customer_sk   AS ctr_customer_sk,
@@ -636,7 +636,7 @@ ORDER  BY c_customer_id,
           ca_location_type,
           ctr_total_return
 LIMIT 100;
--- tpcds-q86 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q86 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q86
 SELECT Sum(ws_net_paid)                         AS total_sum,
                i_category,
@@ -661,7 +661,7 @@ ORDER  BY lochierarchy DESC,
           END,
           rank_within_parent
 LIMIT 100;
--- tpcds-q87 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q87 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q87
 select count(*) as "_col_0"
 from ((select distinct c_last_name, c_first_name, d_date
@@ -682,7 +682,7 @@ from ((select distinct c_last_name, c_first_name, d_date
          and web_sales.ws_bill_customer_sk = customer.c_customer_sk
          and d_month_seq between 1188 and 1188+11)
 ) cool_cust;
--- tpcds-q89 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q89 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q89
 SELECT  *
 FROM  (SELECT i_category,
@@ -723,7 +723,7 @@ WHERE  CASE
 ORDER  BY sum_sales - avg_monthly_sales,
           s_store_name
 LIMIT 100;
--- tpcds-q91 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q91 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q91
 SELECT cc_call_center_id call_center,
        cc_name           call_center_name,

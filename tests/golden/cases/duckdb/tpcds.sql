@@ -1,6 +1,6 @@
 -- database: tpcds
 -- TPC-DS queries wrapped as INSERTs (the shortest 85 of the corpus, spread over five dialects), read as duckdb.
--- tpcds-q7 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q7 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q7
 SELECT i_item_id,
                Avg(ss_quantity)    agg1,
@@ -25,7 +25,7 @@ WHERE  ss_sold_date_sk = d_date_sk
 GROUP  BY i_item_id
 ORDER  BY i_item_id
 LIMIT 100;
--- tpcds-q17 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q17 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q17
 SELECT i_item_id,
                i_item_desc,
@@ -82,7 +82,7 @@ ORDER  BY i_item_id,
           i_item_desc,
           s_state
 LIMIT 100;
--- tpcds-q24 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q24 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q24
 WITH ssales
      AS (SELECT c_last_name,
@@ -131,7 +131,7 @@ GROUP  BY c_last_name,
           s_store_name
 HAVING Sum(netpaid) > (SELECT 0.05 * Avg(netpaid)
                        FROM   ssales);
--- tpcds-q25 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q25 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q25
 SELECT i_item_id,
                i_item_desc,
@@ -173,7 +173,7 @@ ORDER  BY i_item_id,
           s_store_id,
           s_store_name
 LIMIT 100;
--- tpcds-q27 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q27 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q27
 SELECT i_item_id,
                s_state,
@@ -201,7 +201,7 @@ GROUP  BY rollup ( i_item_id, s_state )
 ORDER  BY i_item_id,
           s_state
 LIMIT 100;
--- tpcds-q34 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q34 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q34
 SELECT c_last_name,
        c_first_name,
@@ -248,7 +248,7 @@ ORDER  BY c_last_name,
           c_first_name,
           c_salutation,
           c_preferred_cust_flag DESC;
--- tpcds-q42 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q42 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q42
 SELECT dt.d_year,
                item.i_category_id,
@@ -270,7 +270,7 @@ ORDER  BY Sum(ss_ext_sales_price) DESC,
           item.i_category_id,
           item.i_category
 LIMIT 100;
--- tpcds-q43 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q43 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q43
 SELECT s_store_name,
                s_store_id,
@@ -321,7 +321,7 @@ ORDER  BY s_store_name,
           fri_sales,
           sat_sales
 LIMIT 100;
--- tpcds-q51 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q51 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q51
 WITH web_v1 AS
 (
@@ -376,7 +376,7 @@ WHERE    web_cumulative > store_cumulative
 ORDER BY item_sk ,
          d_date
 LIMIT 100;
--- tpcds-q55 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q55 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q55
 SELECT i_brand_id              brand_id,
                i_brand                 brand,
@@ -394,7 +394,7 @@ GROUP  BY i_brand,
 ORDER  BY ext_price DESC,
           i_brand_id
 LIMIT 100;
--- tpcds-q57 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q57 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q57
 WITH v1
      AS (SELECT i_category,
@@ -461,7 +461,7 @@ WHERE  d_year = 2000
 ORDER  BY sum_sales - avg_monthly_sales,
           3
 LIMIT 100;
--- tpcds-q60 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q60 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q60
 WITH ss
      AS (SELECT i_item_id,
@@ -528,7 +528,7 @@ GROUP  BY i_item_id
 ORDER  BY i_item_id,
           total_sales
 LIMIT 100;
--- tpcds-q62 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q62 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q62
 SELECT SUBSTRING(w_warehouse_name, 1, 20) AS "_col_0",
                sm_type,
@@ -574,7 +574,7 @@ ORDER  BY SUBSTRING(w_warehouse_name, 1, 20),
           sm_type,
           web_name
 LIMIT 100;
--- tpcds-q70 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q70 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q70
 SELECT Sum(ss_net_profit)                     AS total_sum,
                s_state,
@@ -615,7 +615,7 @@ ORDER  BY lochierarchy DESC,
           END,
           rank_within_parent
 LIMIT 100;
--- tpcds-q94 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q94 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q94
 SELECT
          Count(DISTINCT ws_order_number) AS "order count" ,
@@ -645,7 +645,7 @@ AND      NOT EXISTS
                 WHERE  ws1.ws_order_number = wr1.wr_order_number)
 ORDER BY count(DISTINCT ws_order_number)
 LIMIT 100;
--- tpcds-q95 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q95 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q95
 WITH ws_wh AS
 (
@@ -683,7 +683,7 @@ AND      ws1.ws_order_number IN
                 WHERE  wr_order_number = ws_wh.ws_order_number)
 ORDER BY count(DISTINCT ws_order_number)
 LIMIT 100;
--- tpcds-q98 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q98 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q98
 SELECT i_item_id,
        i_item_desc,

@@ -1,6 +1,6 @@
 -- database: tpcds
 -- TPC-DS queries wrapped as INSERTs (the shortest 85 of the corpus, spread over five dialects), read as postgres.
--- tpcds-q1 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q1 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q1
 WITH customer_total_return
      AS (SELECT sr_customer_sk     AS ctr_customer_sk,
@@ -24,7 +24,7 @@ WHERE  ctr1.ctr_total_return > (SELECT Avg(ctr_total_return) * 1.2
        AND ctr1.ctr_customer_sk = c_customer_sk
 ORDER  BY c_customer_id
 LIMIT 100;
--- tpcds-q10 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q10 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q10
 SELECT cd_gender,
                cd_marital_status,
@@ -87,7 +87,7 @@ ORDER  BY cd_gender,
           cd_dep_employed_count,
           cd_dep_college_count
 LIMIT 100;
--- tpcds-q13 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q13 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q13
 SELECT Avg(ss_quantity),
        Avg(ss_ext_sales_price),
@@ -132,7 +132,7 @@ WHERE  s_store_sk = ss_store_sk
                    AND ca_country = 'United States'
                    AND ca_state IN ( 'GA', 'TX', 'NJ' )
                    AND ss_net_profit BETWEEN 50 AND 250 ) );
--- tpcds-q15 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q15 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q15
 SELECT ca_zip,
                Sum(cs_sales_price) AS "_col_1"
@@ -153,7 +153,7 @@ WHERE  cs_bill_customer_sk = c_customer_sk
 GROUP  BY ca_zip
 ORDER  BY ca_zip
 LIMIT 100;
--- tpcds-q16 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q16 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q16
 SELECT
          Count(DISTINCT cs_order_number) AS "order count" ,
@@ -187,7 +187,7 @@ AND      NOT EXISTS
                 WHERE  cs1.cs_order_number = cr1.cr_order_number)
 ORDER BY count(DISTINCT cs_order_number)
 LIMIT 100;
--- tpcds-q21 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q21 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q21
 SELECT
          *
@@ -226,7 +226,7 @@ WHERE    (
 ORDER BY w_warehouse_name ,
          i_item_id
 LIMIT 100;
--- tpcds-q45 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q45 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q45
 SELECT ca_zip,
                ca_state,
@@ -255,7 +255,7 @@ GROUP  BY ca_zip,
 ORDER  BY ca_zip,
           ca_state
 LIMIT 100;
--- tpcds-q50 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q50 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q50
 SELECT s_store_name,
                s_company_id,
@@ -327,7 +327,7 @@ ORDER  BY s_store_name,
           s_state,
           s_zip
 LIMIT 100;
--- tpcds-q52 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q52 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q52
 SELECT dt.d_year,
                item.i_brand_id         brand_id,
@@ -348,7 +348,7 @@ ORDER  BY dt.d_year,
           ext_price DESC,
           brand_id
 LIMIT 100;
--- tpcds-q53 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q53 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q53
 SELECT *
 FROM   (SELECT i_manufact_id,
@@ -395,7 +395,7 @@ ORDER  BY avg_quarterly_sales,
           sum_sales,
           i_manufact_id
 LIMIT 100;
--- tpcds-q59 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q59 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q59
 WITH wss
      AS (SELECT d_week_seq,

@@ -1,6 +1,6 @@
 -- database: tpch
 -- TPC-H queries 12-20 wrapped as INSERTs, read in the PostgreSQL dialect.
--- tpch-q12 (from /work/shared/corpus/insert_tpch.sql, target renamed)
+-- tpch-q12 (from ../shared/corpus/insert_tpch.sql, target renamed)
 INSERT INTO rpt_tpch_q12
 select
         l_shipmode,
@@ -30,7 +30,7 @@ group by
         l_shipmode
 order by
         l_shipmode;
--- tpch-q13 (from /work/shared/corpus/insert_tpch.sql, target renamed)
+-- tpch-q13 (from ../shared/corpus/insert_tpch.sql, target renamed)
 INSERT INTO rpt_tpch_q13
 select
         c_count,
@@ -52,7 +52,7 @@ group by
 order by
         custdist desc,
         c_count desc;
--- tpch-q14 (from /work/shared/corpus/insert_tpch.sql, target renamed)
+-- tpch-q14 (from ../shared/corpus/insert_tpch.sql, target renamed)
 INSERT INTO rpt_tpch_q14
 select
         100.00 * sum(case
@@ -67,7 +67,7 @@ where
         l_partkey = p_partkey
         and CAST(l_shipdate AS DATE) >= date '1995-09-01'
         and CAST(l_shipdate AS DATE) < date '1995-09-01' + interval '1' month;
--- tpch-q15 (from /work/shared/corpus/insert_tpch.sql, target renamed)
+-- tpch-q15 (from ../shared/corpus/insert_tpch.sql, target renamed)
 INSERT INTO rpt_tpch_q15
 with revenue (supplier_no, total_revenue) as (
         select
@@ -99,7 +99,7 @@ where
         )
 order by
         s_suppkey;
--- tpch-q16 (from /work/shared/corpus/insert_tpch.sql, target renamed)
+-- tpch-q16 (from ../shared/corpus/insert_tpch.sql, target renamed)
 INSERT INTO rpt_tpch_q16
 select
         p_brand,
@@ -131,7 +131,7 @@ order by
         p_brand,
         p_type,
         p_size;
--- tpch-q17 (from /work/shared/corpus/insert_tpch.sql, target renamed)
+-- tpch-q17 (from ../shared/corpus/insert_tpch.sql, target renamed)
 INSERT INTO rpt_tpch_q17
 select
         sum(l_extendedprice) / 7.0 as avg_yearly
@@ -150,7 +150,7 @@ where
                 where
                         l_partkey = p_partkey
         );
--- tpch-q18 (from /work/shared/corpus/insert_tpch.sql, target renamed)
+-- tpch-q18 (from ../shared/corpus/insert_tpch.sql, target renamed)
 INSERT INTO rpt_tpch_q18
 select
         c_name,
@@ -186,7 +186,7 @@ order by
         o_orderdate
 limit
         100;
--- tpch-q19 (from /work/shared/corpus/insert_tpch.sql, target renamed)
+-- tpch-q19 (from ../shared/corpus/insert_tpch.sql, target renamed)
 INSERT INTO rpt_tpch_q19
 select
         sum(l_extendedprice* (1 - l_discount)) as revenue
@@ -223,7 +223,7 @@ where
                 and l_shipmode in ('AIR', 'AIR REG')
                 and l_shipinstruct = 'DELIVER IN PERSON'
         );
--- tpch-q20 (from /work/shared/corpus/insert_tpch.sql, target renamed)
+-- tpch-q20 (from ../shared/corpus/insert_tpch.sql, target renamed)
 INSERT INTO rpt_tpch_q20
 select
         s_name,

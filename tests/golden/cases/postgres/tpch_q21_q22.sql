@@ -1,6 +1,6 @@
 -- database: tpch
 -- TPC-H queries 21 and 22: [NOT] EXISTS (SELECT * ...) compares only the correlated columns (finding F08).
--- tpch-q21 (from /work/shared/corpus/insert_tpch.sql, target renamed)
+-- tpch-q21 (from ../shared/corpus/insert_tpch.sql, target renamed)
 INSERT INTO rpt_tpch_q21
 select
         s_name,
@@ -43,7 +43,7 @@ order by
         s_name
 limit
         100;
--- tpch-q22 (from /work/shared/corpus/insert_tpch.sql, target renamed)
+-- tpch-q22 (from ../shared/corpus/insert_tpch.sql, target renamed)
 INSERT INTO rpt_tpch_q22
 select
         cntrycode,

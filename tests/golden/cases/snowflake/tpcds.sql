@@ -1,6 +1,6 @@
 -- database: tpcds
 -- TPC-DS queries wrapped as INSERTs (the shortest 85 of the corpus, spread over five dialects), read as snowflake.
--- tpcds-q2 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q2 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q2
 WITH wscs
      AS (SELECT sold_date_sk,
@@ -80,7 +80,7 @@ FROM   (SELECT wswscs.d_week_seq d_week_seq1,
                AND d_year = 1998 + 1) z
 WHERE  d_week_seq1 = d_week_seq2 - 53
 ORDER  BY d_week_seq1;
--- tpcds-q6 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q6 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q6
 SELECT a.ca_state state,
                Count(*)   cnt
@@ -104,7 +104,7 @@ GROUP  BY a.ca_state
 HAVING Count(*) >= 10
 ORDER  BY cnt
 LIMIT 100;
--- tpcds-q12 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q12 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q12
 SELECT
          i_item_id ,
@@ -135,7 +135,7 @@ ORDER BY i_category ,
          i_item_desc ,
          revenueratio
 LIMIT 100;
--- tpcds-q23 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q23 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q23
 WITH frequent_ss_items
      AS (SELECT SUBSTRING(i_item_desc, 1, 30) itemdesc,
@@ -195,7 +195,7 @@ FROM   (SELECT cs_quantity * cs_list_price sales
                                   FROM   frequent_ss_items)
                AND ws_bill_customer_sk IN (SELECT c_customer_sk
                                            FROM   best_ss_customer)) LIMIT 100;
--- tpcds-q26 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q26 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q26
 SELECT i_item_id,
                Avg(cs_quantity)    agg1,
@@ -220,7 +220,7 @@ WHERE  cs_sold_date_sk = d_date_sk
 GROUP  BY i_item_id
 ORDER  BY i_item_id
 LIMIT 100;
--- tpcds-q33 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q33 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q33
 WITH ss
      AS (SELECT i_manufact_id,
@@ -286,7 +286,7 @@ FROM   (SELECT *
 GROUP  BY i_manufact_id
 ORDER  BY total_sales
 LIMIT 100;
--- tpcds-q36 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q36 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q36
 SELECT Sum(ss_net_profit) / Sum(ss_ext_sales_price)                 AS
                gross_margin,
@@ -318,7 +318,7 @@ ORDER  BY lochierarchy DESC,
           END,
           rank_within_parent
 LIMIT 100;
--- tpcds-q39 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q39 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q39
 WITH inv
      AS (SELECT w_warehouse_name,
@@ -377,7 +377,7 @@ ORDER  BY inv1.w_warehouse_sk,
           inv2.d_moy,
           inv2.mean,
           inv2.cov;
--- tpcds-q40 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q40 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q40
 SELECT
                 w_state ,
@@ -413,7 +413,7 @@ GROUP BY        w_state,
 ORDER BY        w_state,
                 i_item_id
 LIMIT 100;
--- tpcds-q46 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q46 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q46
 SELECT c_last_name,
                c_first_name,
@@ -458,7 +458,7 @@ ORDER  BY c_last_name,
           bought_city,
           ss_ticket_number
 LIMIT 100;
--- tpcds-q56 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q56 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q56
 WITH ss
      AS (SELECT i_item_id,
@@ -527,7 +527,7 @@ FROM   (SELECT *
 GROUP  BY i_item_id
 ORDER  BY total_sales
 LIMIT 100;
--- tpcds-q63 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q63 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q63
 SELECT *
 FROM   (SELECT i_manager_id,
@@ -573,7 +573,7 @@ ORDER  BY i_manager_id,
           avg_monthly_sales,
           sum_sales
 LIMIT 100;
--- tpcds-q65 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q65 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q65
 SELECT s_store_name,
                i_item_desc,
@@ -611,7 +611,7 @@ WHERE  sb.ss_store_sk = sc.ss_store_sk
 ORDER  BY s_store_name,
           i_item_desc
 LIMIT 100;
--- tpcds-q68 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q68 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q68
 SELECT c_last_name,
                c_first_name,
@@ -653,7 +653,7 @@ WHERE  ss_customer_sk = c_customer_sk
 ORDER  BY c_last_name,
           ss_ticket_number
 LIMIT 100;
--- tpcds-q79 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q79 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q79
 SELECT c_last_name,
                c_first_name,
@@ -689,7 +689,7 @@ ORDER  BY c_last_name,
           SUBSTRING(s_city, 1, 30),
           profit
 LIMIT 100;
--- tpcds-q82 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q82 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q82
 SELECT
          i_item_id ,
@@ -712,7 +712,7 @@ GROUP BY i_item_id,
          i_current_price
 ORDER BY i_item_id
 LIMIT 100;
--- tpcds-q96 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q96 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q96
 SELECT Count(*) AS "_col_0"
 FROM   store_sales,

@@ -1,6 +1,6 @@
 -- database: tpcds
 -- TPC-DS queries wrapped as INSERTs (the shortest 85 of the corpus, spread over five dialects), read as trino.
--- tpcds-q9 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q9 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q9
 SELECT CASE
          WHEN (SELECT Count(*)
@@ -64,7 +64,7 @@ SELECT CASE
        END bucket5
 FROM   reason
 WHERE  r_reason_sk = 1;
--- tpcds-q18 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q18 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q18
 SELECT i_item_id,
                ca_country,
@@ -103,7 +103,7 @@ ORDER  BY ca_country,
           ca_county,
           i_item_id
 LIMIT 100;
--- tpcds-q19 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q19 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q19
 SELECT i_brand_id              brand_id,
                i_brand                 brand,
@@ -135,7 +135,7 @@ ORDER  BY ext_price DESC,
           i_manufact_id,
           i_manufact
 LIMIT 100;
--- tpcds-q20 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q20 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q20
 SELECT
          i_item_id ,
@@ -166,7 +166,7 @@ ORDER BY i_category ,
          i_item_desc ,
          revenueratio
 LIMIT 100;
--- tpcds-q22 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q22 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q22
 SELECT i_product_name,
                i_brand,
@@ -188,7 +188,7 @@ ORDER  BY qoh,
           i_class,
           i_category
 LIMIT 100;
--- tpcds-q28 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q28 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q28
 SELECT *
 FROM   (SELECT Avg(ss_list_price)            b1_lp,
@@ -240,7 +240,7 @@ FROM   (SELECT Avg(ss_list_price)            b1_lp,
                       OR ss_coupon_amt BETWEEN 5548 AND 5548 + 1000
                       OR ss_wholesale_cost BETWEEN 42 AND 42 + 20 )) B6
 LIMIT 100;
--- tpcds-q38 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q38 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q38
 SELECT Count(*) AS "_col_0"
 FROM   (SELECT DISTINCT c_last_name,
@@ -273,7 +273,7 @@ FROM   (SELECT DISTINCT c_last_name,
                AND web_sales.ws_bill_customer_sk = customer.c_customer_sk
                AND d_month_seq BETWEEN 1188 AND 1188 + 11) hot_cust
 LIMIT 100;
--- tpcds-q54 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q54 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q54
 WITH my_customers
      AS (SELECT DISTINCT c_customer_sk,
@@ -331,7 +331,7 @@ GROUP  BY segment
 ORDER  BY segment,
           num_customers
 LIMIT 100;
--- tpcds-q69 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q69 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q69
 SELECT cd_gender,
                cd_marital_status,
@@ -379,7 +379,7 @@ ORDER  BY cd_gender,
           cd_purchase_estimate,
           cd_credit_rating
 LIMIT 100;
--- tpcds-q71 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q71 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q71
 SELECT i_brand_id     brand_id,
        i_brand        brand,
@@ -428,7 +428,7 @@ GROUP  BY i_brand,
           t_minute
 ORDER  BY ext_price DESC,
           i_brand_id;
--- tpcds-q72 (from /work/shared/corpus/insert_tpcds.sql, target renamed)
+-- tpcds-q72 (from ../shared/corpus/insert_tpcds.sql, target renamed)
 INSERT INTO rpt_tpcds_q72
 SELECT i_item_desc,
                w_warehouse_name,

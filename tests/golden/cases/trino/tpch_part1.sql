@@ -1,6 +1,6 @@
 -- database: tpch
 -- TPC-H queries 1-11 but 4 wrapped as INSERTs, read in the Trino dialect.
--- tpch-q1 (from /work/shared/corpus/insert_tpch.sql, target renamed)
+-- tpch-q1 (from ../shared/corpus/insert_tpch.sql, target renamed)
 INSERT INTO rpt_tpch_q1
 select
         l_returnflag,
@@ -23,7 +23,7 @@ group by
 order by
         l_returnflag,
         l_linestatus;
--- tpch-q2 (from /work/shared/corpus/insert_tpch.sql, target renamed)
+-- tpch-q2 (from ../shared/corpus/insert_tpch.sql, target renamed)
 INSERT INTO rpt_tpch_q2
 select
    s_acctbal,
@@ -70,7 +70,7 @@ order by
    p_partkey
 limit
    100;
--- tpch-q3 (from /work/shared/corpus/insert_tpch.sql, target renamed)
+-- tpch-q3 (from ../shared/corpus/insert_tpch.sql, target renamed)
 INSERT INTO rpt_tpch_q3
 select
         l_orderkey,
@@ -96,7 +96,7 @@ order by
         o_orderdate
 limit
         10;
--- tpch-q5 (from /work/shared/corpus/insert_tpch.sql, target renamed)
+-- tpch-q5 (from ../shared/corpus/insert_tpch.sql, target renamed)
 INSERT INTO rpt_tpch_q5
 select
         n_name,
@@ -122,7 +122,7 @@ group by
         n_name
 order by
         revenue desc;
--- tpch-q6 (from /work/shared/corpus/insert_tpch.sql, target renamed)
+-- tpch-q6 (from ../shared/corpus/insert_tpch.sql, target renamed)
 INSERT INTO rpt_tpch_q6
 select
         sum(l_extendedprice * l_discount) as revenue
@@ -133,7 +133,7 @@ where
         and CAST(l_shipdate AS DATE) < date '1994-01-01' + interval '1' year
         and l_discount between 0.06 - 0.01 and 0.06 + 0.01
         and l_quantity < 24;
--- tpch-q7 (from /work/shared/corpus/insert_tpch.sql, target renamed)
+-- tpch-q7 (from ../shared/corpus/insert_tpch.sql, target renamed)
 INSERT INTO rpt_tpch_q7
 select
         supp_nation,
@@ -174,7 +174,7 @@ order by
         supp_nation,
         cust_nation,
         l_year;
--- tpch-q8 (from /work/shared/corpus/insert_tpch.sql, target renamed)
+-- tpch-q8 (from ../shared/corpus/insert_tpch.sql, target renamed)
 INSERT INTO rpt_tpch_q8
 select
         o_year,
@@ -213,7 +213,7 @@ group by
         o_year
 order by
         o_year;
--- tpch-q9 (from /work/shared/corpus/insert_tpch.sql, target renamed)
+-- tpch-q9 (from ../shared/corpus/insert_tpch.sql, target renamed)
 INSERT INTO rpt_tpch_q9
 select
         nation,
@@ -247,7 +247,7 @@ group by
 order by
         nation,
         o_year desc;
--- tpch-q10 (from /work/shared/corpus/insert_tpch.sql, target renamed)
+-- tpch-q10 (from ../shared/corpus/insert_tpch.sql, target renamed)
 INSERT INTO rpt_tpch_q10
 select
         c_custkey,
@@ -282,7 +282,7 @@ order by
         revenue desc
 limit
         20;
--- tpch-q11 (from /work/shared/corpus/insert_tpch.sql, target renamed)
+-- tpch-q11 (from ../shared/corpus/insert_tpch.sql, target renamed)
 INSERT INTO rpt_tpch_q11
 select
         ps_partkey,

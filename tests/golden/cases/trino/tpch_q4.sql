@@ -1,6 +1,6 @@
 -- database: tpch
 -- TPC-H query 4: EXISTS (SELECT * ...) compares only the correlated columns (finding F08).
--- tpch-q4 (from /work/shared/corpus/insert_tpch.sql, target renamed)
+-- tpch-q4 (from ../shared/corpus/insert_tpch.sql, target renamed)
 INSERT INTO rpt_tpch_q4
 select
         o_orderpriority,

@@ -9,7 +9,7 @@ const PILL_W_MAX = 300;
 const PILL_H = 32;
 const STUB_W = 170;
 const STUB_H = 30;
-const PROCESS = new Set(["JOB", "STEP"]);
+const PROCESS = new Set(["JOB", "PIPELINE", "PIPELINE_STEP"]);
 const FLAT = new Set(["SOURCE_SYSTEM"]);
 
 export const SUBTYPE_COLOURS = {
@@ -29,7 +29,10 @@ export const TYPE_COLOURS = {
   DATASET: "#2563eb",
   FIELD: "#0f766e",
   JOB: "#d97706",
-  STEP: "#ca8a04",
+  PIPELINE: "#b45309",
+  PIPELINE_STEP: "#ca8a04",
+  SCHEMA: "#64748b",
+  REASONING: "#0891b2",
   SOURCE_SYSTEM: "#475569",
   EXTERNAL: "#7c3aed",
   ENTITY: "#059669",

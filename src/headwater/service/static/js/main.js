@@ -559,7 +559,7 @@ async function details() {
   const node = data.lineage.nodes.find((n) => n.id === id) || data.lineage.root;
   const [summary, job] = await Promise.all([
     api.summary(`#${id}`, route.asof).catch(() => null),
-    node.type === "JOB" || node.type === "STEP" ? api.job(id, route.asof).catch(() => null) : null,
+    ["JOB", "PIPELINE", "PIPELINE_STEP"].includes(node.type) ? api.job(id, route.asof).catch(() => null) : null,
   ]);
   if (token !== detailsToken) return;
   renderNodeDetails(box, {

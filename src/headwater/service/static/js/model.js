@@ -2,7 +2,8 @@
 // fan-out limits with "show more" stubs, and the ports of column-level edges.
 
 export const NODE_TYPES = [
-  "DATASET", "JOB", "STEP", "EXTERNAL", "SOURCE_SYSTEM", "ENTITY", "REPORT", "MODEL", "DECISION", "FIELD",
+  "DATASET", "JOB", "PIPELINE", "PIPELINE_STEP", "EXTERNAL", "SCHEMA", "SOURCE_SYSTEM", "ENTITY", "REASONING",
+  "REPORT", "MODEL", "DECISION", "FIELD",
 ];
 export const FAN_OUT = 50;
 const TYPE_RANK = new Map(NODE_TYPES.map((t, i) => [t, i]));

@@ -1,0 +1,130 @@
+"""One extraction session across the files of a project, every statement named as its job.
+
+DDL, views, temporary views and CTAS targets of one file bind the statements of the files after
+it, as if the files were one script. Each event gets its job's identity (``headwater.model.job``):
+the ``-- name: …`` comment before the statement, else ``<file>#<ordinal>``, where the ordinal
+counts the file's lineage statements (INSERT, CTAS, views; other DDL does not count) — written to
+``context.external_catalog_properties`` with the file and line. A statement that writes several
+tables (Hive's multi-insert) names one job per table: ``<job>→<table>``.
+
+Query ids (and so event ids) come from the file, the ordinal and the statement's text: the same
+project ingested again records nothing twice, however its files are grouped into commands.
+
+>>> ctx = ProjectContext(dialect="spark")
+>>> f1 = ctx.extract("01.sql", "CREATE TABLE s.a AS SELECT 1 AS x, 2 AS y")
+>>> f2 = ctx.extract("02.sql", "-- name: load_b\\nINSERT INTO s.b SELECT * FROM s.a")
+>>> e = f2.statements[0].events[0]
+>>> e.context.external_catalog_properties["headwater.job"], [d.target_column for d in e.direct]
+('load_b', ['x', 'y'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from headwater.catalog import Catalog
+from headwater.extract import ExtractOptions, Extractor, RunInfo
+from headwater.extract.context import generated_query_id
+from headwater.extract.result import StatementResult
+from headwater.extract.split import Piece, split_script
+from headwater.model import LineageInfo, make_event_id
+from headwater.model.job import JOB_FILE_PROPERTY, JOB_LINE_PROPERTY, JOB_PROPERTY, file_job_name, given_name
+
+LINEAGE_KINDS = frozenset({"insert", "ctas", "multi-insert", "view"})
+"""Statement kinds that count for a job's ordinal in its file (whether or not they made an event)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StatementOutcome:
+    """One statement of a project file: the extractor's result, with its events named as jobs."""
+
+    result: StatementResult
+    job: str | None
+    events: tuple[LineageInfo, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FileExtraction:
+    relpath: str
+    statements: tuple[StatementOutcome, ...]
+
+    @property
+    def events(self) -> list[LineageInfo]:
+        return [e for s in self.statements for e in s.events]
+
+
+def name_before(lines: Sequence[str], line: int) -> str | None:
+    """The ``-- name: …`` of the comment block just above line ``line`` (1-based), if any.
+
+    >>> name_before(["SELECT 1;", "-- name: x", "", "INSERT INTO t SELECT 1"], 4)
+    'x'
+    >>> name_before(["-- name: x", "SELECT 1;", "INSERT INTO t SELECT 1"], 3) is None
+    True
+    """
+    k = line - 1
+    while k > 0 and (not lines[k - 1].strip() or lines[k - 1].lstrip().startswith("--")):
+        k -= 1
+    return given_name("\n".join(lines[k : line - 1]))
+
+
+class ProjectContext:
+    """An ``Extractor`` shared by the files of a project (``extract`` them in running order).
+
+    ``view_nodes`` (the default): views are datasets of their own (``ExtractOptions.view_nodes``).
+    """
+
+    def __init__(
+        self,
+        catalog: Catalog | None = None,
+        *,
+        dialect: str = "doris",
+        database: str | None = None,
+        default_catalog: str = "internal",
+        statements: str = "doris",
+        view_nodes: bool = True,
+    ) -> None:
+        self.dialect = dialect
+        options = ExtractOptions(dialect=dialect, statements=statements, view_nodes=view_nodes)
+        self.extractor = Extractor(catalog, options, database=database, catalog_name=default_catalog)
+
+    def split(self, text: str) -> list[Piece]:
+        return split_script(text, self.dialect)
+
+    def extract(
+        self,
+        relpath: str,
+        text: str,
+        pieces: Sequence[Piece] | None = None,
+        on_statement: Callable[[StatementOutcome], None] | None = None,
+    ) -> FileExtraction:
+        """Extract one file (``pieces``: its statements, when already split)."""
+        lines = text.splitlines()
+        pieces = self.split(text) if pieces is None else pieces
+        out: list[StatementOutcome] = []
+        ordinal = 0
+        for piece, result in zip(pieces, self.extractor.run_pieces(pieces, RunInfo()), strict=True):
+            job = None
+            events = result.events
+            if result.kind in LINEAGE_KINDS or events:
+                ordinal += 1
+                job = file_job_name(relpath, ordinal, name_before(lines, piece.line) or given_name(piece.sql))
+                events = tuple(_named(e, job, relpath, ordinal, piece, len(events) > 1) for e in events)
+            outcome = StatementOutcome(result, job, events)
+            out.append(outcome)
+            if on_statement is not None:
+                on_statement(outcome)
+        return FileExtraction(relpath, tuple(out))
+
+
+def _named(event: LineageInfo, job: str, relpath: str, ordinal: int, piece: Piece, several: bool) -> LineageInfo:
+    name = f"{job}→{event.target.table.qualified}" if several else job
+    props = {
+        **event.context.external_catalog_properties,
+        JOB_PROPERTY: name,
+        JOB_FILE_PROPERTY: relpath,
+        JOB_LINE_PROPERTY: str(piece.line),
+    }
+    query_id = generated_query_id(f"{relpath}\x1f{piece.sql}", ordinal)
+    context = replace(event.context, query_id=query_id, external_catalog_properties=props)
+    return replace(event, event_id=make_event_id(query_id, event.target.table), context=context)

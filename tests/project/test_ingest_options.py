@@ -1,0 +1,104 @@
+"""``headwater ingest`` options for a project: --catalog-url (and its precedence), --statements, the
+cycle report, progress off a terminal, and bad input as one line."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from typer.testing import CliRunner
+
+from headwater.cli.main import app
+from headwater.store import open_store
+from tests.project.conftest import WAREHOUSE
+
+runner = CliRunner()
+MARIADB = "mysql+pymysql://root@127.0.0.1:3306/test"
+
+
+@pytest.fixture
+def live_db() -> Iterator[str]:
+    """A throw-away MariaDB database with ``orders (id, amount, region)``."""
+    name = f"hw_proj_{uuid.uuid4().hex[:8]}"
+    engine = sa.create_engine(MARIADB)
+    with engine.begin() as conn:
+        conn.execute(sa.text(f"CREATE DATABASE `{name}`"))
+        conn.execute(sa.text(f"CREATE TABLE `{name}`.orders (id BIGINT, amount DECIMAL(10, 2), region VARCHAR(8))"))
+    try:
+        yield name
+    finally:
+        with engine.begin() as conn:
+            conn.execute(sa.text(f"DROP DATABASE `{name}`"))
+        engine.dispose()
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = runner.invoke(app, ["ingest", *args])
+    return result.exit_code, result.output
+
+
+def test_catalog_url_describes_tables_and_lists_them(live_db: str, tmp_path: Path, sqlite_url: str) -> None:
+    script = tmp_path / "load.sql"
+    script.write_text(
+        f"CREATE TABLE rpt.o AS SELECT * FROM {live_db}.orders;\nINSERT INTO rpt.p SELECT id FROM {live_db}.order;\n"
+    )
+    code, out = run(str(script), "--catalog-url", MARIADB, "--store", sqlite_url)
+    assert code == 0, out
+    assert "not COMPLETE: 1 PARTIAL; by diagnostic: unknown_table 1" in out
+    assert f"did you mean `{live_db}.orders`?" in out.replace("\n", "")
+    origin = open_store(sqlite_url).get_field_origin("rpt.o.region").origins
+    assert [o.field.name for o in origin] == [f"internal.{live_db}.orders.region"]
+
+
+def test_schema_file_comes_before_the_live_database(live_db: str, tmp_path: Path, sqlite_url: str) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_text(f'{{"{live_db}.orders": {{"id": "bigint", "total": "double"}}}}')
+    script = tmp_path / "load.sql"
+    script.write_text(f"CREATE TABLE rpt.o AS SELECT * FROM {live_db}.orders;\n")
+    code, out = run(str(script), "--schema", str(schema), "--catalog-url", MARIADB, "--store", sqlite_url)
+    assert code == 0, out
+    store = open_store(sqlite_url)
+    assert [o.field.name for o in store.get_field_origin("rpt.o.total").origins] == [f"internal.{live_db}.orders.total"]
+
+
+def test_statements_all_records_selects(tmp_path: Path, sqlite_url: str) -> None:
+    script = tmp_path / "q.sql"
+    script.write_text("SELECT ss_net_paid AS paid FROM tpcds.store_sales;\n")
+    schema = str(WAREHOUSE / "raw_schema.json")
+    code, out = run(str(script), "--schema", schema, "--store", sqlite_url)
+    assert code == 0 and "│     1 │          1 │      0 │" in out, out
+    code, out = run(str(script), "--schema", schema, "--statements", "all", "--store", sqlite_url)
+    assert code == 0 and "│     1 │          1 │      1 │        1 │" in out, out
+
+
+def test_a_cycle_is_reported_and_name_order_kept(tmp_path: Path, sqlite_url: str) -> None:
+    (tmp_path / "a.sql").write_text("CREATE TABLE db.x AS SELECT id FROM db.y;\n")
+    (tmp_path / "b.sql").write_text("CREATE TABLE db.y AS SELECT id FROM db.x;\n")
+    code, out = run(str(tmp_path / "b.sql"), str(tmp_path / "a.sql"), "--store", sqlite_url)
+    assert code == 0, out
+    assert "the files a.sql, b.sql read tables one another writes (a cycle): they run in name order" in out
+
+
+def test_no_progress_bars_when_stdout_is_not_a_terminal(sqlite_url: str) -> None:
+    code, out = run(
+        str(WAREHOUSE), "--dialect", "spark", "--schema", str(WAREHOUSE / "raw_schema.json"), "--store", sqlite_url
+    )
+    assert code == 0, out
+    assert out.lstrip().startswith("ingest") and "stmt/s" not in out and "ingesting" not in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--dialect", "sparkk"], "unknown dialect 'sparkk'"),
+        (["--schema", "/nonexistent/schema.json"], "error: /nonexistent/schema.json: cannot read"),
+        (["--catalog-url", "mysql+pymysql://root@127.0.0.1:1/x"], "error: cannot connect to"),
+    ],
+)
+def test_bad_options_are_one_line_exit_2(args: list[str], message: str, sqlite_url: str) -> None:
+    code, out = run(str(WAREHOUSE / "01_staging.sql"), *args, "--store", sqlite_url)
+    assert code == 2, out
+    assert message in out and "Traceback" not in out
