@@ -99,3 +99,18 @@ def test_a_long_literal_in_list_keeps_its_lineage_and_is_shortened() -> None:
 def test_a_short_in_list_is_kept_whole() -> None:
     (e,) = extract_script("INSERT INTO t SELECT a FROM s WHERE b IN (1, -2, 'x')").events
     assert [i.expression for i in e.dataset_indirect] == ["s.b IN (1, -2, 'x')"]
+
+
+def test_a_quoted_name_with_brackets_keeps_its_text_in_the_event_and_the_store(tmp_path) -> None:
+    import sqlalchemy as sa
+
+    from headwater.store import open_store
+
+    (e,) = extract_script('INSERT INTO t SELECT "a[/b]" AS "x[/y]" FROM s', dialect="postgres").events
+    assert [c.column for d in e.direct for c in d.sources] == ["a[/b]"]
+    assert [f.name for f in e.target.columns] == ["x[/y]"]
+    store = open_store(f"sqlite:///{tmp_path / 'lineage.db'}")
+    store.record(e)
+    with store.engine.connect() as conn:
+        names = sorted(r[0] for r in conn.execute(sa.text("SELECT name FROM hw_nodes WHERE type = 'FIELD'")))
+    assert names == ["internal.s.a[/b]", "internal.t.x[/y]"]
