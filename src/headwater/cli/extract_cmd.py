@@ -47,6 +47,8 @@ def read_sql_input(path: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
+        if b"\x00" in data:
+            raise ValueError(f"{path}: binary data (NUL bytes), not SQL text") from None
         raise ValueError(f"{path}: not UTF-8 text (byte {err.start})") from None
 
 

@@ -18,7 +18,7 @@ Every limit can be set through ``ExtractOptions(limits=Limits(…))`` or an envi
 
 >>> from sqlglot.dialects.dialect import Dialect
 >>> measure(Dialect.get_or_raise("doris").tokenize("SELECT ((a + b) * CASE WHEN NOT NOT c THEN 1 END)"))
-(4, 1)
+(4, 2)
 """
 
 from __future__ import annotations

@@ -147,8 +147,8 @@ def tree_size(node: exp.Expression, sizes: dict[int, int]) -> int:
 
     >>> import sqlglot
     >>> a = sqlglot.parse_one("x + 1")
-    >>> tree_size(exp.Mul(this=a, expression=a), {})
-    7
+    >>> tree_size(exp.Mul(this=a, expression=a), {})  # Add, Column, Identifier, Literal: twice, and Mul
+    9
     """
     stack: list[tuple[exp.Expression, bool]] = [(node, False)]
     while stack:  # post-order without recursion: children before parents
