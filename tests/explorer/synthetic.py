@@ -127,3 +127,75 @@ def synthetic_events() -> list[LineageInfo]:
         n += 1
         out.append(event(f"rpt_{k:03d}", [f"mart_{k:03d}"], n))
     return out
+
+
+WIDE_COLUMNS = 25
+WIDE_LEAVES = 1024
+
+
+def wide_event(target: str, inputs: list[str], k: int) -> LineageInfo:
+    """``INSERT INTO target SELECT l.c00, r.c01 + l.c01, … FROM l JOIN r ON l.c00 = r.c00``: every
+    column of the 25 copied or computed, and the join key an INDIRECT JOIN for all of them."""
+    tgt = table(target)
+    left, right = (table(i) for i in inputs)
+    direct = []
+    for n in range(WIDE_COLUMNS):
+        name = f"c{n:02d}"
+        if n % 2 == 0:
+            src = (ColumnRef(left, name),)
+            direct.append(
+                DirectLineage(
+                    name, f"{left.name}.{name}", DirectType.IDENTITY, Origin.COLUMN, src, (DirectInput(src[0]),)
+                )
+            )
+        else:
+            src = (ColumnRef(left, name), ColumnRef(right, name))
+            direct.append(
+                DirectLineage(
+                    name,
+                    f"{left.name}.{name} + {right.name}.{name}",
+                    DirectType.TRANSFORMATION,
+                    Origin.COLUMN,
+                    src,
+                    tuple(DirectInput(c, ("ARITHMETIC",)) for c in src),
+                )
+            )
+    join = IndirectLineage(
+        IndirectType.JOIN, f"{left.name}.c00 = {right.name}.c00", (ColumnRef(left, "c00"), ColumnRef(right, "c00"))
+    )
+    qid = f"wide-{target}"
+    return LineageInfo(
+        event_id=make_event_id(qid, tgt),
+        source_command=SourceCommand.INSERT_INTO,
+        target=Target(tgt, tuple(Field(f"c{n:02d}") for n in range(WIDE_COLUMNS))),
+        sources=(left, right),
+        direct=tuple(direct),
+        dataset_indirect=(join,),
+        output_indirect=(),
+        context=QueryContext(
+            SourceCommand.INSERT_INTO,
+            qid,
+            f"INSERT INTO {target} SELECT … FROM {left.name} JOIN {right.name} ON {left.name}.c00 = {right.name}.c00",
+            user="etl",
+            database=DB,
+            timestamp=f"2024-07-01T{(k // 3600) % 24:02d}:{(k // 60) % 60:02d}:{k % 60:02d}Z",
+        ),
+    )
+
+
+def wide_events() -> list[LineageInfo]:
+    """A binary tree of 2,047 tables of 25 columns: 1,024 sources, then each table written by one job
+    joining two tables of the level below, up to ``w10_0000``. Upstream of it at full depth: 2,047
+    tables, 1,023 jobs and 89,001 column edges (37,851 DIRECT, 51,150 INDIRECT JOIN)."""
+    out: list[LineageInfo] = []
+    width = WIDE_LEAVES
+    level = 0
+    k = 0
+    while width > 1:
+        for t in range(width // 2):
+            ins = [f"w{level:02d}_{2 * t:04d}", f"w{level:02d}_{2 * t + 1:04d}"]
+            out.append(wide_event(f"w{level + 1:02d}_{t:04d}", ins, k))
+            k += 1
+        width //= 2
+        level += 1
+    return out

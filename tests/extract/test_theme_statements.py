@@ -95,3 +95,83 @@ def test_delete_in_subquery_and_plain_where(dialect):
 def test_delete_makes_no_event_under_the_doris_rules():
     res = extract_script("DELETE FROM t WHERE k IN (SELECT k FROM s)", dialect="doris", database="db")
     assert res.events == [] and res.statements[0].skip_reason.startswith("DELETE")
+
+
+@pytest.mark.parametrize(
+    ("dialect", "clone"), [("snowflake", "CLONE"), ("bigquery", "CLONE"), ("databricks", "SHALLOW CLONE")]
+)
+def test_create_table_clone_copies_the_rows(dialect, clone):
+    res = extract_script(
+        f"CREATE TABLE a (x INT, y INT);\nCREATE TABLE b {clone} a;\nINSERT INTO c SELECT * FROM b",
+        dialect=dialect,
+        database="db",
+    )
+    created, copied = res.events
+    assert created.source_command is SourceCommand.CREATE_TABLE
+    assert [(s.lower(), t.lower()) for s, t in [(sources(created)[0], created.target.table.qualified)]] == [
+        ("db.a", "db.b")
+    ]
+    assert [(c.lower(), x.lower(), k) for c, x, k in direct(created)] == [
+        ("x", "a.x", "IDENTITY"),
+        ("y", "a.y", "IDENTITY"),
+    ]
+    assert [c.lower() for c, _, _ in direct(copied)] == ["x", "y"]  # b's columns are known
+
+
+def test_clone_of_an_unknown_table_is_table_lineage():
+    (e,) = extract_script(
+        "CREATE OR REPLACE TABLE b CLONE db2.a AT (TIMESTAMP => '2024-01-01'::timestamp)",
+        dialect="snowflake",
+        database="db",
+    ).events
+    assert [s.lower() for s in sources(e)] == ["db2.a"] and e.direct == ()
+
+
+@pytest.mark.parametrize("dialect", ["mysql", "doris", "snowflake"])
+def test_create_table_like_copies_no_rows_but_the_columns(dialect):
+    res = extract_script(
+        "CREATE TABLE a (x INT);\nCREATE TABLE b LIKE a;\nINSERT INTO c SELECT * FROM b", dialect=dialect, database="db"
+    )
+    (e,) = res.events
+    assert [s.lower() for s in sources(e)] == ["db.b"]
+    assert [c.lower() for c, _, _ in direct(e)] == ["x"]
+
+
+def moves(sql: str, dialect: str):
+    res = extract_script(sql, dialect=dialect, database="db", statements="all")
+    assert not res.failures
+    return [(e.source_command.value, e.target.table.name.lower(), [s.lower() for s in sources(e)]) for e in res.events]
+
+
+def test_swap_with_moves_rows_both_ways_and_swaps_the_columns():
+    assert moves("CREATE TABLE a (x INT); CREATE TABLE b (y INT); ALTER TABLE a SWAP WITH b", "snowflake") == [
+        ("AlterTableCommand", "a", ["db.b"]),
+        ("AlterTableCommand", "b", ["db.a"]),
+    ]
+    res = extract_script(
+        "CREATE TABLE a (x INT); CREATE TABLE b (y INT); ALTER TABLE a SWAP WITH b; INSERT INTO c SELECT * FROM a",
+        dialect="snowflake",
+        database="db",
+        statements="all",
+    )
+    assert [d.target_column for d in res.events[-1].direct] == ["Y"]
+
+
+@pytest.mark.parametrize("dialect", ["mysql", "oracle"])
+def test_exchange_partition(dialect):
+    assert moves("ALTER TABLE a EXCHANGE PARTITION p1 WITH TABLE b", dialect) == [
+        ("AlterTableCommand", "a", ["db.b"]),
+        ("AlterTableCommand", "b", ["db.a"]),
+    ]
+
+
+def test_doris_replace_with_table_swaps_unless_told_not_to():
+    assert moves("ALTER TABLE a REPLACE WITH TABLE b", "doris") == [
+        ("AlterTableCommand", "a", ["db.b"]),
+        ("AlterTableCommand", "b", ["db.a"]),
+    ]
+    assert moves("ALTER TABLE a REPLACE WITH TABLE b PROPERTIES ('swap' = 'false')", "doris") == [
+        ("AlterTableCommand", "a", ["db.b"])
+    ]
+    res = extract_script("ALTER TABLE a REPLACE WITH TABLE b", dialect="doris", database="db")
+    assert res.events == []  # the Doris rules make no event for DDL

@@ -102,3 +102,17 @@ def test_update_reads_its_target_only_where_it_reads_a_column_of_it(dialect):
 def test_merge_reads_its_target_through_on(dialect):
     (e,) = events("MERGE INTO t USING s ON t.k = s.k WHEN MATCHED THEN UPDATE SET v = s.v", dialect)
     assert [x.lower() for x in sources(e)] == ["db.t", "db.s"]
+
+
+@pytest.mark.parametrize(
+    ("dialect", "sql", "target"),
+    [
+        ("tsql", "UPDATE t SET t.c = s.c, d = s.d FROM tab1 t JOIN tab2 s ON t.k = s.k", "tab1"),
+        ("mysql", "UPDATE t1 a JOIN t2 b ON a.k = b.k SET a.c = b.c, d = b.d", "t1"),
+        ("postgres", "UPDATE t1 SET c = s.c, t1.d = s.d FROM t2 s WHERE t1.k = s.k", "t1"),
+    ],
+)
+def test_qualified_and_unqualified_set_columns_of_one_table_make_one_event(dialect, sql, target):
+    (e,) = events(sql, dialect)
+    assert e.target.table.name == target
+    assert [c for c, _, _ in direct(e)] == ["c", "d"]

@@ -102,3 +102,72 @@ def test_bad_options_are_one_line_exit_2(args: list[str], message: str, sqlite_u
     code, out = run(str(WAREHOUSE / "01_staging.sql"), *args, "--store", sqlite_url)
     assert code == 2, out
     assert message in out and "Traceback" not in out
+
+
+def test_progress_counts_statements_inside_files_on_a_terminal(sqlite_url: str, monkeypatch) -> None:
+    import io
+
+    from rich.console import Console
+
+    from headwater.cli import ingest_cmd
+
+    screen = io.StringIO()
+    monkeypatch.setattr(ingest_cmd, "Console", lambda: Console(file=screen, force_terminal=True, width=100))
+    code, _ = run(
+        str(WAREHOUSE), "--dialect", "spark", "--schema", str(WAREHOUSE / "raw_schema.json"), "--store", sqlite_url
+    )
+    assert code == 0
+    shown = screen.getvalue()
+    assert "19/19" in shown and "ingesting 03_reports.sql" in shown, shown
+
+
+def test_namespace_maps_run_events_onto_the_catalogs_nodes(tmp_path: Path, sqlite_url: str) -> None:
+    """One table, one node: RunEvents in a real namespace meet what was recorded directly."""
+    from headwater.extract import extract_script
+    from headwater.model.ol_naming import OpenLineageNaming, Place
+    from headwater.model.openlineage import run_event_json
+
+    sql = "INSERT INTO ux_hw.summary SELECT SUM(amount) AS total FROM ux_hw.orders"
+    event = extract_script(sql).events[0]
+    naming = OpenLineageNaming({"internal": Place("mysql://127.0.0.1:3306")})
+    events = tmp_path / "events.jsonl"
+    events.write_text(run_event_json(event, naming=naming) + "\n")
+    assert '"namespace": "mysql://127.0.0.1:3306"' in events.read_text()
+    code, out = run(str(events), "--namespace", "internal=mysql://127.0.0.1:3306", "--store", sqlite_url)
+    assert code == 0, out
+    store = open_store(sqlite_url)
+    origin = store.get_field_origin("summary.total").origins
+    assert [o.field.name for o in origin] == ["internal.ux_hw.orders.amount"]
+    with store.engine.connect() as conn:
+        names = conn.execute(sa.text("SELECT name FROM hw_nodes WHERE type = 'DATASET' ORDER BY name")).scalars()
+        assert list(names) == ["internal.ux_hw.orders", "internal.ux_hw.summary"]
+
+
+def test_a_bad_namespace_is_one_line(sqlite_url: str) -> None:
+    code, out = run(str(WAREHOUSE / "01_staging.sql"), "--namespace", "hive=", "--store", sqlite_url)
+    assert code == 2 and out.startswith("error: --namespace: namespace of catalog 'hive'"), out
+
+
+def test_a_view_only_the_live_database_knows_is_read_through(live_db: str, tmp_path: Path, sqlite_url: str) -> None:
+    engine = sa.create_engine(MARIADB)
+    with engine.begin() as conn:
+        conn.execute(
+            sa.text(f"CREATE VIEW `{live_db}`.v_orders AS SELECT id, amount * 2 AS doubled FROM `{live_db}`.orders")
+        )
+    engine.dispose()
+    script = tmp_path / "load.sql"
+    script.write_text(f"CREATE TABLE rpt.d AS SELECT doubled FROM {live_db}.v_orders;\n")
+    code, out = run(str(script), "--catalog-url", MARIADB, "--store", sqlite_url)
+    assert code == 0 and "not COMPLETE" not in out, out
+    store = open_store(sqlite_url)
+    assert [o.field.name for o in store.get_field_origin("rpt.d.doubled").origins] == [
+        f"internal.{live_db}.orders.amount"
+    ]
+    view = store.resolve(f"{live_db}.v_orders")  # the via list: a VIEW read by the job
+    assert view.properties.get("dataset_type") == "VIEW"
+    up = store.get_upstream("rpt.d", max_depth=1, node_types=["DATASET"])
+    assert sorted(n.name for n in up.nodes) == [
+        f"internal.{live_db}.orders",
+        f"internal.{live_db}.v_orders",
+        "internal.rpt.d",
+    ]

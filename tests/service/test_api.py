@@ -75,8 +75,12 @@ def test_field_endpoints(loaded: TestClient) -> None:
         f"{V1}/field-origin", params={"field": "lineage_customer_summary.region_group", "include_indirect": "true"}
     ).json()
     assert ind["total"] == 6
-    i = loaded.get(f"{V1}/field-impact", params={"field": "lineage_orders.amount"}).json()
-    assert (i["total"], i["direct_count"], i["indirect_count"]) == (7, 2, 5)
+    i = loaded.get(f"{V1}/field-impact", params={"field": "lineage_orders.amount", "level": "all"}).json()
+    assert (i["total"], i["direct_count"], i["indirect_count"], i["level"]) == (7, 2, 5, "all")
+    i = loaded.get(f"{V1}/field-impact", params={"field": "lineage_orders.amount"}).json()  # level field
+    assert (i["total"], i["direct_count"], i["indirect_count"], i["level"]) == (2, 2, 0, "field")
+    bad = loaded.get(f"{V1}/field-impact", params={"field": "lineage_orders.amount", "level": "most"})
+    assert bad.status_code == 422 and bad.json()["error"]["field"] == "query.level"
     t = loaded.get(f"{V1}/trace-origin", params={"node": "report"}).json()
     assert [s["name"] for s in t["source_systems"]] == ["internal"]
 

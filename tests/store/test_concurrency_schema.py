@@ -43,7 +43,7 @@ def test_concurrent_record_is_idempotent(store_url: str) -> None:
 
 def test_migration_matches_metadata(store_url: str) -> None:
     store = open_store(store_url)
-    assert current_revision(store.engine) == head_revision() == "0003"
+    assert current_revision(store.engine) == head_revision() == "0004"
     with store.engine.connect() as conn:
         ctx = MigrationContext.configure(conn, opts={"version_table": VERSION_TABLE})
         diffs = compare_metadata(ctx, metadata)
@@ -63,7 +63,7 @@ def test_a_store_made_at_0001_upgrades_and_keeps_its_lineage(backend: str, tmp_p
         assert upgrade(engine, "0001") == "0001"
         with engine.begin() as conn:  # an event recorded by the 0001 schema's writer, as rows
             conn.execute(nodes.insert().values(type="DATASET", name="internal.db.s", short="s", created_us=1))
-        assert upgrade(engine) == head_revision() == "0003"
+        assert upgrade(engine) == head_revision() == "0004"
         store = open_store(url)
         stack.callback(store.close)
         store.record(guide())
@@ -71,3 +71,52 @@ def test_a_store_made_at_0001_upgrades_and_keeps_its_lineage(backend: str, tmp_p
         with engine.connect() as conn:
             assert conn.execute(select(meta.c.value).where(meta.c.key == "membership_epoch")).scalar_one() == 1
             assert conn.execute(select(nodes.c.short).where(nodes.c.name == "internal.db.s")).scalar_one() == "s"
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_a_store_made_at_0003_gets_its_jobs_and_versions(backend: str, tmp_path: Path) -> None:
+    """Revision 0004: hw_jobs is filled from the recorded events; their versions read the payloads."""
+    import zlib
+
+    from headwater.model import event_to_json
+    from headwater.store.schema import events, jobs
+
+    with ExitStack() as stack:
+        url = (
+            f"sqlite:///{tmp_path / 'old.db'}" if backend == "sqlite" else stack.enter_context(fresh_schema_url("hw_j"))
+        )
+        engine = make_engine(url)
+        stack.callback(engine.dispose)
+        assert upgrade(engine, "0003") == "0003"
+        e1, e2 = guide("q1", timestamp="2024-05-01T10:00:00Z"), guide("q2", timestamp="2024-05-02T10:00:00Z")
+        with engine.begin() as conn:  # two runs of one job, as the 0003 schema's writer left them
+            job = conn.execute(
+                nodes.insert().values(type="JOB", name="sql:x:t", short="t#x", created_us=1).returning(nodes.c.id)
+            ).scalar_one()
+            for k, (e, t) in enumerate(((e1, 1714557600000000), (e2, 1714644000000000))):
+                conn.execute(  # only the columns 0003 has
+                    events.insert().values(
+                        event_id=e.event_id,
+                        kind="headwater",
+                        job_id=job,
+                        run_key=f"r{k}",
+                        event_us=t,
+                        recorded_us=t,
+                        payload_zlib=zlib.compress(event_to_json(e).encode()),
+                    )
+                )
+        assert upgrade(engine) == head_revision() == "0004"
+        with engine.connect() as conn:
+            row = conn.execute(select(jobs)).one()
+        assert (row.job_id, row.runs, row.first_seen_us, row.last_seen_us, row.file) == (
+            job,
+            2,
+            1714557600000000,
+            1714644000000000,
+            None,
+        )
+        store = open_store(url)
+        stack.callback(store.close)
+        h = store.job_history("sql:x:t")
+        assert [(v.version, v.runs) for v in h.versions] == [(1, 2)]  # one statement: one version
+        assert h.versions[0].fingerprint is not None and "INSERT INTO" in (h.versions[0].sql or "").upper()

@@ -22,12 +22,16 @@ def test_dropped_identity_source_is_critical(wh: LineageStore) -> None:  # noqa:
     assert len(field.sample_node_ids) == 5
 
 
-def test_transformed_source_is_high_and_filter_only_is_medium(wh: LineageStore) -> None:  # noqa: F811
+def test_transformed_source_is_high_and_filter_only_breaks_the_statement(wh: LineageStore) -> None:  # noqa: F811
     high = wh.analyze_impact("lineage_orders.region", "SCHEMA_CHANGE")
     assert high.overall_severity == "HIGH" and groups(high)["FIELD"] == (7, "HIGH")
-    medium = wh.analyze_impact("lineage_orders.status", "DELETE")
-    assert medium.overall_severity == "MEDIUM" and groups(medium)["FIELD"] == (7, "MEDIUM")
-    assert groups(medium)["DATASET"] == (2, "MEDIUM")
+    # status is only in the WHERE: deleting it makes the statement fail, which stops its target
+    broken = wh.analyze_impact("lineage_orders.status", "DELETE")
+    assert broken.overall_severity == "HIGH" and groups(broken)["FIELD"] == (7, "HIGH")
+    assert groups(broken)["DATASET"] == (2, "HIGH")
+    # a data update of a filter column still grades by dependency
+    low = wh.analyze_impact("lineage_orders.status", "DATA_UPDATE")
+    assert low.overall_severity == "LOW" and groups(low)["DATASET"] == (2, "LOW")
 
 
 def test_data_update_and_metadata_change(wh: LineageStore) -> None:  # noqa: F811
@@ -40,8 +44,8 @@ def test_data_update_and_metadata_change(wh: LineageStore) -> None:  # noqa: F81
 
 def test_dataset_target_and_columns(wh: LineageStore) -> None:  # noqa: F811
     whole = wh.analyze_impact("lineage_customers", "DELETE")
-    # customer_id feeds a JOIN, customer_level a FILTER: indirect everywhere downstream
-    assert groups(whole) == {"DATASET": (2, "MEDIUM"), "FIELD": (7, "MEDIUM"), "JOB": (2, "MEDIUM")}
+    # customer_id feeds a JOIN, customer_level a FILTER: the statement that reads them breaks
+    assert groups(whole) == {"DATASET": (2, "HIGH"), "FIELD": (7, "HIGH"), "JOB": (2, "HIGH")}
     one = wh.analyze_impact("lineage_orders", "SCHEMA_CHANGE", {"columns": ["amount"]})
     assert one.details["changed_fields"] == ["internal.lineage_demo.lineage_orders.amount"]
     assert one.overall_severity == "HIGH"  # AGGREGATION
@@ -61,7 +65,8 @@ def test_entities_downstream_have_unknown_dependency(wh: LineageStore) -> None: 
     a = wh.analyze_impact("lineage_orders.status", "DELETE")
     assert groups(a)["REPORT"] == (1, "HIGH")
     assert a.overall_severity == "HIGH"
-    assert groups(a)["DATASET"] == (2, "MEDIUM")
+    assert groups(a)["DATASET"] == (2, "HIGH")
+    assert groups(wh.analyze_impact("lineage_orders.status", "DATA_UPDATE"))["DATASET"] == (2, "LOW")
 
 
 @pytest.mark.parametrize(("n", "risk"), [(9, "moderate"), (10, "high")])

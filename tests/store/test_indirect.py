@@ -38,15 +38,15 @@ def _answers(store: LineageStore, as_of: str | None) -> dict:  # type: ignore[ty
             n for (n,) in conn.execute(nodes.select().with_only_columns(nodes.c.name).where(nodes.c.type == "DATASET"))
         )
     for f in fields:
-        for ind in (False, True):
-            o = store.get_field_origin(f, include_indirect=ind, as_of=as_of)
-            out[("origin", f, ind)] = sorted((x.field.name, x.depth, x.dependency, tuple(x.types)) for x in o.origins)
-        i = store.get_field_impact(f, as_of=as_of)
-        out[("impact", f)] = (
-            sorted((x.field.name, x.depth, x.dependency, tuple(x.types)) for x in i.impacted),
-            i.direct_count,
-            i.indirect_count,
-        )
+        for level in ("direct", "field", "all"):
+            o = store.get_field_origin(f, as_of=as_of, level=level)
+            out[("origin", f, level)] = sorted((x.field.name, x.depth, x.dependency, tuple(x.types)) for x in o.origins)
+            i = store.get_field_impact(f, as_of=as_of, level=level)
+            out[("impact", f, level)] = (
+                sorted((x.field.name, x.depth, x.dependency, tuple(x.types)) for x in i.impacted),
+                i.direct_count,
+                i.indirect_count,
+            )
         a = store.analyze_impact(f, "DELETE", as_of=as_of)
         out[("analyze", f)] = (a.overall_severity, a.total_affected_count, [dataclasses.astuple(g) for g in a.groups])
         t = store.trace_origin(f, as_of=as_of)
@@ -95,8 +95,12 @@ def test_column_origin_without_inputs_has_no_direct_input(store: LineageStore) -
     # the extractor marks a CASE of constants as origin COLUMN (its sources are the columns it reads)
     direct = tuple(dataclasses.replace(d, origin=Origin.COLUMN) for d in e.direct)
     store.record(dataclasses.replace(e, direct=direct))
-    own = store.get_field_origin("lineage_customer_summary.region_group")
+    own = store.get_field_origin("lineage_customer_summary.region_group", level="direct")
     assert [(x.field.short, x.depth) for x in own.origins] == [("lineage_customer_summary.region_group", 0)]
+    computed = store.get_field_origin("lineage_customer_summary.region_group")  # level field, the default
+    assert [(x.field.short, x.types, x.dependency) for x in computed.origins] == [
+        ("lineage_orders.region", ["CONDITIONAL"], "INDIRECT")
+    ]
     ind = store.get_field_origin("lineage_customer_summary.region_group", include_indirect=True)
     assert ("lineage_orders.region", ("CONDITIONAL",)) in {(x.field.short, tuple(x.types)) for x in ind.origins}
     assert store.get_field_impact("lineage_orders.region").direct_count == 1  # region_label only

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from sqlalchemy import select
 from tests.pg_schema import fresh_schema_url
 
 from headwater.extract import Extractor, RunInfo
-from headwater.model import LineageInfo
+from headwater.model import LineageInfo, make_event_id
 from headwater.model.ol_naming import OpenLineageNaming, Place
 from headwater.model.openlineage import run_event_json, to_run_events
 from headwater.store import LineageStore, open_store
@@ -239,3 +239,45 @@ def test_a_mapped_namespace_lands_on_the_directly_recorded_nodes(
         "internal.shop.summary.total",
         "internal.shop.ranked.amount",
     }
+
+
+def test_a_fail_event_names_the_statements_job_and_asserts_nothing(
+    two_stores: tuple[LineageStore, LineageStore],
+) -> None:
+    from headwater.model.openlineage import failed_run_event
+
+    store, _ = two_stores
+    evs = warehouse()
+    store.record_batch(evs)
+    before = answers(store)
+    later = replace(evs[1], event_id=make_event_id("q1-retry", evs[1].target.table))
+    res = store.record_openlineage(json.loads(run_event_json(failed_run_event(later, "ERROR 1105: locked"))))
+    assert (res.recorded, res.edges_opened, res.edges_closed) == (1, 0, 0)
+    after = answers(store)
+    job = next(k for k in before if k.startswith("JOB sql:") and k.endswith("internal.shop.summary"))
+    statuses = [s["status"] for s in after[job]["job"]["statements"]]
+    assert sorted(statuses) == ["COMPLETE", "FAIL"]  # the same job as the statement's success
+    for a in (before, after):
+        del a["stats"]["events_recorded"]
+        for key in [k for k in a if k.startswith("JOB ")]:
+            del a[key]["job"]
+    assert after == before
+
+
+def test_a_damaged_headwater_facet_is_refused_naming_the_field(two_stores: tuple[LineageStore, LineageStore]) -> None:
+    from headwater.store import InvalidInput
+
+    store, _ = two_stores
+    doc = json.loads(run_event_json(warehouse()[0]))
+    doc["run"]["facets"]["headwater"]["datasets"] = doc["run"]["facets"]["headwater"]["datasets"][1:]
+    with pytest.raises(InvalidInput, match=r"columnLineage\.fields\..*is not in run\.facets\.headwater\.datasets"):
+        store.record_openlineage(doc)
+    doc = json.loads(run_event_json(warehouse()[0]))
+    doc["run"]["facets"]["headwater"]["labels"] = [{"column": "total", "input": "x", "transformation": 0}]
+    with pytest.raises(InvalidInput, match=r"run\.facets\.headwater\.labels\[0\]"):
+        store.record_openlineage(doc)
+    doc = json.loads(run_event_json(warehouse()[0]))
+    del doc["run"]["facets"]["headwater"]["event"]["context"]["sql"]
+    with pytest.raises(InvalidInput, match=r"run\.facets\.headwater\.event.*context"):
+        store.record_openlineage(doc)
+    assert store.get_lineage_stats().events_recorded == 0

@@ -87,8 +87,11 @@ def test_field_origin_direct_and_indirect(wh: LineageStore) -> None:
         ("IDENTITY", "lineage_customer_summary.total_amount"),
     ]
     # region_group is a CASE of constants: no DIRECT input, so it is its own origin…
-    own = wh.get_field_origin("lineage_customer_summary.region_group")
+    own = wh.get_field_origin("lineage_customer_summary.region_group", level="direct")
     assert [(x.field.short, x.depth, x.path) for x in own.origins] == [("lineage_customer_summary.region_group", 0, [])]
+    # …by default (level field) it is computed from its CASE condition…
+    computed = wh.get_field_origin("lineage_customer_summary.region_group")
+    assert [(x.field.short, x.types) for x in computed.origins] == [("lineage_orders.region", ["CONDITIONAL"])]
     # …while with indirect inputs it comes from the condition and the statement's filters/join
     ind = wh.get_field_origin("lineage_customer_summary.region_group", include_indirect=True)
     assert {(x.field.short, tuple(x.types)) for x in ind.origins} == {
@@ -103,7 +106,7 @@ def test_field_origin_direct_and_indirect(wh: LineageStore) -> None:
 
 
 def test_field_impact(wh: LineageStore) -> None:
-    i = wh.get_field_impact("lineage_orders.amount")
+    i = wh.get_field_impact("lineage_orders.amount", level="all")
     got = {(x.field.short, x.dependency, tuple(x.types)) for x in i.impacted}
     assert ("lineage_customer_summary.total_amount", "DIRECT", ("AGGREGATION",)) in got
     assert ("report.amt", "DIRECT", ("AGGREGATION", "IDENTITY")) in got

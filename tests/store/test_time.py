@@ -174,7 +174,10 @@ def test_deleting_one_source_of_a_join_keeps_the_other_sources_history(store: Li
     between = "2024-01-15T00:00:00Z"
 
     def impact(as_of: str | None) -> set[str]:
-        return {f.field.short for f in store.get_field_impact("lineage_customers.customer_id", as_of=as_of).impacted}
+        return {
+            f.field.short
+            for f in store.get_field_impact("lineage_customers.customer_id", as_of=as_of, level="all").impacted
+        }
 
     every = {
         f"lineage_customer_summary.{c}"

@@ -28,6 +28,7 @@ from headwater.catalog.base import ColumnSchema, TableSchema
 from headwater.catalog.errors import CatalogConnectionError, CatalogError
 from headwater.catalog.names import MYSQL_FAMILY, Names, sqlglot_dialect
 from headwater.model import TableRef
+from headwater.model.secrets import is_sensitive, mask_value
 
 _BACKEND_DIALECTS = {"mysql": "mysql", "mariadb": "mysql", "postgresql": "postgres", "sqlite": "sqlite"}
 _SYSTEM_SCHEMAS = {
@@ -37,19 +38,22 @@ _SYSTEM_SCHEMAS = {
 
 
 def mask_url(url: str | sa.URL) -> str:
-    """The URL as text with its password replaced by ``***``.
+    """The URL as text with its password replaced by ``***``, in the user part and in the query
+    (``?password=…`` and any other sensitive parameter, as ``headwater.model.secrets`` decides).
 
     >>> mask_url("mysql+pymysql://root:s3cret@db:9030/sales")
     'mysql+pymysql://root:***@db:9030/sales'
+    >>> mask_url("postgresql+psycopg://etl@db/sales?password=s3cret&sslmode=require")
+    'postgresql+psycopg://etl@db/sales?password=***&sslmode=require'
     >>> mask_url("not a url://u:p@h")
     'not a url://u:***@h'
     """
-    if isinstance(url, sa.URL):
-        return url.render_as_string(hide_password=True)
     try:
-        return sa.make_url(url).render_as_string(hide_password=True)
+        u = url if isinstance(url, sa.URL) else sa.make_url(url)
     except Exception:
-        return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
+        return mask_value(re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", str(url)))
+    hidden = {k: "***" for k in u.query if is_sensitive(k)}
+    return u.update_query_dict(hidden).render_as_string(hide_password=True).replace("%2A%2A%2A", "***")
 
 
 def view_query(definition: str, dialect: str) -> str:
@@ -153,9 +157,14 @@ def connect(engine: Engine) -> Connection:
 def reason(exc: BaseException, url: sa.URL) -> str:
     """The driver's message of ``exc``, on one line, with the URL's password scrubbed."""
     text = " ".join(str(getattr(exc, "orig", None) or exc).split())
-    if url.password:
-        text = text.replace(str(url.password), "***")
-    return text
+    secrets = [str(url.password)] if url.password else []
+    for key, value in url.query.items():
+        if is_sensitive(key):
+            secrets.extend([value] if isinstance(value, str) else value)
+    for secret in sorted(secrets, key=len, reverse=True):
+        if secret:
+            text = text.replace(secret, "***")
+    return mask_value(text)
 
 
 class SqlAlchemyCatalog:

@@ -38,24 +38,21 @@ def dump(
         str, typer.Option("--dialect", help="Dialect of the SQL to bind (over MySQL: of view SQL too).")
     ] = "doris",
     catalog_name: Annotated[
-        str, typer.Option("--catalog-name", help="Catalog the tables belong to in lineage events.")
+        str, typer.Option("--default-catalog", help="Catalog the tables belong to in lineage events.")
     ] = "internal",
+    catalog_alias: Annotated[str | None, typer.Option("--catalog-name", hidden=True)] = None,
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write to this file instead of standard output.")
     ] = None,
 ) -> None:
     """Write every table and view (columns, types, view SQL) as a schema file for --schema."""
-    from sqlglot.dialects.dialect import Dialect
 
     from headwater.catalog import CatalogError, dump_catalog, write_schema_document
-    from headwater.catalog.names import sqlglot_dialect
+    from headwater.cli.extract_cmd import check_dialect
 
+    check_dialect(dialect)
     try:
-        Dialect.get_or_raise(sqlglot_dialect(dialect))
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--dialect") from None
-    try:
-        doc = dump_catalog(catalog_url, database or None, dialect=dialect, catalog=catalog_name)
+        doc = dump_catalog(catalog_url, database or None, dialect=dialect, catalog=catalog_alias or catalog_name)
     except CatalogError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None

@@ -18,17 +18,23 @@ from headwater.hooks.script import CONNECTION_LOST, STOP_ON_ERROR, ScriptRun
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 ConfigOpt = Annotated[Path | None, typer.Option("--config", help="headwater.toml to read (default: ./headwater.toml)")]
-PluginDirOpt = Annotated[Path | None, typer.Option("--plugin-dir", help="plugin_dir (scans <dir>/lineage/*)")]
+PluginDirOpt = Annotated[
+    Path | None,
+    typer.Option("--plugin-dir", help="plugin_dir: the directory whose lineage/ entries are scanned"),
+]
 ActivateOpt = Annotated[
     str | None, typer.Option("--activate", help="activate_lineage_plugin: comma-separated factory names")
 ]
-QueueOpt = Annotated[str | None, typer.Option("--queue-size", help="lineage_event_queue_size (positive integer)")]
+QueueOpt = Annotated[
+    int | None, typer.Option("--queue-size", help="lineage_event_queue_size: events the queue holds (positive)")
+]
 
 
 def _settings(
-    config: Path | None, plugin_dir: Path | None, activate: str | None, queue: str | None
+    config: Path | None, plugin_dir: Path | None, activate: str | None, queue: int | None
 ) -> DispatchSettings:
-    overrides = {"plugin_dir": plugin_dir, "activate_lineage_plugin": activate, "lineage_event_queue_size": queue}
+    size = None if queue is None else str(queue)  # validated (and explained) as the settings file's value
+    overrides = {"plugin_dir": plugin_dir, "activate_lineage_plugin": activate, "lineage_event_queue_size": size}
     try:
         return load_settings(config, overrides=overrides)
     except SettingsError as exc:

@@ -60,14 +60,13 @@ def dialect_names() -> list[str]:
 
 
 def check_dialect(dialect: str) -> str:
+    """``dialect`` if sqlglot knows it; else exit 2 with one line listing the valid names."""
     from sqlglot.dialects.dialect import Dialect
 
     try:
         Dialect.get_or_raise(sqlglot_dialect(dialect))
     except ValueError:
-        raise typer.BadParameter(
-            f"unknown dialect {dialect!r}; one of: {', '.join(dialect_names())}", param_hint="--dialect"
-        ) from None
+        fail(f"--dialect: unknown dialect {dialect!r}; one of: {', '.join(dialect_names())}")
     return dialect
 
 
@@ -86,8 +85,11 @@ def print_result(
     fmt: OutputFormat,
     console: Console,
     explain_skips: bool,
-    namespace: str,
+    namespace: str | None,
     verbose: bool = False,
+    naming: object = None,
+    catalog: object = None,
+    engine: str | None = None,
 ) -> None:
     if fmt == OutputFormat.table:
         render_statements(console, result, verbose)
@@ -110,7 +112,8 @@ def print_result(
         from headwater.model.openlineage import run_event_json
 
         for e in result.events:
-            out.write(run_event_json(e, namespace=namespace) + "\n")
+            kw = {"naming": naming} if naming is not None else {"namespace": namespace}
+            out.write(run_event_json(e, catalog=catalog, engine=engine, **kw) + "\n")
 
 
 def warn_dialect(result: ScriptResult, dialect: str, path: str) -> None:
@@ -147,7 +150,14 @@ def extract(
     explain_skips: Annotated[
         bool, typer.Option("--explain-skips", help="Say why each statement made no event.")
     ] = False,
-    namespace: Annotated[str, typer.Option("--namespace", help="OpenLineage dataset namespace.")] = "headwater",
+    namespace: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--namespace",
+            help="OpenLineage namespace of a catalog, CATALOG=NAMESPACE (a bare NAMESPACE: catalog internal); "
+            "repeatable. Default: [openlineage.namespaces] of headwater.toml, then --catalog-url's host and port.",
+        ),
+    ] = None,
     query_id: Annotated[
         str | None, typer.Option("--query-id", help="Query id for the events (default: generated).")
     ] = None,
@@ -184,7 +194,15 @@ def extract(
         if not result.statements:
             warn(f"{path}: no SQL statement")
         warn_dialect(result, dialect, "standard input" if path == "-" else path)
-        print_result(result, format, console, explain_skips, namespace, verbose)
+        naming = None
+        if format == OutputFormat.openlineage:
+            from headwater.dispatch.settings import SettingsError, command_naming
+
+            try:
+                naming = command_naming(namespace or (), catalog_url, dialect)
+            except SettingsError as err:
+                fail(f"--namespace: {err}", EXIT_USAGE)
+        print_result(result, format, console, explain_skips, None, verbose, naming, extractor.catalog, dialect)
         failed = failed or statement_failed(result)
     raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
 

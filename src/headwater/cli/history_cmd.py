@@ -14,11 +14,19 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from rich.table import Column, Table
 
-from headwater.history import Counters, IngestSummary
+from headwater.cli.display import fail, line, lit
+from headwater.cli.store_cmd import StoreOpt
+from headwater.cli.stores import open_cli_store
+from headwater.history import FIELDS, Counters, IngestSummary
 
 SOURCE_HELP = "doris-audit-table, doris-audit-file, jsonl or csv (default: from the location)."
+MAP_HELP = (
+    "The log's column for each field, as field=column,… (e.g. sql=statement,user=user_name). Fields: "
+    + ", ".join(FIELDS)
+    + "; unnamed fields are found by common column names."
+)
 
 
 def infer_source(location: str) -> str:
@@ -45,16 +53,33 @@ def _time(value: str | None, tz: str, option: str) -> datetime | None:
 
 
 def _line(c: Counters) -> str:
-    return (
-        f"rows read {c.rows_read} · events {c.events} · skipped by rule {c.skipped} · "
-        f"failed to parse {c.failed} · not succeeded {c.not_succeeded}"
+    """The live counters, short enough to stay on one line of a 100-column terminal with the bar.
+
+    >>> _line(Counters(rows_read=120000, events=98000, skipped=1500, failed=12))
+    'rows 120000 · events 98000 · skipped 1500 · failed 12'
+    """
+    return f"rows {c.rows_read} · events {c.events} · skipped {c.skipped} · failed {c.failed}"
+
+
+def progress_bar(console: Console, show: bool) -> Progress:
+    """A one-line progress display: never wider than the terminal (the counters are cut with …), and
+    off when ``show`` is false or the output is not a terminal (a pipe, a file, a CI log)."""
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(bar_width=20),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[line]}", table_column=Column(no_wrap=True, overflow="ellipsis")),
+        console=console,
+        transient=True,
+        disable=not show or not console.is_terminal,
     )
 
 
 def render_summary(console: Console, summary: IngestSummary, limit: int = 20) -> None:
     """The end-of-run table, the rule breakdown, the watermark, and the first problems."""
     c = summary.counters
-    console.print(f"source: {summary.source}", soft_wrap=True, highlight=False)
+    console.print(lit(f"source: {summary.source}"), soft_wrap=True, highlight=False)
     t = Table(title="ingest-log", title_justify="left", show_header=False)
     t.add_column("", style="bold")
     t.add_column("", justify="right")
@@ -76,12 +101,12 @@ def render_summary(console: Console, summary: IngestSummary, limit: int = 20) ->
     console.print(t)
     if c.rules:
         rules = ", ".join(f"{k} {v}" for k, v in sorted(c.rules.items()))
-        console.print(f"skipped by rule: {rules}", soft_wrap=True, highlight=False)
+        console.print(lit(f"skipped by rule: {rules}"), soft_wrap=True, highlight=False)
     before = summary.watermark_before.to_dict()["timestamp"] if summary.watermark_before else "none"
     after = summary.watermark_after.to_dict()["timestamp"] if summary.watermark_after else "none"
-    console.print(f"watermark: {before} → {after}")
+    console.print(lit(f"watermark: {before} → {after}"))
     for p in summary.problems[:limit]:
-        console.print(f"[yellow]{p.where}[/]: {p.message}", soft_wrap=True, markup=True, highlight=False)
+        console.print(line(lit(p.where, "yellow"), ": ", p.message), soft_wrap=True, highlight=False)
     if len(summary.problems) > limit:
         console.print(f"… and {len(summary.problems) - limit} more (--report FILE lists them all)")
 
@@ -128,7 +153,6 @@ def run_ingest_log(
         parse_mapping,
         zone,
     )
-    from headwater.store import open_store
 
     console = console or Console()
     if not locations:
@@ -162,18 +186,9 @@ def run_ingest_log(
             open_catalog(schema, catalog_url, dialect, catalog_name)
         except CatalogError as exc:
             raise typer.BadParameter(str(exc), param_hint="--schema/--catalog-url") from None
-    lineage = open_store(store)
+    lineage = open_cli_store(store, create=True)
     marks = FileWatermarks(state) if state else TableWatermarks(lineage.engine)
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.fields[line]}"),
-        console=console,
-        transient=True,
-        disable=not show_progress,
-    ) as bar:
+    with progress_bar(console, show_progress) as bar:
         task = bar.add_task("reading", total=None, line="")
 
         def tell(phase: str, c: Counters, total: int) -> None:
@@ -197,16 +212,15 @@ def ingest_log(
     table: Annotated[
         str | None, typer.Option(help="Audit table (doris-audit-table); default __internal_schema.audit_log.")
     ] = None,
-    mapping: Annotated[
-        str | None, typer.Option("--map", help="Columns of the log: sql=statement,query_id=id,user=user_name,…")
-    ] = None,
-    store: Annotated[
-        str | None, typer.Option(help="Store URL or SQLite path (default: $HEADWATER_STORE or ~/.headwater).")
-    ] = None,
+    mapping: Annotated[str | None, typer.Option("--map", help=MAP_HELP)] = None,
+    store: StoreOpt = None,
     schema: Annotated[str | None, typer.Option(help="Schema file (e.g. from `headwater catalog dump`).")] = None,
     catalog_url: Annotated[str | None, typer.Option(help="Live database to bind against (SQLAlchemy URL).")] = None,
     dialect: Annotated[str, typer.Option(help="SQL dialect of the statements.")] = "doris",
-    catalog_name: Annotated[str, typer.Option(help="Catalog of rows that name none.")] = "internal",
+    catalog_name: Annotated[
+        str, typer.Option("--default-catalog", help="Catalog of rows and table names that name none.")
+    ] = "internal",
+    catalog_alias: Annotated[str | None, typer.Option("--catalog-name", hidden=True)] = None,
     statements: Annotated[str, typer.Option(help="doris (the guide's rules) or all.")] = "doris",
     since: Annotated[str | None, typer.Option(help="Read rows from this time (inclusive).")] = None,
     until: Annotated[str | None, typer.Option(help="Read rows before this time; the watermark stays.")] = None,
@@ -234,30 +248,34 @@ def ingest_log(
 
     Sources: the Doris audit table or fe.audit.log files, JSON lines and CSV logs (--map).
     """
-    run_ingest_log(
-        locations,
-        source=source,
-        table=table,
-        mapping=mapping,
-        store=store,
-        schema=schema,
-        catalog_url=catalog_url,
-        dialect=dialect,
-        catalog_name=catalog_name,
-        statements=statements,
-        since=since,
-        until=until,
-        timezone=timezone,
-        lookback=lookback,
-        watermark=watermark,
-        state=state,
-        source_name=source_name,
-        workers=workers,
-        task_size=task_size,
-        batch=batch,
-        reuse_cache=reuse_cache,
-        report=report,
-    )
+    try:
+        run_ingest_log(
+            locations,
+            source=source,
+            table=table,
+            mapping=mapping,
+            store=store,
+            schema=schema,
+            catalog_url=catalog_url,
+            dialect=dialect,
+            catalog_name=catalog_alias or catalog_name,
+            statements=statements,
+            since=since,
+            until=until,
+            timezone=timezone,
+            lookback=lookback,
+            watermark=watermark,
+            state=state,
+            source_name=source_name,
+            workers=workers,
+            task_size=task_size,
+            batch=batch,
+            reuse_cache=reuse_cache,
+            report=report,
+        )
+    except typer.BadParameter as exc:  # one line, as every other usage error
+        hint = exc.param_hint if isinstance(exc.param_hint, str) else None
+        fail(exc.message if not hint or exc.message.startswith(hint) else f"{hint}: {exc.message}")
 
 
 def spark_ingest(
@@ -267,13 +285,16 @@ def spark_ingest(
     fmt: Annotated[str, typer.Option("--format", help="jsonl, csv, parquet, doris-audit-file or jdbc.")] = "jsonl",
     jdbc_url: Annotated[str | None, typer.Option(help="JDBC URL (--format jdbc).")] = None,
     table: Annotated[str, typer.Option(help="JDBC table (--format jdbc).")] = "__internal_schema.audit_log",
-    mapping: Annotated[str | None, typer.Option("--map", help="Columns of the log, as for ingest-log.")] = None,
+    mapping: Annotated[str | None, typer.Option("--map", help=MAP_HELP)] = None,
     schema: Annotated[str | None, typer.Option(help="Catalog snapshot (`headwater catalog dump`), broadcast.")] = None,
     catalog_url: Annotated[
         str | None, typer.Option(help="Snapshot this live database on the driver first (instead of --schema).")
     ] = None,
     dialect: Annotated[str, typer.Option(help="SQL dialect of the statements.")] = "doris",
-    catalog_name: Annotated[str, typer.Option(help="Catalog of rows that name none.")] = "internal",
+    catalog_name: Annotated[
+        str, typer.Option("--default-catalog", help="Catalog of rows and table names that name none.")
+    ] = "internal",
+    catalog_alias: Annotated[str | None, typer.Option("--catalog-name", hidden=True)] = None,
     since: Annotated[str | None, typer.Option(help="Rows from this time (inclusive).")] = None,
     until: Annotated[str | None, typer.Option(help="Rows before this time.")] = None,
     timezone: Annotated[str, typer.Option(help="Timezone of the log's times without one.")] = "UTC",
@@ -288,6 +309,7 @@ def spark_ingest(
     from headwater.history import MappingError, parse_mapping
     from headwater.spark import INPUT_FORMATS, SparkJob, local_session, run_job
 
+    catalog_name = catalog_alias or catalog_name
     console = Console()
     if fmt not in INPUT_FORMATS:
         raise typer.BadParameter(f"one of {', '.join(INPUT_FORMATS)}", param_hint="--format")
@@ -355,11 +377,11 @@ def spark_ingest(
     console.print(t)
     if summary["rules"]:
         rules = ", ".join(f"{k} {v}" for k, v in sorted(summary["rules"].items()))
-        console.print(f"skipped by rule: {rules}", soft_wrap=True, highlight=False)
+        console.print(lit(f"skipped by rule: {rules}"), soft_wrap=True, highlight=False)
     for qid, message in summary["problems"]:
-        console.print(f"[yellow]query {qid}[/]: {message}", soft_wrap=True, highlight=False)
+        console.print(line(lit(f"query {qid}", "yellow"), ": ", str(message)), soft_wrap=True, highlight=False)
     if output:
-        console.print(f"events written to {output} ({output_format})")
+        console.print(lit(f"events written to {output} ({output_format})"))
 
 
 def register(app: typer.Typer) -> None:

@@ -33,10 +33,12 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 
 from headwater.catalog import Catalog
 from headwater.cli.store_cmd import StoreOpt
+from headwater.cli.stores import open_cli_store
 from headwater.extract.split import split_script
 from headwater.model import EventFormatError, LineageInfo, Severity, Status, bounded_json, event_from_dict
+from headwater.model.ol_naming import OpenLineageNaming
 from headwater.project import ProjectContext, ProjectFile, StatementOutcome, collect_files, order_files, project_root
-from headwater.store import LineageStore, StoreError, open_store
+from headwater.store import LineageStore, StoreError
 from headwater.store.catalog import StoreCatalog
 
 EVENT_SUFFIXES = {".jsonl", ".ndjson", ".json"}
@@ -272,6 +274,20 @@ def _base_catalog(
     return (parts[0] if len(parts) == 1 else ChainCatalog(*parts)), store_catalog
 
 
+def _naming(items: list[str] | None, catalog_url: str | None, dialect: str) -> OpenLineageNaming:
+    """Which OpenLineage namespace is which catalog, for RunEvents: ``--namespace CATALOG=NAMESPACE``
+    items, over ``[openlineage.namespaces]`` of headwater.toml; ``internal`` defaults to the place of
+    ``--catalog-url`` (its host and port)."""
+    from headwater.dispatch.settings import load_naming
+    from headwater.model.ol_naming import parse_mapping, place_of_url
+
+    base = load_naming()
+    naming = OpenLineageNaming(
+        {**base.catalogs, **parse_mapping(items or [])}, base.default_namespace, base.job_namespace
+    )
+    return naming.with_place("internal", place_of_url(catalog_url, dialect)) if catalog_url else naming
+
+
 def _progress(console: Console) -> Progress:
     """Statements done of all, their rate and the time left; nothing when stdout is not a terminal."""
     return Progress(
@@ -289,7 +305,7 @@ def _progress(console: Console) -> Progress:
 
 
 def _rate(progress: Progress, task: TaskID) -> str:
-    speed = progress.tasks[task].speed  # rich's moving average, None at first
+    speed = next(t.speed for t in progress.tasks if t.id == task)  # rich's moving average, None at first
     return f"{speed:,.0f} stmt/s" if speed else ""
 
 
@@ -345,25 +361,41 @@ def ingest(
     strict: Annotated[
         bool, typer.Option("--strict", help="Exit 1 when a statement stayed PARTIAL or UNAVAILABLE.")
     ] = False,
+    namespace: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="OpenLineage namespace of a catalog, CATALOG=NAMESPACE (a bare NAMESPACE: catalog internal), "
+            "repeatable: RunEvents in it land on the catalog's nodes. Default: [openlineage.namespaces] of "
+            "headwater.toml, then --catalog-url's host and port."
+        ),
+    ] = None,
     batch: Annotated[int, typer.Option(min=1, help="Events per transaction.")] = 500,
 ) -> None:
     """Record lineage from SQL scripts (through the extractor) and event files into the store.
 
     The SQL files given (directories: their *.sql files) are one project: one session across them,
     so the tables, views and temporary views one file creates bind the statements of the others.
-    Each statement is recorded as the job <file>#<n> (its n-th INSERT/CTAS/view) or the name of a
-    "-- name: …" comment before it.
+    Each statement is recorded as the job FILE#N (the file's N-th INSERT, CTAS or view), or as the name
+    of a "-- name: …" comment before it.
     Event files: JSON lines, or (.json) one JSON object or array, of headwater events and/or OpenLineage RunEvents.
     A line, statement or file that cannot be read or recorded is listed as file:line; the rest is still recorded.
     Exit code 1 when anything failed (with --strict: or stayed PARTIAL/UNAVAILABLE), 2 for a bad option, else 0.
     """
     from headwater.catalog import CatalogError
     from headwater.cli.extract_cmd import check_dialect
+    from headwater.dispatch.settings import SettingsError
+    from headwater.model.ol_naming import NamingError
 
     check_dialect(dialect)
     default_db = default_db or database
     console = Console()
-    lineage = open_store(store)
+    try:
+        naming = _naming(namespace, catalog_url, dialect)
+    except (NamingError, SettingsError) as exc:
+        console.print(f"error: --namespace: {exc}", style="red", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+    lineage = open_cli_store(store, create=True)  # one-line errors for a bad URL or server
+    lineage.naming = naming
     totals = IngestTotals()
     try:
         base, store_catalog = _base_catalog(schema, catalog_url, catalog, lineage, dialect, default_catalog)
@@ -381,6 +413,7 @@ def ingest(
             database=default_db,
             default_catalog=default_catalog,
             statements=statements.value,
+            recorded_views=store_catalog if store_catalog is not None else (),
         )
 
     with _progress(console) as progress:
@@ -416,8 +449,9 @@ def ingest(
             if session_per_file:
                 context = new_context()
             progress.update(task, description=f"ingesting {pf.relpath}")
+            items: list[Item] = []
 
-            def step(outcome: StatementOutcome, pf: ProjectFile = pf) -> None:
+            def step(outcome: StatementOutcome, pf: ProjectFile = pf, items: list[Item] = items) -> None:
                 s = outcome.result
                 totals.statements += 1
                 where = f"{pf.path}:{s.line}"
@@ -427,14 +461,14 @@ def ingest(
                     totals.skipped += 1
                 for e in outcome.events:
                     _note_status(totals, where, e)
+                    items.append(Item(where, EVENT, e))
                 progress.update(task, advance=1, rate=_rate(progress, task))
 
             try:
-                extraction = context.extract(pf.relpath, text, pieces, on_statement=step)
-                items = [Item(f"{pf.path}", EVENT, e) for e in extraction.events]
+                context.extract(pf.relpath, text, pieces, on_statement=step)
             except Exception as exc:  # an extractor bug: name it, go on with the next file
                 totals.fail(str(pf.path), exc)
-                items = []
+                items.clear()
             totals.events += len(items)
             record_items(lineage, items, batch, totals)
             if store_catalog is not None:

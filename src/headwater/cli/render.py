@@ -60,13 +60,23 @@ def _header(console: Console, e: LineageInfo, names: _Names, where: str) -> None
     console.rule(title, align="left")
 
 
-def _diagnostics(console: Console, e: LineageInfo, least: tuple[str, ...] = ("ERROR", "WARNING", "INFO")) -> None:
+def _diagnostics(
+    console: Console, e: LineageInfo, least: tuple[str, ...] = ("ERROR", "WARNING", "INFO"), per_code: int = 0
+) -> None:
+    """The event's diagnostics of the ``least`` severities; with ``per_code``, at most that many of each code."""
+    shown: dict[str, int] = {}
     for d in e.diagnostics:
         if d.severity.value not in least:
+            continue
+        shown[d.code] = shown.get(d.code, 0) + 1
+        if per_code and shown[d.code] > per_code:
             continue
         where = f"line {d.line}, column {d.column}: " if d.line else ""
         style = {"ERROR": "red", "WARNING": "yellow"}.get(d.severity.value, "dim")
         console.print(line(Text(d.severity.value.lower(), style=style), f" {d.code}: ", where, d.message))
+    for code, n in shown.items():
+        if per_code and n > per_code:
+            console.print(lit(f"… and {n - per_code} more {code} (--verbose lists every one)", "dim"))
 
 
 def render_compact(console: Console, e: LineageInfo, where: str = "") -> None:
@@ -95,7 +105,7 @@ def render_compact(console: Console, e: LineageInfo, where: str = "") -> None:
         for col, kind, expr in indirect:
             t.add_row(lit(kind), lit(col or "(all rows)"), lit(expr))
         console.print(t)
-    _diagnostics(console, e, ("ERROR", "WARNING"))
+    _diagnostics(console, e, ("ERROR", "WARNING"), per_code=3)
     console.print()
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sqlite3
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
@@ -14,14 +13,13 @@ import typer
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from rich.console import Console
 from rich.table import Table
-from sqlalchemy import Engine, create_engine
+from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.pool import NullPool
 
 from headwater.cli.display import DottedName, Namer, fail, lit
 from headwater.cli.graph import bridged_edges
-from headwater.cli.stores import check_store_url, connect_error, open_cli_store
+from headwater.cli.stores import check_store_url, connect_error, open_cli_store, read_engine, sqlite_path
 from headwater.service import schemas as m
 from headwater.store import ChangeType, LineageStore, NodeType, StoreError
 from headwater.store.impact import DESTRUCTIVE_OPERATIONS, METADATA_OPERATIONS
@@ -59,9 +57,32 @@ DepthOpt = Annotated[int, typer.Option("--depth", min=0, help="Levels to follow 
 LimitOpt = Annotated[int, typer.Option("--limit", min=1, help="Rows to show.")]
 
 
+SeenSinceOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--seen-since",
+        help="Leave out jobs known only from query logs (no project file) not seen since then: a duration back "
+        "from now (30d, 12h, 2w) or an ISO 8601 time.",
+    ),
+]
+
+
+def check_seen_since(value: str | None) -> str | None:
+    """``--seen-since`` as given, once it parses (a bad one is a usage error naming the option)."""
+    from headwater.store.jobs import parse_since
+
+    try:
+        parse_since(value)
+    except StoreError as exc:
+        fail(f"--seen-since: {exc}")
+    return value
+
+
 # ---------------------------------------------------------------- query
 
-query_app = typer.Typer(name="query", help="Query the lineage store.", no_args_is_help=True)
+query_app = typer.Typer(
+    name="query", help="Query the lineage store (names relative to the default catalog internal).", no_args_is_help=True
+)
 
 
 def _emit(console: Console, fmt: str, model: type[BaseModel], value: Any, render: Any) -> None:
@@ -190,14 +211,17 @@ def _direction(name: str) -> Any:
         ] = None,
         limit: LimitOpt = 200,
         fmt: FmtOpt = Fmt.table,
+        seen_since: SeenSinceOpt = None,
     ) -> None:
-        when, node_types = parse_as_of(as_of), parse_node_types(types)
+        when, node_types, seen = parse_as_of(as_of), parse_node_types(types), check_seen_since(seen_since)
         s = open_cli_store(store)
         if fmt == Fmt.json:
-            g = _run(lambda: s.get_lineage(node, name.upper(), depth, when, node_types, limit))
+            g = _run(lambda: s.get_lineage(node, name.upper(), depth, when, node_types, limit, seen_since=seen))
             _emit(_console(), fmt, m.LineageGraph, g, None)
             return
-        full = m.LineageGraph.model_validate(_run(lambda: s.get_lineage(node, name.upper(), depth, when, None, None)))
+        full = m.LineageGraph.model_validate(
+            _run(lambda: s.get_lineage(node, name.upper(), depth, when, None, None, seen_since=seen))
+        )
         keep = {n.id for n in full.nodes if not node_types or n.type in node_types} | {full.root.id}
         edges = bridged_edges(full, keep)
         kept = [n for n in full.nodes if n.id in keep and (not node_types or n.type in node_types)]
@@ -218,24 +242,45 @@ def _paths_table(title: str, entries: list[m.FieldPath], console: Console) -> No
     console.print(t)
 
 
+class LevelName(StrEnum):
+    direct = "direct"
+    field = "field"
+    all = "all"
+
+
+LevelOpt = Annotated[
+    LevelName | None,
+    typer.Option(
+        "--level",
+        help="Which mappings to follow: direct (value flows), field (direct plus the field's own CONDITIONAL and "
+        "WINDOW inputs; the default), all (plus the statement's JOIN, FILTER, GROUP BY and ORDER BY columns).",
+    ),
+]
+
+
 def origin(
     field: Annotated[str, typer.Argument(help="table.column (or a longer name).")],
     store: StoreOpt = None,
-    indirect: Annotated[bool, typer.Option("--indirect", help="Follow INDIRECT mappings too.")] = False,
+    level: LevelOpt = None,
+    indirect: Annotated[bool, typer.Option("--indirect", help="The same as --level all.", hidden=True)] = False,
     as_of: AsOfOpt = None,
     limit: LimitOpt = 200,
     fmt: FmtOpt = Fmt.table,
+    seen_since: SeenSinceOpt = None,
 ) -> None:
-    """The ultimate source fields of a field, with the types along each path."""
-    when = parse_as_of(as_of)
+    """The ultimate source fields of a field, each labelled by its strongest dependency (DIRECT beats INDIRECT)."""
+    when, seen = parse_as_of(as_of), check_seen_since(seen_since)
+    if indirect and level not in (None, LevelName.all):
+        _fail(f"--indirect is --level all; it cannot be combined with --level {level.value}")
+    chosen = LevelName.all if indirect else level or LevelName.field
     s = open_cli_store(store)
-    o = _run(lambda: s.get_field_origin(field, indirect, when, limit=limit))
+    o = _run(lambda: s.get_field_origin(field, as_of=when, limit=limit, level=chosen.value, seen_since=seen))
     console = _console()
 
     def render(d: m.FieldOrigin) -> None:
-        _paths_table(f"origin of {NAMES.short(d.field.name, d.field.type)}", d.origins, console)
-        if not indirect and [e.field.id for e in d.origins] == [d.field.id]:
-            console.print("no DIRECT inputs: the value is constant or system-made; try --indirect")
+        _paths_table(f"origin of {NAMES.short(d.field.name, d.field.type)} (level {d.level})", d.origins, console)
+        if chosen != LevelName.all and [e.field.id for e in d.origins] == [d.field.id]:
+            console.print(f"no inputs at level {chosen.value}: the value is constant or system-made; try --level all")
 
     _emit(console, fmt, m.FieldOrigin, o, render)
 
@@ -243,18 +288,21 @@ def origin(
 def impact(
     field: Annotated[str, typer.Argument(help="table.column (or a longer name).")],
     store: StoreOpt = None,
+    level: LevelOpt = None,
     as_of: AsOfOpt = None,
     limit: LimitOpt = 200,
     fmt: FmtOpt = Fmt.table,
+    seen_since: SeenSinceOpt = None,
 ) -> None:
-    """Every field downstream of a field, DIRECT or INDIRECT."""
-    when = parse_as_of(as_of)
+    """Every field downstream of a field, each labelled by its strongest dependency (DIRECT beats INDIRECT)."""
+    when, seen = parse_as_of(as_of), check_seen_since(seen_since)
+    chosen = level or LevelName.field
     s = open_cli_store(store)
-    i = _run(lambda: s.get_field_impact(field, when, limit=limit))
+    i = _run(lambda: s.get_field_impact(field, when, limit=limit, level=chosen.value, seen_since=seen))
     console = _console()
 
     def render(d: m.FieldImpact) -> None:
-        _paths_table(f"impact of {NAMES.short(d.field.name, d.field.type)}", d.impacted, console)
+        _paths_table(f"impact of {NAMES.short(d.field.name, d.field.type)} (level {d.level})", d.impacted, console)
         console.print(f"{plural(d.total, 'field')}: {d.direct_count} DIRECT, {d.indirect_count} INDIRECT")
 
     _emit(console, fmt, m.FieldImpact, i, render)
@@ -413,6 +461,20 @@ def serve(
     grpc_tls_client_ca: Annotated[
         Path | None, typer.Option(help="gRPC over TLS: require client certificates signed by this PEM CA.")
     ] = None,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option("--allowed-host", help="Also answer this Host name (besides the bound ones); repeatable."),
+    ] = None,
+    cors_origin: Annotated[
+        list[str] | None,
+        typer.Option("--cors-origin", help="Allow CORS from this origin (off by default); repeatable."),
+    ] = None,
+    header_timeout: Annotated[
+        float, typer.Option(min=0.1, help="Seconds a client has to send a request's headers.")
+    ] = 10.0,
+    body_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds a client has to send a request's body.")] = 60.0,
+    keep_alive_timeout: Annotated[int, typer.Option(min=1, help="Seconds an idle keep-alive connection is kept.")] = 5,
+    max_connections: Annotated[int, typer.Option(min=1, help="Open connections at most; more are refused.")] = 256,
 ) -> None:
     """Serve the REST API (and the explorer) over the store; with --grpc-port also gRPC (docs/api.md)."""
     from headwater.service import UnsafeBind
@@ -438,12 +500,30 @@ def serve(
         _fail(str(exc))
     open_cli_store(store)  # a mistyped path or an unreachable server: one line, before binding
     try:
-        run(store, host, port, tokens, grpc_port=grpc_port, grpc_host=grpc_host, grpc_tls=tls)
+        from headwater.service.http_limits import ServerLimits
+
+        limits = ServerLimits(header_timeout, body_timeout, keep_alive_timeout, max_connections)
+        run(
+            store,
+            host,
+            port,
+            tokens,
+            grpc_port=grpc_port,
+            grpc_host=grpc_host,
+            grpc_tls=tls,
+            allowed_hosts=allowed_host or (),
+            cors_origins=cors_origin or (),
+            limits=limits,
+        )
     except (UnsafeBind, ValueError) as exc:
         _fail(str(exc))
 
 
-db_app = typer.Typer(name="db", help="Store schema management.", no_args_is_help=True)
+db_app = typer.Typer(
+    name="db",
+    help="The store itself: create or upgrade its tables, its revision, delete lineage.",
+    no_args_is_help=True,
+)
 
 
 @db_app.command("upgrade")
@@ -466,19 +546,14 @@ def db_upgrade(
 
 
 def _read_engine(url: str) -> Engine:
-    """An engine that only reads: a SQLite file is opened as it is (no file created, no journal
-    mode set); a missing one is an error."""
-    from headwater.store.engine import make_engine, normalise_url
+    """An engine that only reads (``stores.read_engine``); a missing SQLite file is an error."""
+    from headwater.store.engine import normalise_url
 
     url = normalise_url(url)
-    u = make_url(url)
-    if u.get_backend_name() != "sqlite" or u.database in (None, "", ":memory:") or u.query:
-        return make_engine(url)
-    path = Path(u.database).expanduser().resolve()
-    if not path.is_file():
+    path = sqlite_path(url)
+    if path is not None and not path.is_file():
         _fail(f"no store at {path}")
-    uri = f"{path.as_uri()}?mode=rw"  # rw, not ro: the last connection then removes -wal/-shm on close
-    return create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, timeout=30), poolclass=NullPool)
+    return read_engine(url)
 
 
 @db_app.command("current")
@@ -517,7 +592,7 @@ def db_delete(
             "them (as-of queries before now still see closed edges).",
         ),
     ] = False,
-    fmt: FmtOpt = Fmt.table,
+    fmt: Annotated[Fmt, typer.Option("--format", help="table, or json (the counts).")] = Fmt.table,
 ) -> None:
     """Delete lineage: close (or, with --purge, erase) the edges of one event, job or dataset.
 
@@ -551,6 +626,9 @@ def register(app: typer.Typer) -> None:
     query_app.command()(analyze)
     query_app.command()(summary)
     query_app.command()(stats)
+    from headwater.cli import jobs_cmd
+
+    jobs_cmd.register(query_app, db_app)
     app.add_typer(query_app)
     app.command()(serve)
     app.add_typer(db_app)

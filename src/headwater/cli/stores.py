@@ -7,10 +7,13 @@ exist, so that a mistyped path is an error, not an empty answer.
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
+from sqlalchemy import Engine, create_engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+from sqlalchemy.pool import NullPool
 
 from headwater.cli.display import fail
 from headwater.store import LineageStore, open_store
@@ -66,12 +69,23 @@ def connect_error(url: str, exc: BaseException) -> str:
     return f"cannot open the store {_shown(url)}: {first} ({hint})"
 
 
+def read_engine(url: str) -> Engine:
+    """An engine that only reads: a SQLite file is opened as it is (nothing created, no journal mode
+    set, so an empty file stays empty); other backends as usual."""
+    from headwater.store.engine import make_engine
+
+    path = sqlite_path(url)
+    if path is None or make_url(url).query:
+        return make_engine(url)
+    uri = f"{path.as_uri()}?mode=rw"  # rw, not ro: the last connection then removes -wal/-shm on close
+    return create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, timeout=30), poolclass=NullPool)
+
+
 def _require_schema(url: str) -> None:
     """Exit 2 when the database holds no headwater store (an empty file or database is not one)."""
-    from headwater.store.engine import make_engine
     from headwater.store.migrate import current_revision
 
-    engine = make_engine(url)
+    engine = read_engine(url)
     try:
         revision = current_revision(engine)
     finally:

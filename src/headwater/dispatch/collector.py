@@ -17,6 +17,8 @@ from headwater.dispatch.event_queue import BoundedQueue
 from headwater.dispatch.extraction import ExtractFn
 from headwater.dispatch.filtering import FilterGate
 from headwater.dispatch.ratelog import RateLimitedLog
+from headwater.dispatch.spi import FailedStatement
+from headwater.dispatch.worker import takes_failures
 from headwater.extract import RunInfo
 from headwater.model import LineageInfo
 
@@ -123,6 +125,30 @@ class Collector:
         self._counters.add("extracted", len(events))
         for event in events:
             self.offer(event)
+
+    def statement_failed(self, sql: str, context: Context, error: str, dialect: str | None = None) -> None:
+        """A statement the database rejected: queued for the plugins that take failures (``exec_failure``),
+        with what extraction makes of its text. The session is not changed (a rejected CREATE created
+        nothing). Never raises; nothing happens when no such plugin wants events."""
+        try:
+            if not any(takes_failures(lp.plugin) for lp in self._plugins) or not self._wanted():
+                return
+            if not may_make_event(sql):
+                return
+            run = context() if callable(context) else context
+            events = self._failed_extract(sql, run, dialect)
+            for event in events:
+                if not self._queue.offer(FailedStatement(event, error)):  # type: ignore[arg-type]
+                    self._counters.add("dropped")
+        except Exception:
+            self._error_log.log(logging.ERROR, "Unexpected error in lineage collection", exc_info=True)
+
+    def _failed_extract(self, sql: str, run: RunInfo, dialect: str | None) -> list[LineageInfo]:
+        probe = getattr(self._extract, "probe", None)  # ExtractorStep: a run that keeps no state
+        try:
+            return list(probe(sql, run, dialect) if probe else self._extract(sql, run, dialect))
+        except Exception:
+            return []
 
     def offer(self, event: LineageInfo) -> bool:
         """Queue one event without blocking; on a full queue drop it, count it and log (rate-limited)."""

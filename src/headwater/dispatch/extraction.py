@@ -38,6 +38,14 @@ class ExtractorStep:
             self._extractors[dialect] = ex
         return ex
 
+    def probe(self, sql: str, run: RunInfo, dialect: str | None = None) -> Sequence[LineageInfo]:
+        """The events of ``sql`` without changing any session (for statements the database rejected):
+        a fresh extractor over the same catalog, in the session database of ``run``."""
+        from headwater.extract import Extractor  # type: ignore[attr-defined]
+
+        ex = Extractor(catalog=self._catalog, options=ExtractOptions(dialect=dialect or self._default))
+        return list(ex.run(sql, run=run).events)
+
     def __call__(self, sql: str, run: RunInfo, dialect: str | None = None) -> Sequence[LineageInfo]:
         with self._lock:
             result = self._extractor(dialect or self._default).run(sql, run=run)

@@ -20,13 +20,20 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from headwater.model.ol_naming import NamingError, OpenLineageNaming, naming_from_table
+from headwater.model.ol_naming import (
+    INTERNAL,
+    NamingError,
+    OpenLineageNaming,
+    naming_from_table,
+    parse_mapping,
+    place_of_url,
+)
 
 DEFAULT_PLUGIN_DIR = "~/.headwater/plugins"
 DEFAULT_QUEUE_SIZE = 50000
@@ -189,3 +196,33 @@ def load_naming(
     path = _config_path(config_path, env, cwd or Path.cwd())
     doc = _read_toml(path) if path else {}
     return _naming(doc[OPENLINEAGE_TABLE], str(path)) if OPENLINEAGE_TABLE in doc else OpenLineageNaming()
+
+
+def command_naming(
+    namespaces: Sequence[str] = (),
+    catalog_url: str | None = None,
+    dialect: str | None = None,
+    config_path: Path | str | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+) -> OpenLineageNaming:
+    """The OpenLineage naming of a command (``extract --format openlineage``, ``ingest``, ``serve``).
+
+    Precedence: ``namespaces`` (CLI items ``CATALOG=NAMESPACE``, a bare ``NAMESPACE`` places
+    ``internal``) → ``[openlineage.namespaces]`` of the settings file → ``internal`` placed from
+    ``catalog_url`` (its host and port, the scheme from ``dialect``) → the default namespace.
+    A bad item raises ``SettingsError`` naming it.
+
+    >>> n = command_naming(["hive=hive://ms:9083"], "mysql://root@fe:9030/db", "doris", env={}, cwd=Path("/x"))
+    >>> n.place("internal").namespace, n.place("hive").namespace
+    ('doris://fe:9030', 'hive://ms:9083')
+    """
+    base = load_naming(config_path, env, cwd)
+    try:
+        cli = parse_mapping(list(namespaces))
+    except NamingError as exc:
+        raise SettingsError(str(exc)) from None
+    naming = replace(base, catalogs={**base.catalogs, **cli}, explicit=(base.explicit or frozenset()) | frozenset(cli))
+    if catalog_url:
+        naming = naming.with_place(INTERNAL, place_of_url(catalog_url, dialect))
+    return naming

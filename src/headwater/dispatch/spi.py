@@ -24,6 +24,14 @@ from headwater.model import LineageInfo
 
 
 @dataclass(frozen=True, slots=True)
+class FailedStatement:
+    """A statement the database rejected, queued for the plugins that take failures."""
+
+    event: LineageInfo
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
 class PluginContext:
     """What a factory and its plugin are given: the factory name, the plugin's directory and its settings.
 
@@ -93,6 +101,12 @@ class LineagePlugin(ABC):
         """
         for event in events:
             self.exec(event)
+
+    def exec_failure(self, event: LineageInfo, error: str) -> None:  # noqa: B027 - optional hook
+        """Optional: a statement the hooks saw fail (a headwater extension). ``event`` is what extraction
+        made of its text (for the job and the query context: the statement moved nothing), ``error``
+        the database's message. Only plugins that override it are given failures, on the worker, in
+        order with the events; an exception is logged."""
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release resources; called once, after the worker stopped dispatching."""

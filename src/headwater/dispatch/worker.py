@@ -10,10 +10,15 @@ from headwater.dispatch.activation import LoadedPlugin
 from headwater.dispatch.counters import Counters
 from headwater.dispatch.event_queue import BoundedQueue
 from headwater.dispatch.filtering import FilterGate
-from headwater.dispatch.spi import LineagePlugin
+from headwater.dispatch.spi import FailedStatement, LineagePlugin
 from headwater.model import LineageInfo
 
 log = logging.getLogger("headwater.dispatch")
+
+
+def takes_failures(plugin: LineagePlugin) -> bool:
+    """Whether ``plugin`` overrides ``exec_failure`` (only those are given failed statements)."""
+    return type(plugin).exec_failure is not LineagePlugin.exec_failure
 
 
 def batches(plugin: LineagePlugin) -> bool:
@@ -69,10 +74,33 @@ class DispatchWorker:
     def _run(self) -> None:
         take, drain, more = self._queue.take, self._queue.drain, self._batch - 1
         while (event := take()) is not None:
-            if more:
-                self.dispatch_all([event, *drain(more)])
-            else:
-                self.dispatch(event)
+            items = [event, *drain(more)] if more else [event]
+            if not any(type(i) is FailedStatement for i in items):
+                self.dispatch_all(items)
+                continue
+            run: list[LineageInfo] = []
+            for item in items:  # events in batches, failures one by one, in queue order
+                if type(item) is FailedStatement:
+                    if run:
+                        self.dispatch_all(run)
+                        run = []
+                    self.dispatch_failure(item)  # type: ignore[arg-type]
+                else:
+                    run.append(item)
+            if run:
+                self.dispatch_all(run)
+
+    def dispatch_failure(self, failure: FailedStatement) -> None:
+        """Offer a failed statement to each plugin that takes failures and wants events now."""
+        for lp, *_ in self._table:
+            if not takes_failures(lp.plugin) or not self._gate.wants(lp):
+                continue
+            try:
+                lp.plugin.exec_failure(failure.event, failure.error)
+            except Exception:
+                log.exception(
+                    "Lineage plugin %s failed on the failure of query %s", lp.name, failure.event.context.query_id
+                )
 
     def dispatch(self, event: LineageInfo) -> None:
         """Offer one event to each plugin whose ``event_filter()`` is true now; never raises."""

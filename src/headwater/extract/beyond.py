@@ -71,12 +71,13 @@ def update_queries(tree: exp.Update) -> list[tuple[exp.Table, exp.Select, list[s
     tables = {(t.alias_or_name or "").lower(): t for t in _from_tables(select.args["from_"].this)}
     for join in select.args.get("joins") or []:
         tables.update({(t.alias_or_name or "").lower(): t for t in _from_tables(join.this)})
-    groups: dict[int, tuple[exp.Table, list[exp.Expression], list[str]]] = {}
+    groups: dict[tuple[str, ...], tuple[exp.Table, list[exp.Expression], list[str]]] = {}
     for pair in tree.expressions:
         if not (isinstance(pair, exp.EQ) and isinstance(pair.this, exp.Column)):
             continue
         written = tables.get(pair.this.table.lower(), default) if pair.this.table else default
-        _, values, names = groups.setdefault(id(written), (written, [], []))
+        key = tuple(part.name.lower() for part in written.parts)  # one group per table, however named
+        _, values, names = groups.setdefault(key, (written, [], []))
         names.append(pair.this.name)
         values.append(exp.alias_(pair.expression.copy(), pair.this.name))
     out = []

@@ -1,4 +1,5 @@
-"""Query context: ids, time, and the redaction of sensitive external-catalog properties.
+"""Query context: ids, time, and the redaction of secrets in properties and statement text
+(the rules are in ``headwater.model.secrets``).
 
 >>> redact({"uri": "thrift://h:9083", "s3.secret_key": "x", "Password": "p", "hive.metastore.token": "t",
 ...         "access_key": "a", "primary_key": "id", "keyspace": "k", "hidden.prop": "h"})
@@ -7,25 +8,30 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
-import re
-from collections.abc import Mapping
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-_SENSITIVE = re.compile(
-    r"pass(word|wd)?|pwd|secret|token|credential|hidden|private|keytab|jaas|(^|[._\-])key(s)?($|[._\-])|key$",
-    re.IGNORECASE,
-)
+from headwater.model.secrets import is_sensitive, redact, redact_event, redact_sql, redact_text
 
+if TYPE_CHECKING:
+    from headwater.extract.split import Piece
 
-def is_sensitive(key: str) -> bool:
-    """True for property names that may hold a secret (passwords, keys, tokens, credentials, hidden)."""
-    return bool(_SENSITIVE.search(key))
+__all__ = ["generated_query_id", "is_sensitive", "now_iso", "redact", "redact_event", "redact_piece", "redact_sql"]
 
 
-def redact(props: Mapping[str, str]) -> dict[str, str]:
-    """The properties without the sensitive ones (matched case-insensitively on the key)."""
-    return {k: v for k, v in props.items() if not is_sensitive(k)}
+def redact_piece(piece: Piece, dialect: str) -> Piece:
+    """A statement (``split.Piece``) with secrets masked in its text and its parse error, before any
+    event, result or message is made of it: every sink (events, the store, the API, OpenLineage,
+    logs) gets the redacted text. The tree, already parsed, is kept."""
+    sql = redact_sql(piece.sql, dialect)
+    error = piece.error
+    if error is not None:
+        error = dataclasses.replace(error, message=redact_text(error.message))
+    if sql == piece.sql and error == piece.error:
+        return piece
+    return dataclasses.replace(piece, sql=sql, error=error)
 
 
 def generated_query_id(sql: str, index: int) -> str:

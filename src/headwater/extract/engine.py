@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from dataclasses import replace
 
 from sqlglot import exp
@@ -19,13 +19,16 @@ from headwater.catalog import Catalog, ColumnSchema, LayeredCatalog, Names, Tabl
 from headwater.catalog.names import MYSQL_FAMILY
 from headwater.extract.beyond import RESULT_DATABASE, delete_query, merge_branches, update_queries
 from headwater.extract.classify import classify
-from headwater.extract.context import generated_query_id, now_iso, redact
+from headwater.extract.context import generated_query_id, now_iso, redact, redact_event, redact_piece
 from headwater.extract.ddl import Session, apply_statement, is_temporary, table_ref
 from headwater.extract.deep import call_deep, in_deep_thread
-from headwater.extract.guards import EmptyName, LimitExceeded, WorkBudget
+from headwater.extract.exchange import table_moves
+from headwater.extract.guards import REFUSED, EmptyName, LimitExceeded, WorkBudget
+from headwater.extract.prepass import blank_unparsed
 from headwater.extract.resolve import Resolver
 from headwater.extract.result import ExtractOptions, RunInfo, ScriptResult, StatementResult
 from headwater.extract.reuse import StatementReuse
+from headwater.extract.routines import ROUTINE_PROPERTY, SKIP_ROUTINE, Routine, batch_statements, routine_of
 from headwater.extract.scope import Relation, has_unresolved, refs_of
 from headwater.extract.split import Piece, split_script, sqlglot_dialect
 from headwater.extract.statements import (
@@ -33,6 +36,7 @@ from headwater.extract.statements import (
     SKIP_INTERNAL,
     SKIP_NO_TABLE,
     Kind,
+    clone_as_ctas,
     command_word,
     kind_of,
     select_into_as_ctas,
@@ -56,6 +60,7 @@ from headwater.model import (
 )
 
 INTERNAL_SCHEMA = "__internal_schema"
+CONTROL_FLOW = (exp.IfBlock, exp.WhileBlock)  # T-SQL IF / WHILE: the statements in them are extracted
 
 
 class Extractor:
@@ -79,6 +84,10 @@ class Extractor:
         self.catalog = LayeredCatalog(catalog)
         self.session = Session(catalog_name, self.names.table_ident(database) if database else None)
         self._has_base = catalog is not None
+        self.recorded_views: set[TableRef] = set()
+        """With ``view_nodes``: the views this extractor made events for (read as tables of their columns)."""
+        self.external_views: Container[TableRef] = ()
+        """With ``view_nodes``: views recorded elsewhere (a store's), read as tables of their columns too."""
         generator = self.dialect_impl.generator()
         # Athena's generator hands each statement to a Hive or a Trino generator and cannot render
         # an expression itself: expressions are Trino's.
@@ -111,15 +120,86 @@ class Extractor:
             piece_run = run
             if run.query_id and len(pieces) > 1:  # one id per statement of a script
                 piece_run = replace(run, query_id=f"{run.query_id}.{k + 1}")
+            refused = piece.error is not None and piece.error.code in REFUSED  # never parse it again
+            if piece.tree is None and piece.skip is None and not refused:
+                piece = self._repaired(piece)
+            if piece.skip is None and not refused and (piece.tree is None or isinstance(piece.tree, CONTROL_FLOW)):
+                batch = batch_statements(piece.sql, self.options.dialect)
+                if batch is not None:  # T-SQL statements without semicolons between them, IF … ELSE …
+                    yield from self._routine(piece, batch, piece_run, header=False)
+                    continue
+            routine = routine_of(piece.sql, self.options.dialect) if piece.skip is None and not refused else None
+            if routine is not None:
+                yield from self._routine(piece, routine, piece_run)
+                continue
             statement = self._statement
             result = call_deep(statement, piece, piece_run) if piece.deep else statement(piece, piece_run)
+            if result.events:  # secrets in expressions too (a filter on a literal URL with its password)
+                result = replace(result, events=tuple(redact_event(e, self.options.dialect) for e in result.events))
             self.index += 1
             yield result
+
+    def _repaired(self, piece: Piece) -> Piece:
+        """A statement sqlglot could not parse, parsed again after the narrow edits of ``prepass``
+        (its text stays the original); the piece as it was when none applies or it still fails."""
+        text = blank_unparsed(piece.sql, self.options.dialect)
+        if text is None:
+            return piece
+        again = split_script("\n" * (piece.line - 1) + " " * (piece.column - 1) + text, self.options.dialect)
+        if len(again) != 1 or again[0].tree is None:
+            return piece
+        return replace(again[0], index=piece.index, sql=piece.sql)
+
+    def _routine(self, piece: Piece, routine: Routine, run: RunInfo, header: bool = True) -> list[StatementResult]:
+        """A procedure, function, block or job: itself (no event), then each statement of its body,
+        at its own line, with the routine's name in the context. ``header`` False: a batch of
+        statements with no routine around them."""
+        out = []
+        if header:
+            routine_result = StatementResult(
+                self.index, piece.line, piece.column, piece.sql, "routine", skip_reason=SKIP_ROUTINE
+            )
+            out.append(routine_result)
+            self.index += 1
+        if routine.name:
+            properties = {**run.external_catalog_properties, ROUTINE_PROPERTY: routine.name}
+            run = replace(run, external_catalog_properties=properties)
+        for k, stmt in enumerate(routine.statements):
+            line = piece.line + piece.sql.count("\n", 0, stmt.offset)
+            on_first = "\n" not in piece.sql[: stmt.offset]
+            column = (
+                (piece.column - 1 if on_first else 0) + stmt.offset - (piece.sql.rfind("\n", 0, stmt.offset) + 1) + 1
+            )
+            inner_run = replace(run, query_id=f"{run.query_id}.{k + 1}") if run.query_id else run
+            if stmt.skip is not None:
+                word = stmt.skip.split(":", 1)[0]
+                diag = None
+                if word == "dynamic-sql":
+                    diag = Diagnostic(
+                        "dynamic_sql",
+                        Severity.WARNING,
+                        f"{stmt.text[:60]!r} in {routine.name or 'a block'} runs SQL built at run time: "
+                        "its lineage is not extracted",
+                        self.index,
+                        line,
+                        column,
+                    )
+                out.append(
+                    StatementResult(self.index, line, column, stmt.text, word, skip_reason=stmt.skip, error=diag)
+                )
+            else:
+                padded = "\n" * (line - 1) + " " * (column - 1) + stmt.text
+                inner = split_script(padded, self.options.dialect)
+                body = replace(inner[0], index=self.index) if inner else piece
+                out.append(self._statement(body, inner_run))
+            self.index += 1
+        return out
 
     # ------------------------------------------------------------------
 
     def _statement(self, piece: Piece, run: RunInfo) -> StatementResult:
         index = self.index
+        piece = redact_piece(piece, self.options.dialect)  # secrets never reach an event or a message
         if piece.skip is not None:
             return StatementResult(index, piece.line, piece.column, piece.sql, "statement-set", skip_reason=piece.skip)
         if piece.tree is None:
@@ -143,10 +223,10 @@ class Extractor:
                 piece.column,
             )
             return StatementResult(index, piece.line, piece.column, piece.sql, "unparsed", error=err)
-        tree = select_into_as_ctas(tree)
+        tree = clone_as_ctas(select_into_as_ctas(tree))
         kind = kind_of(tree)
         try:
-            if kind.name in ("insert", "ctas") and kind.skip is None:
+            if kind.name in ("insert", "ctas", "mv") and kind.skip is None:
                 return self._lineage_statement(piece, tree, kind, run, index)
             if self.options.statements == "all" or (self.options.view_nodes and _is_view(tree)):
                 result = self._beyond(piece, tree, run, index)
@@ -191,8 +271,11 @@ class Extractor:
         target_node = tree.this
         column_list: list[str] | None = None
         if isinstance(target_node, exp.Schema):
-            if kind.name == "insert":
-                column_list = [self.names.column_ident(c) or "" for c in target_node.expressions]
+            if kind.name in ("insert", "mv"):  # a materialized view's column list names its outputs
+                column_list = [
+                    self.names.column_ident(c.this if isinstance(c, exp.ColumnDef) else c) or ""
+                    for c in target_node.expressions
+                ]
             target_node = target_node.this
         if not isinstance(target_node, exp.Table):
             return StatementResult(
@@ -227,13 +310,13 @@ class Extractor:
             return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=(event,))
         partition, rel = self._partition(target_node, rel)
         if not resolver.tables and not resolver.via and self.options.statements == "doris":
-            if kind.name == "ctas":
+            if kind.name in ("ctas", "mv"):
                 self._register_ctas(target, rel)
             return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, skip_reason=SKIP_NO_TABLE)
 
         event = self._event(piece, kind, run, index, target, column_list, rel, resolver, partition)
-        if kind.name == "ctas":
-            self._register_ctas(target, rel)
+        if kind.name in ("ctas", "mv"):
+            self._register_ctas(target, rel, column_list)
         return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=(event,))
 
     def _resolver(self, index: int) -> Resolver:
@@ -247,7 +330,8 @@ class Extractor:
             self.session.temp_views,
             WorkBudget(self.options.limits.max_work),
         )
-        resolver.view_nodes = self.options.view_nodes
+        if self.options.view_nodes:
+            resolver.view_nodes = _ViewNodes(self.recorded_views, self.external_views)
         return resolver
 
     def _beyond(self, piece: Piece, tree: exp.Expression, run: RunInfo, index: int) -> StatementResult | None:
@@ -272,6 +356,7 @@ class Extractor:
             rel = resolver.relation(tree.expression, None, resolver.ctes_of(tree, {}, None))
             apply_statement(tree, self.catalog, self.names, self.session)
             if self.options.view_nodes:  # read as a table of its columns by later statements
+                self.recorded_views.add(target)
                 defined = self.catalog.table(target)
                 if defined is not None and not defined.columns:
                     columns = tuple(ColumnSchema(n) for n in (column_list or rel.names))
@@ -299,6 +384,16 @@ class Extractor:
             target = table_ref(tree.this, self.names, self.session)
             column_list, rel = self._merge_relation(tree, resolver)
             _drop_unread_target(resolver, target, rel)
+        elif moves := table_moves(tree, self.dialect):  # SWAP WITH, EXCHANGE PARTITION, REPLACE WITH TABLE
+            kind = Kind("alter", SourceCommand.ALTER_TABLE)
+            events = []
+            for written, read in moves:
+                resolver = self._resolver(index)
+                resolver.tables[table_ref(read, self.names, self.session)] = None
+                target = table_ref(written, self.names, self.session)
+                events.append(self._event(piece, kind, run, index, target, [], Relation([], [], []), resolver))
+            self._move_schemas(moves)
+            return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=tuple(events))
         elif isinstance(tree, exp.Insert) and isinstance(tree.expression, exp.Values):
             kind = Kind("insert", SourceCommand.INSERT_VALUES)
             node = tree.this
@@ -311,6 +406,17 @@ class Extractor:
             return None
         event = self._event(piece, kind, run, index, target, column_list, rel, resolver)
         return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=(event,))
+
+    def _move_schemas(self, moves: list[tuple[exp.Table, exp.Table]]) -> None:
+        """After a swap or a replace, each written table has the columns of the table it took rows from."""
+        refs = [(table_ref(w, self.names, self.session), table_ref(r, self.names, self.session)) for w, r in moves]
+        schemas = {read: self.catalog.table(read) for _, read in refs}
+        for written, read in refs:
+            schema = schemas[read]
+            if schema is not None:
+                self.catalog.put(written, schema)
+            else:
+                self.catalog.drop(written)
 
     def _merge_relation(self, tree: exp.Merge, resolver: Resolver) -> tuple[list[str], Relation]:
         """All WHEN branches as one relation: each assigned column's alternatives are its branches."""
@@ -375,8 +481,9 @@ class Extractor:
         )
         return dynamic + [n for n, _ in static], extended
 
-    def _register_ctas(self, target: TableRef, rel: Relation) -> None:
-        self.catalog.put(target, TableSchema(tuple(ColumnSchema(n) for n in rel.names)))
+    def _register_ctas(self, target: TableRef, rel: Relation, column_list: list[str] | None = None) -> None:
+        names = column_list or rel.names
+        self.catalog.put(target, TableSchema(tuple(ColumnSchema(n) for n in names)))
 
     def _target_columns(
         self,
@@ -486,7 +593,7 @@ class Extractor:
 
         if not rel.complete and len(rel.columns) < len(fields):
             unresolved_columns = max(unresolved_columns, len(fields) - len(rel.columns))
-        if (fields and unresolved_columns >= len(fields)) or (not fields and kind.name != "delete"):
+        if (fields and unresolved_columns >= len(fields)) or (not fields and kind.name not in ("delete", "alter")):
             status = Status.UNAVAILABLE
         elif unresolved_columns or resolver.incomplete:
             status = Status.PARTIAL
@@ -562,6 +669,18 @@ def _drop_unread_target(resolver: Resolver, target: TableRef, rel: Relation) -> 
     nodes = [alt for alts in rel.columns for alt in alts] + [node for _, node in resolver.indirect]
     if not any(ref.table == target for node in nodes for ref in refs_of(node, resolver.shared)):
         del resolver.tables[target]
+
+
+class _ViewNodes:
+    """The views that are datasets of their own: those recorded here and those recorded elsewhere."""
+
+    __slots__ = ("external", "recorded")
+
+    def __init__(self, recorded: set[TableRef], external: Container[TableRef]) -> None:
+        self.recorded, self.external = recorded, external
+
+    def __contains__(self, ref: object) -> bool:
+        return ref in self.recorded or ref in self.external
 
 
 def _is_view(tree: exp.Expression) -> bool:

@@ -67,6 +67,10 @@ class Limits:
         return cls(**values)
 
 
+# The diagnostic codes of statements refused before parsing: nothing may parse them again.
+REFUSED = frozenset({"statement_too_large", "nesting_too_deep", "expression_too_long", "nul_byte"})
+
+
 class LimitExceeded(Exception):
     """A statement went past one of the ``Limits``; ``code`` is the diagnostic code."""
 

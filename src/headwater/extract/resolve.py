@@ -386,9 +386,23 @@ class Resolver(SourceBinder, ColumnBinder):
                     self.names.column_ident(c.this if isinstance(c, exp.Column) else c)
                     for c in star.args.get("except_") or []
                 }
-                unknown = self._expand_star(scope, qualifier, excluded, item, names, labels, items)
+                replaced = {  # BigQuery ``* REPLACE (expr AS col)``
+                    self.names.column_ident(r.args["alias"]) or "": r.this
+                    for r in star.args.get("replace") or []
+                    if isinstance(r, exp.Alias)
+                }
+                unknown = self._expand_star(scope, qualifier, excluded, item, names, labels, items, replaced)
                 complete = complete and not unknown
                 open_sources.update((id(src), src) for src in unknown)
+                continue
+            if isinstance(item, exp.Dot) and isinstance(item.expression, exp.Star):  # ``IF(…).*``
+                self.diag(
+                    "star_unknown_columns",
+                    f"{item.sql(dialect=self.names.dialect or None)[:60]}: the fields of a struct expression "
+                    "are unknown",
+                    item,
+                )
+                complete = False
                 continue
             inner = item.this if isinstance(item, exp.Alias) else item
             if isinstance(item, exp.Alias):
@@ -417,11 +431,19 @@ class Resolver(SourceBinder, ColumnBinder):
         names: list[str],
         labels: list[str],
         items: list[exp.Expression],
+        replaced: dict[str, exp.Expression] | None = None,
     ) -> list[Source]:
         """Expand ``*`` / ``q.*`` into ``names``, ``labels`` and ``items``; return the sources whose
-        columns are unknown (they could not be expanded)."""
+        columns are unknown (they could not be expanded). ``replaced``: columns whose value a
+        ``REPLACE (expr AS col)`` gives."""
+        replaced = replaced or {}
         if qualifier is not None:
             src = self._find_source(scope, qualifier)
+            if src is None and any(s.has(qualifier) is not False for s in scope.sources.values()):
+                self.diag(  # ``s.*`` over a struct column s
+                    "star_unknown_columns", f"{qualifier}.*: the fields of struct {qualifier} are unknown", node
+                )
+                return [Source(alias=qualifier, opaque="STRUCT")]
             if src is None:
                 self.diag("unknown_qualifier", f"{qualifier}.* names no table in scope", node, Severity.ERROR)
                 return [Source(alias=qualifier, opaque="unknown qualifier")]
@@ -452,6 +474,9 @@ class Resolver(SourceBinder, ColumnBinder):
                 labels.append(col)
                 # names are normalised already: quote them so they are not folded a second time;
                 # a FULL / RIGHT JOIN's USING column is unqualified: it comes from both sides
+                if col in replaced:
+                    items.append(replaced[col])
+                    continue
                 table = None if qualifier is None and col in scope.merged else exp.to_identifier(key, quoted=True)
                 items.append(exp.Column(this=exp.to_identifier(col, quoted=True), table=table))
         return unknown

@@ -37,9 +37,10 @@ class ExtractOptions:
     VALUES inserts).
 
     ``view_nodes``: views are datasets of their own (what ``headwater ingest`` records): a
-    ``CREATE VIEW`` makes an event (its columns from its query), and a statement reading a view
-    reads the view's columns, as a table's, instead of expanding the view into its base tables
-    and listing it in ``via`` (the Doris form, the default).
+    ``CREATE VIEW`` makes an event (its columns from its query), and a statement reading such a
+    view (``Extractor.recorded_views``, ``Extractor.external_views``) reads the view's columns, as a
+    table's, instead of expanding the view into its base tables and listing it in ``via`` (the Doris
+    form, the default, and still the way through a view only a schema file or live database knows).
 
     ``limits``: the per-statement limits (``headwater.extract.guards``); by default from the
     environment (``HEADWATER_EXTRACT_MAX_…``) or the built-in values.

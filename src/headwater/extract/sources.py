@@ -6,6 +6,7 @@ A mixin of ``Resolver`` (``headwater.extract.resolve``): each method adds a ``So
 from __future__ import annotations
 
 import itertools
+from collections.abc import Container
 from typing import TYPE_CHECKING
 
 from sqlglot import exp
@@ -41,8 +42,9 @@ def _parenthesised_tables(node: exp.Subquery) -> bool:
 class SourceBinder(_Base):
     """FROM-clause binding for ``Resolver``."""
 
-    view_nodes = False
-    """Read a catalog view with known columns as a table of them (``ExtractOptions.view_nodes``)."""
+    view_nodes: Container[TableRef] = ()
+    """Views read as tables of their columns, not through (``ExtractOptions.view_nodes``): the views
+    recorded as datasets of their own. Other views (a schema file's, a live database's) are read through."""
 
     def _add_source(self, node: exp.Expression, scope: Scope) -> Source | None:
         if isinstance(node, exp.Subquery) and not node.args.get("alias") and _parenthesised_tables(node):
@@ -189,7 +191,7 @@ class SourceBinder(_Base):
             return self._view_source(ref, self.temp_views[name], alias or name)
         ref = self.table_ref(node)
         schema = self.catalog.table(ref)
-        if schema is not None and schema.view_sql and not (self.view_nodes and schema.columns):
+        if schema is not None and schema.view_sql and not (schema.columns and ref in self.view_nodes):
             return self._view_source(ref, schema, alias or name)
         self.tables[ref] = None
         if schema is None:

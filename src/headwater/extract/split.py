@@ -22,6 +22,7 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from headwater.catalog.dialects import Flink, flink_tokens, sqlglot_dialect
+from headwater.extract.blocks import BlockTracker
 from headwater.extract.deep import call_deep, in_deep_thread
 from headwater.extract.guards import Limits, check_tokens, oversized_spans, too_large_message
 from headwater.model import Diagnostic, Severity
@@ -69,19 +70,23 @@ def split_script(sql: str, dialect: str, limits: Limits | None = None) -> list[P
     chunk: list[Token] = []
     pending = iter(oversized)
     big = next(pending, None)
+    blocks = BlockTracker()  # a semicolon inside BEGIN … END does not end the statement
     for tok in tokens:
         while big is not None and tok.start >= big[1]:  # an oversized statement was here
             if chunk:
                 pieces.append(_parse_chunk(len(pieces), chunk, masked, d, limits))
                 chunk = []
+                blocks.reset()
             pieces.append(_too_large(len(pieces), sql, big[0], big[1], limits))
             big = next(pending, None)
-        if tok.token_type == TokenType.SEMICOLON:
+        if tok.token_type == TokenType.SEMICOLON and not blocks.inside():
             if chunk:
                 pieces.append(_parse_chunk(len(pieces), chunk, masked, d, limits))
             chunk = []
+            blocks.reset()
         else:
             chunk.append(tok)
+            blocks.feed(tok)
     if chunk:
         pieces.append(_parse_chunk(len(pieces), chunk, masked, d, limits))
     while big is not None:

@@ -109,6 +109,24 @@ def select_into_as_ctas(tree: exp.Expression) -> exp.Expression:
     return exp.Create(this=into.this.copy(), kind="TABLE", expression=query, temporary=bool(into.args.get("temporary")))
 
 
+def clone_as_ctas(tree: exp.Expression) -> exp.Expression:
+    """``CREATE TABLE b [SHALLOW | DEEP] CLONE a`` (Snowflake, BigQuery, Databricks) copies a's rows:
+    lineage as for ``CREATE TABLE b AS SELECT * FROM a``. Other statements are returned as they are.
+
+    >>> import sqlglot
+    >>> clone_as_ctas(sqlglot.parse_one("CREATE TABLE b CLONE db.a", read="snowflake")).sql()
+    'CREATE TABLE b AS SELECT * FROM db.a'
+    """
+    clone = tree.args.get("clone") if isinstance(tree, exp.Create) else None
+    if clone is None or not isinstance(clone.this, exp.Table):
+        return tree
+    source = clone.this.copy()
+    for key in ("when", "version"):  # time travel (AT / BEFORE) reads the same table
+        source.set(key, None)
+    query = exp.select("*").from_(source)
+    return exp.Create(this=tree.this.copy(), kind="TABLE", expression=query, replace=tree.args.get("replace"))
+
+
 def kind_of(tree: exp.Expression) -> Kind:
     if isinstance(tree, exp.Insert):
         query = tree.expression
@@ -124,6 +142,8 @@ def kind_of(tree: exp.Expression) -> Kind:
         kind = str(tree.args.get("kind") or "").upper()
         if kind == "TABLE" and isinstance(tree.expression, exp.Query):
             return Kind("ctas", SourceCommand.CREATE_TABLE)
+        if kind == "VIEW" and isinstance(tree.expression, exp.Query) and tree.find(exp.MaterializedProperty):
+            return Kind("mv", SourceCommand.CREATE_MATERIALIZED_VIEW)  # its rows are the query's, stored
         if kind == "VIEW":
             return Kind("view", None, SKIP_DDL)
         return Kind("ddl", None, SKIP_DDL)

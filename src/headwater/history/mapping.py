@@ -67,7 +67,7 @@ def parse_mapping(text: str | None) -> FieldMap:
     >>> parse_mapping("sequel=q")
     Traceback (most recent call last):
     ...
-    headwater.history.mapping.MappingError: --map: unknown field 'sequel' (fields: sql, query_id, ...)
+    headwater.history.mapping.MappingError: --map: unknown field 'sequel' (the fields: sql, query_id, session, ...)
     """
     out: FieldMap = {}
     for part in (text or "").split(","):
@@ -78,7 +78,7 @@ def parse_mapping(text: str | None) -> FieldMap:
         if not sep or not name or not column:
             raise MappingError(f"--map: expected field=column, got {part.strip()!r}")
         if name not in FIELDS:
-            raise MappingError(f"--map: unknown field {name!r} (fields: {', '.join(FIELDS[:2])}, ...)")
+            raise MappingError(f"--map: unknown field {name!r} (the fields: {', '.join(FIELDS)})")
         out[name] = column
     return out
 

@@ -2,7 +2,9 @@
 to the collector after they succeed (sqlite3, pymysql, psycopg).
 
 The application sees its own results and exceptions unchanged: a statement that raises is never
-reported. Everything else (attributes, context managers, iteration) is the wrapped object's.
+reported as a success; a sink with ``statement_failed(sql, context, error, dialect)`` is told of it
+(the ``openlineage`` plugin emits a FAIL event for it). Everything else (attributes, context
+managers, iteration) is the wrapped object's.
 
 >>> import sqlite3
 >>> from headwater.dispatch.testing import ListExtract
@@ -22,7 +24,14 @@ from collections.abc import Iterator
 from typing import Any, Protocol
 
 from headwater.extract import RunInfo
-from headwater.hooks._session import Session, normalise_placeholders, now, session_of, statement_text
+from headwater.hooks._session import (
+    Session,
+    error_message,
+    normalise_placeholders,
+    now,
+    session_of,
+    statement_text,
+)
 
 _FORMAT_STYLES = ("format", "pyformat")
 
@@ -56,6 +65,25 @@ class _Reporter:
         except Exception:  # pragma: no cover - the collector never raises; belt and braces
             pass
 
+    def fail(self, statement: Any, params: Any, started: float, exc: BaseException) -> None:
+        """Report a statement the database rejected (to a sink with ``statement_failed``); never raises."""
+        ended = now()
+        try:
+            failed = getattr(self.sink, "statement_failed", None)
+            if failed is None:
+                return
+            sql = statement_text(statement, self.conn)
+            if self.format_style and params is not None:
+                sql = normalise_placeholders(sql)
+            session = self.session
+
+            def context() -> RunInfo:
+                return session.run_info(started, ended)
+
+            failed(sql, context, error_message(exc), session.dialect)
+        except Exception:  # pragma: no cover - the collector never raises; belt and braces
+            pass
+
     def report_script(self, script: str, started: float) -> None:
         from headwater.extract.split import split_script
 
@@ -79,16 +107,24 @@ class CursorProxy:
 
     def execute(self, statement: Any, params: Any = None, *args: Any, **kwargs: Any) -> Any:
         started = now()
-        if params is None and not args and not kwargs:
-            result = self._cursor.execute(statement)
-        else:
-            result = self._cursor.execute(statement, params, *args, **kwargs)
+        try:
+            if params is None and not args and not kwargs:
+                result = self._cursor.execute(statement)
+            else:
+                result = self._cursor.execute(statement, params, *args, **kwargs)
+        except Exception as exc:
+            self._reporter.fail(statement, params, started, exc)
+            raise
         self._reporter.report(statement, params, started)
         return self._same(result)
 
     def executemany(self, statement: Any, seq: Any, *args: Any, **kwargs: Any) -> Any:
         started = now()
-        result = self._cursor.executemany(statement, seq, *args, **kwargs)
+        try:
+            result = self._cursor.executemany(statement, seq, *args, **kwargs)
+        except Exception as exc:
+            self._reporter.fail(statement, (), started, exc)
+            raise
         self._reporter.report(statement, (), started)
         return self._same(result)
 
@@ -137,16 +173,24 @@ class ConnectionProxy:
     def execute(self, statement: Any, params: Any = None, *args: Any, **kwargs: Any) -> Any:
         """sqlite3 and psycopg connections have ``execute``; it returns a cursor."""
         started = now()
-        if params is None and not args and not kwargs:
-            result = self._conn.execute(statement)
-        else:
-            result = self._conn.execute(statement, params, *args, **kwargs)
+        try:
+            if params is None and not args and not kwargs:
+                result = self._conn.execute(statement)
+            else:
+                result = self._conn.execute(statement, params, *args, **kwargs)
+        except Exception as exc:
+            self._reporter.fail(statement, params, started, exc)
+            raise
         self._reporter.report(statement, params, started)
         return self._wrap_cursor(result)
 
     def executemany(self, statement: Any, seq: Any, *args: Any, **kwargs: Any) -> Any:
         started = now()
-        result = self._conn.executemany(statement, seq, *args, **kwargs)
+        try:
+            result = self._conn.executemany(statement, seq, *args, **kwargs)
+        except Exception as exc:
+            self._reporter.fail(statement, (), started, exc)
+            raise
         self._reporter.report(statement, (), started)
         return self._wrap_cursor(result)
 

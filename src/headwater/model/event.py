@@ -29,6 +29,7 @@ class SourceCommand(StrEnum):
     INSERT_INTO = "InsertIntoTableCommand"
     INSERT_OVERWRITE = "InsertOverwriteTableCommand"
     CREATE_TABLE = "CreateTableCommand"
+    CREATE_MATERIALIZED_VIEW = "CreateMTMVCommand"
     # Opt-in statements beyond the Doris rules (``--statements all``).
     SELECT = "SelectCommand"
     CREATE_VIEW = "CreateViewCommand"
@@ -36,6 +37,7 @@ class SourceCommand(StrEnum):
     MERGE = "MergeIntoCommand"
     INSERT_VALUES = "InsertValuesCommand"
     DELETE = "DeleteFromTableCommand"
+    ALTER_TABLE = "AlterTableCommand"
 
 
 class DirectType(StrEnum):

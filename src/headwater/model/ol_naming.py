@@ -129,12 +129,13 @@ class OpenLineageNaming:
     catalogs: Mapping[str, Place] = field(default_factory=lambda: MappingProxyType({}))
     default_namespace: str = DEFAULT_NAMESPACE
     job_namespace: str = DEFAULT_NAMESPACE
-    explicit: frozenset[str] = frozenset()
+    explicit: frozenset[str] | None = None
+    """None: every catalog of ``catalogs`` (what a user writes is explicit)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.catalogs, MappingProxyType):
             object.__setattr__(self, "catalogs", MappingProxyType(dict(self.catalogs)))
-        if not self.explicit:
+        if self.explicit is None:
             object.__setattr__(self, "explicit", frozenset(self.catalogs))
 
     def place(self, catalog: str) -> Place | None:
@@ -146,8 +147,11 @@ class OpenLineageNaming:
         >>> n = OpenLineageNaming({"internal": Place("mysql://a:3306")})
         >>> n.with_place("internal", Place("mysql://b:3306")).place("internal").namespace
         'mysql://a:3306'
+        >>> derived = OpenLineageNaming().with_place("internal", Place("mysql://b:3306"))
+        >>> derived.explicit, derived.dataset(TableRef("internal", "db", "t"), Place("mysql://hook:3306"))
+        (frozenset(), ('mysql://hook:3306', 'db.t'))
         """
-        if place is None or catalog in self.explicit:
+        if place is None or catalog in (self.explicit or ()):
             return self
         return replace(self, catalogs={**self.catalogs, catalog: place}, explicit=self.explicit)
 
@@ -155,7 +159,7 @@ class OpenLineageNaming:
         """``(namespace, name)`` of a table; ``event_place`` is the place a hook saw for the event's
         connection (it names ``internal`` when the user did not)."""
         place = self.catalogs.get(table.catalog)
-        if table.catalog == INTERNAL and event_place is not None and INTERNAL not in self.explicit:
+        if table.catalog == INTERNAL and event_place is not None and INTERNAL not in (self.explicit or ()):
             place = event_place
         if place is not None:
             return place.namespace, place.name(table)

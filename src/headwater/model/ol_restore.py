@@ -57,9 +57,10 @@ def restore_event(run_event: Mapping[str, Any], lineage: bool = True) -> Lineage
     for k, row in enumerate(_list(facet.get("labels"), f"{base}.labels")):
         if not isinstance(row, Mapping):
             raise EventFormatError(f"{base}.labels[{k}]: expected an object")
-        labels[(str(row.get("column")), int(row.get("input", -1)), int(row.get("transformation", -1)))] = list(
-            row.get("labels") or ()
-        )
+        where, value = (row.get("input"), row.get("transformation")), row.get("labels")
+        if not all(type(i) is int for i in where) or not isinstance(value, list):
+            raise EventFormatError(f"{base}.labels[{k}]: expected integers input, transformation and a list of labels")
+        labels[(str(row.get("column")), where[0], where[1])] = [str(x) for x in value]
 
     def column(inp: Any, path: str) -> dict[str, Any]:
         if not isinstance(inp, Mapping):

@@ -123,11 +123,19 @@ def job_name_of(event: LineageInfo) -> str:
     return explicit_job_name(props) or fallback_job_name(event.context.sql, str(event.target.table).lower())
 
 
-def engine_of(event: LineageInfo, default: str | None) -> tuple[str, str | None]:
-    """The engine that ran the statement (upper case) and its version, where known."""
+def engine_of(event: LineageInfo, engine: str | None = None) -> tuple[str, str | None]:
+    """The engine that ran the statement (upper case) and its version, where known: ``engine`` when
+    given (a setting, ``--dialect``), else the event's ``headwater.engine`` (a hook sets it), else Doris.
+
+    >>> from headwater.dispatch.sample import tiny_event
+    >>> engine_of(tiny_event("q")), engine_of(tiny_event("q"), "postgres")
+    (('DORIS', None), ('POSTGRES', None))
+    """
     props = event.context.external_catalog_properties
-    name = props.get(ENGINE_PROPERTY) or default or "doris"
-    return name.upper(), props.get(ENGINE_VERSION_PROPERTY) or None
+    seen = props.get(ENGINE_PROPERTY)
+    name = (engine or seen or "doris").upper()
+    version = props.get(ENGINE_VERSION_PROPERTY) if seen and seen.upper() == name else None
+    return name, version or None
 
 
 class _Names:
@@ -299,7 +307,7 @@ def to_run_event(
     """The event as a ``RunEvent`` (COMPLETE unless ``event_type`` says START).
 
     ``naming`` places catalogs in namespaces (``namespace`` alone: every table in that one namespace);
-    ``engine`` names the engine when the event does not (``headwater.engine``; default Doris);
+    ``engine`` names the engine (else the event's ``headwater.engine``, else Doris: ``engine_of``);
     ``catalog`` (a ``Catalog``) types the input schema facets.
     """
     if naming is None:

@@ -1,8 +1,9 @@
 """``openlineage``: emit each event as OpenLineage ``RunEvent``\\ s through openlineage-python.
 
 Settings (``[lineage_plugins.openlineage]``): ``producer``; ``lifecycle``: ``complete`` (one COMPLETE
-event per statement) or ``start`` (START then COMPLETE, same run id); ``engine``: the engine when the
-event does not name one (default ``doris``); ``transport``: a table given to
+event per statement) or ``start`` (START then COMPLETE, same run id); ``engine``: the engine (else
+the one a hook saw, else ``doris``); ``schema`` / ``catalog_url``: a schema file / live catalog that
+types the input schema facets; ``transport``: a table given to
 ``OpenLineageClient(config={"transport": …})`` (``type`` = ``http``, ``console``, ``file``, ``kafka``…,
 with that transport's own keys). Without ``transport`` the client configures itself as it documents
 (``OPENLINEAGE_CONFIG`` / ``openlineage.yml``, ``OPENLINEAGE_URL``, ``OPENLINEAGE__TRANSPORT__…``).
@@ -52,7 +53,7 @@ def plugin_naming(context: PluginContext) -> OpenLineageNaming:
         except NamingError as exc:
             raise ValueError(f"lineage plugin {context.name}: {exc}") from None
         catalogs = {**naming.catalogs, **extra}
-        naming = replace(naming, catalogs=catalogs, explicit=naming.explicit | frozenset(extra))
+        naming = replace(naming, catalogs=catalogs, explicit=(naming.explicit or frozenset()) | frozenset(extra))
     return naming
 
 
@@ -63,6 +64,7 @@ class OpenLineagePlugin(LineagePlugin):
         self._producer = DEFAULT_PRODUCER
         self._lifecycle = COMPLETE_ONLY
         self._engine: str | None = None
+        self._catalog: object = None
 
     def name(self) -> str:
         return NAME
@@ -71,7 +73,16 @@ class OpenLineagePlugin(LineagePlugin):
         self.naming = plugin_naming(context)
         self._producer = s.string(context, "producer", DEFAULT_PRODUCER)
         self._lifecycle = s.string(context, "lifecycle", COMPLETE_ONLY, choices=LIFECYCLES)
-        self._engine = s.string(context, "engine", "doris")
+        self._engine = s.string(context, "engine") if "engine" in context.settings else None
+        schema, url = context.settings.get("schema"), context.settings.get("catalog_url")
+        if schema is not None or url is not None:
+            from headwater.catalog import open_catalog
+
+            self._catalog = open_catalog(
+                s.string(context, "schema") if schema is not None else None,
+                s.string(context, "catalog_url") if url is not None else None,
+                (self._engine or "doris").lower(),
+            )
         transport = context.settings.get("transport")
         if transport is None:
             self.client = OpenLineageClient()
@@ -89,7 +100,12 @@ class OpenLineagePlugin(LineagePlugin):
     def exec(self, event: LineageInfo) -> None:
         client = self._client()
         for run_event in to_run_events(
-            event, naming=self.naming, producer=self._producer, lifecycle=self._lifecycle, engine=self._engine
+            event,
+            naming=self.naming,
+            producer=self._producer,
+            lifecycle=self._lifecycle,
+            engine=self._engine,
+            catalog=self._catalog,
         ):
             client.emit(run_event)
 

@@ -20,7 +20,7 @@ project ingested again records nothing twice, however its files are grouped into
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, replace
 
 from headwater.catalog import Catalog
@@ -28,7 +28,7 @@ from headwater.extract import ExtractOptions, Extractor, RunInfo
 from headwater.extract.context import generated_query_id
 from headwater.extract.result import StatementResult
 from headwater.extract.split import Piece, split_script
-from headwater.model import LineageInfo, make_event_id
+from headwater.model import LineageInfo, TableRef, make_event_id
 from headwater.model.job import JOB_FILE_PROPERTY, JOB_LINE_PROPERTY, JOB_PROPERTY, file_job_name, given_name
 
 LINEAGE_KINDS = frozenset({"insert", "ctas", "multi-insert", "view"})
@@ -71,7 +71,8 @@ def name_before(lines: Sequence[str], line: int) -> str | None:
 class ProjectContext:
     """An ``Extractor`` shared by the files of a project (``extract`` them in running order).
 
-    ``view_nodes`` (the default): views are datasets of their own (``ExtractOptions.view_nodes``).
+    ``view_nodes`` (the default): views are datasets of their own (``ExtractOptions.view_nodes``):
+    those the project creates, and ``recorded_views`` (the store's, ``StoreCatalog``).
     """
 
     def __init__(
@@ -83,10 +84,12 @@ class ProjectContext:
         default_catalog: str = "internal",
         statements: str = "doris",
         view_nodes: bool = True,
+        recorded_views: Container[TableRef] = (),
     ) -> None:
         self.dialect = dialect
         options = ExtractOptions(dialect=dialect, statements=statements, view_nodes=view_nodes)
         self.extractor = Extractor(catalog, options, database=database, catalog_name=default_catalog)
+        self.extractor.external_views = recorded_views
 
     def split(self, text: str) -> list[Piece]:
         return split_script(text, self.dialect)

@@ -2,22 +2,44 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
+from anyio import to_thread
 from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
 from fastapi.staticfiles import StaticFiles
 
 from headwater.service import errors, routes_explorer, routes_query, routes_record
 from headwater.service.auth import Tokens
+from headwater.service.guard import HttpPolicy, RequestGuard
 from headwater.store import LineageStore
 
 API = "/api/v1"
 STATIC = Path(__file__).with_name("static")
 
 
-def create_app(store: LineageStore, tokens: Tokens | None = None) -> FastAPI:
-    """The app; with ``tokens`` every API call needs a bearer token (read scope for GET, write for the rest)."""
+def request_threads(store: LineageStore) -> int:
+    """Requests served at once: the connections the store's pool keeps (SQLite 5, PostgreSQL 10)."""
+    return max(2, getattr(store.engine.pool, "size", lambda: 2)())
+
+
+def create_app(store: LineageStore, tokens: Tokens | None = None, policy: HttpPolicy | None = None) -> FastAPI:
+    """The app; with ``tokens`` every API call needs a bearer token (read scope for GET, write for the rest).
+
+    ``policy`` (``headwater.service.guard``) decides the accepted ``Host`` names and CORS origins;
+    cross-site writes and writes that are not JSON are refused whatever it says."""
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        # requests run in worker threads: no more at once than the pool keeps connections for, so
+        # that the others wait in the event loop (cheap) rather than in threads holding memory
+        to_thread.current_default_thread_limiter().total_tokens = request_threads(store)
+        yield
+
     app = FastAPI(
+        lifespan=lifespan,
         title="headwater lineage API",
         version="1",
         description="Column-level lineage: record events (headwater, OpenLineage, external tools) and query "
@@ -37,4 +59,13 @@ def create_app(store: LineageStore, tokens: Tokens | None = None) -> FastAPI:
     app.include_router(routes_explorer.router, prefix=API, tags=["explorer"])
     if STATIC.is_dir():
         app.mount("/", StaticFiles(directory=STATIC, html=True), name="explorer")
+    policy = policy or HttpPolicy()
+    if policy.cors_origins:  # off unless origins are given
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(policy.cors_origins),
+            allow_methods=["GET", "POST", "DELETE"],
+            allow_headers=["Authorization", "Content-Type"],
+        )
+    app.add_middleware(RequestGuard, policy=policy)  # outermost: before CORS and the routes
     return app

@@ -17,6 +17,7 @@ from headwater.service.deps import get_store, no_nul_in_query, require
 from headwater.service.errors import EDGE_ID_MIN, NODE_ID_MAX, ApiError, as_api_errors, expecting
 from headwater.store import LineageStore, NodeNotFound, NodeType
 from headwater.store import search as s
+from headwater.store.levels import Level
 from headwater.store.names import to_us
 
 router = APIRouter(prefix="/explorer", dependencies=[Depends(require("read")), Depends(no_nul_in_query)])
@@ -122,13 +123,15 @@ class FieldPaths(BaseModel):
         {
             "field": _NODE,
             "include_indirect": True,
+            "level": "all",
             "upstream": {"nodes": [], "edges": [], "truncated": False},
             "downstream": {"nodes": [], "edges": [], "truncated": False},
             "datasets": [_DATASET],
         }
     )
     field: m.Node
-    include_indirect: bool
+    include_indirect: bool = Field(description="level is all")
+    level: str = Field("all", description="direct, field or all: which mappings were followed")
     upstream: Subgraph = Field(description="the origin side: fields the field is computed from, and the edges")
     downstream: Subgraph = Field(description="the impact side: fields computed from the field, and the edges")
     datasets: list[m.Node] = Field(description="the datasets holding the field and every field on its paths")
@@ -157,13 +160,79 @@ class EdgeDetail(BaseModel):
 
 class JobDetail(BaseModel):
     model_config = _cfg(
-        {"job": _JOB, "statements": [_STATEMENT], "total_statements": 1, "inputs": [_DATASET], "outputs": []}
+        {
+            "job": _JOB,
+            "statements": [_STATEMENT],
+            "total_statements": 1,
+            "inputs": [_DATASET],
+            "outputs": [],
+            "columns_read": 6,
+            "columns_written": 5,
+        }
     )
     job: m.Node
     statements: list[Statement] = Field(description="recorded events of the job, latest first")
     total_statements: int
     inputs: list[m.Node]
     outputs: list[m.Node]
+    columns_read: int = Field(0, description="source columns its column-level mappings read at `as_of`")
+    columns_written: int = Field(0, description="target columns it writes at `as_of`")
+
+
+class DatasetEntry(BaseModel):
+    model_config = _cfg({"node": _DATASET, "degree": 2})
+    node: m.Node
+    degree: int = Field(description="statements that read or write it (READ and WRITE edges)")
+
+
+class DatabaseGroup(BaseModel):
+    model_config = _cfg(
+        {"name": "internal.lineage_demo", "datasets": [{"node": _DATASET, "degree": 2}], "total": 3, "degree": 4}
+    )
+    name: str = Field(description="catalog.database: the datasets' names without their last part")
+    datasets: list[DatasetEntry] = Field(description="the most connected first, at most `per_database`")
+    total: int = Field(description="datasets of the database in all")
+    degree: int = Field(description="the sum of its datasets' degrees")
+
+
+class RecentChange(BaseModel):
+    model_config = _cfg({"job": _JOB, "event_time": "2024-05-01T10:00:00Z", "kind": "headwater", "status": "COMPLETE"})
+    job: m.Node
+    event_time: datetime
+    kind: str = Field(description="the producer format: headwater, openlineage, lineage")
+    status: str | None
+
+
+class Overview(BaseModel):
+    model_config = _cfg(
+        {
+            "databases": [DatabaseGroup.model_config["json_schema_extra"]["examples"][0]],  # type: ignore[index]
+            "recent": [RecentChange.model_config["json_schema_extra"]["examples"][0]],  # type: ignore[index]
+            "total_datasets": 3,
+            "truncated": False,
+        }
+    )
+    databases: list[DatabaseGroup] = Field(description="the most connected first")
+    recent: list[RecentChange] = Field(description="the latest recorded statements, latest first")
+    total_datasets: int
+    truncated: bool = Field(description="more datasets than the overview reads (20,000)")
+
+
+@router.get("/overview", operation_id="explorer_overview", response_model=Overview, responses=ERRORS)
+def overview(
+    store: Store,
+    as_of: AsOf = None,
+    per_database: Annotated[int, Query(ge=1, le=500, description="datasets listed per database")] = 12,
+    databases: Annotated[int, Query(ge=1, le=1000, description="databases listed")] = 50,
+    recent: Annotated[int, Query(ge=0, le=100, description="latest statements listed")] = 10,
+) -> Overview:
+    """The home page: datasets grouped by catalog and database, the most connected first, and the
+    latest recorded statements."""
+    from headwater.store.overview import overview as store_overview
+
+    with store.engine.connect() as conn:
+        r = store_overview(conn, to_us(as_of), per_database, databases, recent)
+    return Overview.model_validate(r)
 
 
 @router.get("/search", operation_id="explorer_search", response_model=SearchResult, responses=ERRORS)
@@ -213,10 +282,13 @@ def columns(store: Store, body: ColumnsRequest) -> ColumnEdges:
 def field_paths(
     store: Store,
     field: Annotated[str, Query(description="a field: table.column, full name or #id", examples=["#7"])],
-    include_indirect: bool = True,
+    include_indirect: Annotated[bool, Query(description="without level: true = all, false = direct")] = True,
     as_of: AsOf = None,
     max_depth: Annotated[int | None, Query(ge=1, le=100)] = None,
     max_nodes: Annotated[int, Query(ge=1, le=20_000)] = 2000,
+    level: Annotated[
+        Level | None, Query(description="which mappings to follow: direct, field or all (see /field-origin)")
+    ] = None,
 ) -> FieldPaths:
     """A field's origin subgraph (upstream) and impact subgraph (downstream): every path, not one per end."""
     with (
@@ -224,7 +296,7 @@ def field_paths(
         expecting(store, "query.field", field, "field"),
         store.engine.connect() as conn,
     ):
-        r = s.field_paths(conn, field, include_indirect, to_us(as_of), max_depth, max_nodes)
+        r = s.field_paths(conn, field, include_indirect, to_us(as_of), max_depth, max_nodes, level)
     return FieldPaths.model_validate(r)
 
 

@@ -11,6 +11,8 @@ from headwater.service import schemas as m
 from headwater.service.deps import get_store, no_nul_in_query, require
 from headwater.service.errors import ApiError, as_api_errors, body_field, expecting, no_nul
 from headwater.store import Direction, InvalidInput, LineageStore, NodeType
+from headwater.store.jobs import parse_since
+from headwater.store.levels import Level
 
 router = APIRouter(dependencies=[Depends(require("read")), Depends(no_nul_in_query)])
 Store = Annotated[LineageStore, Depends(get_store)]
@@ -33,6 +35,32 @@ Depth = Annotated[int | None, Query(ge=0, le=100, description="levels (a dataset
 Limit = Annotated[int, Query(ge=1, le=10_000)]
 Offset = Annotated[int, Query(ge=0)]
 Types = Annotated[list[NodeType] | None, Query(description="keep only nodes of these types")]
+LevelQ = Annotated[
+    Level | None,
+    Query(
+        description="which mappings to follow: direct (value flows), field (direct plus the field's own CONDITIONAL "
+        "and WINDOW inputs; the default), all (plus dataset-level JOIN, FILTER, GROUP_BY, SORT)"
+    ),
+]
+SeenSince = Annotated[
+    str | None,
+    Query(
+        description="leave out jobs known only from query logs (no project file) not seen since then: a duration "
+        "back from now (30d, 12h, 2w) or an ISO 8601 time",
+        examples=["30d"],
+    ),
+]
+
+
+def _seen(value: str | None) -> str | None:
+    """``seen_since`` as given, once it parses (else 400 naming it)."""
+    try:
+        parse_since(value)
+    except InvalidInput as exc:
+        raise ApiError(400, "query.seen_since", exc.message) from None
+    return value
+
+
 ERRORS = {404: {"model": m.ErrorResponse}, 409: {"model": m.ErrorResponse}, 422: {"model": m.ErrorResponse}}
 
 
@@ -45,10 +73,19 @@ def _graph(
     node_types: list[NodeType] | None,
     limit: int,
     offset: int,
+    seen_since: str | None = None,
 ) -> m.LineageGraph:
+    seen = _seen(seen_since)
     with as_api_errors("query.node", node):
         g = store.get_lineage(
-            node, direction, max_depth, as_of, [t.value for t in node_types or ()] or None, limit, offset
+            node,
+            direction,
+            max_depth,
+            as_of,
+            [t.value for t in node_types or ()] or None,
+            limit,
+            offset,
+            seen_since=seen,
         )
     return m.LineageGraph.model_validate(g)
 
@@ -63,9 +100,10 @@ def get_lineage(
     node_types: Types = None,
     limit: Limit = 500,
     offset: Offset = 0,
+    seen_since: SeenSince = None,
 ) -> m.LineageGraph:
     """The graph around a node: nodes with signed depth, the edges that reach them, totals, truncation."""
-    return _graph(store, node, direction, max_depth, as_of, node_types, limit, offset)
+    return _graph(store, node, direction, max_depth, as_of, node_types, limit, offset, seen_since)
 
 
 @router.get("/upstream", operation_id="get_upstream", response_model=m.LineageGraph, responses=ERRORS)
@@ -77,9 +115,10 @@ def get_upstream(
     node_types: Types = None,
     limit: Limit = 500,
     offset: Offset = 0,
+    seen_since: SeenSince = None,
 ) -> m.LineageGraph:
     """What a node comes from."""
-    return _graph(store, node, Direction.UPSTREAM, max_depth, as_of, node_types, limit, offset)
+    return _graph(store, node, Direction.UPSTREAM, max_depth, as_of, node_types, limit, offset, seen_since)
 
 
 @router.get("/downstream", operation_id="get_downstream", response_model=m.LineageGraph, responses=ERRORS)
@@ -91,9 +130,10 @@ def get_downstream(
     node_types: Types = None,
     limit: Limit = 500,
     offset: Offset = 0,
+    seen_since: SeenSince = None,
 ) -> m.LineageGraph:
     """What a node feeds."""
-    return _graph(store, node, Direction.DOWNSTREAM, max_depth, as_of, node_types, limit, offset)
+    return _graph(store, node, Direction.DOWNSTREAM, max_depth, as_of, node_types, limit, offset, seen_since)
 
 
 @router.get("/full-lineage", operation_id="get_full_lineage", response_model=m.LineageGraph, responses=ERRORS)
@@ -108,26 +148,42 @@ def get_full_lineage(
 def get_field_origin(
     store: Store,
     field: FieldQ,
-    include_indirect: bool = False,
+    include_indirect: Annotated[
+        bool | None, Query(description="the former flag: true = level all, false = level direct")
+    ] = None,
     as_of: AsOf = None,
     max_depth: Depth = None,
     limit: Limit = 500,
     offset: Offset = 0,
+    level: LevelQ = None,
+    seen_since: SeenSince = None,
 ) -> m.FieldOrigin:
-    """The ultimate source fields of a field, across statements, with a path and its types each."""
+    """The ultimate source fields of a field, across statements, each labelled by its strongest dependency
+    (DIRECT beats INDIRECT), with a path of that strength and its types."""
     with as_api_errors("query.field", field), expecting(store, "query.field", field, "field"):
         return m.FieldOrigin.model_validate(
-            store.get_field_origin(field, include_indirect, as_of, max_depth, limit, offset)
+            store.get_field_origin(
+                field, include_indirect, as_of, max_depth, limit, offset, level=level, seen_since=_seen(seen_since)
+            )
         )
 
 
 @router.get("/field-impact", operation_id="get_field_impact", response_model=m.FieldImpact, responses=ERRORS)
 def get_field_impact(
-    store: Store, field: FieldQ, as_of: AsOf = None, max_depth: Depth = None, limit: Limit = 500, offset: Offset = 0
+    store: Store,
+    field: FieldQ,
+    as_of: AsOf = None,
+    max_depth: Depth = None,
+    limit: Limit = 500,
+    offset: Offset = 0,
+    level: LevelQ = None,
+    seen_since: SeenSince = None,
 ) -> m.FieldImpact:
-    """Every downstream field, DIRECT or INDIRECT, with a path."""
+    """Every downstream field, labelled by its strongest dependency (DIRECT beats INDIRECT), with a path."""
     with as_api_errors("query.field", field), expecting(store, "query.field", field, "field"):
-        return m.FieldImpact.model_validate(store.get_field_impact(field, as_of, max_depth, limit, offset))
+        return m.FieldImpact.model_validate(
+            store.get_field_impact(field, as_of, max_depth, limit, offset, level=level, seen_since=_seen(seen_since))
+        )
 
 
 @router.get("/trace-origin", operation_id="trace_origin", response_model=m.TraceResult, responses=ERRORS)
@@ -169,3 +225,17 @@ def resolve(store: Store, node: NodeQ) -> m.Node:
     """The one node a name designates (404 if none, 409 with candidates if several)."""
     with as_api_errors("query.node", node):
         return m.Node.model_validate(store.resolve(node))
+
+
+@router.get("/jobs/versions", operation_id="get_job_versions", response_model=m.JobHistory, responses=ERRORS)
+def get_job_versions(
+    store: Store,
+    job: Annotated[
+        str,
+        Query(description="the job's name (reports/top.sql#2, a given name), its stored name (sql:…, ol:…) or #id"),
+    ],
+    as_of: AsOf = None,
+) -> m.JobHistory:
+    """A job's versions, oldest first: runs of one normalised statement, with their period, SQL and source."""
+    with as_api_errors("query.job", job):
+        return m.JobHistory.model_validate(store.job_history(job, as_of))

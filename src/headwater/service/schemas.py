@@ -106,7 +106,10 @@ class FieldPath(BaseModel):
     depth: int
     path: list[Edge] = Field(description="edges between the two fields, in data-flow order")
     types: list[str] = Field(description="the subtype of each edge on the path")
-    dependency: str = Field(description="DIRECT when every hop is DIRECT")
+    dependency: str = Field(
+        description="the strongest dependency over every path: DIRECT when some path of DIRECT mappings links the "
+        "two fields (the path given is one), else INDIRECT"
+    )
 
 
 class FieldOrigin(BaseModel):
@@ -115,7 +118,8 @@ class FieldOrigin(BaseModel):
     origins: list[FieldPath]
     total: int
     truncated: bool
-    include_indirect: bool
+    include_indirect: bool = Field(description="level is all (the former flag)")
+    level: str = Field("field", description="direct, field or all: which mappings were followed")
 
 
 class FieldImpact(BaseModel):
@@ -126,6 +130,7 @@ class FieldImpact(BaseModel):
     direct_count: int
     indirect_count: int
     truncated: bool
+    level: str = Field("field", description="direct, field or all: which mappings were followed")
 
 
 class OriginPath(BaseModel):
@@ -347,3 +352,36 @@ class ErrorResponse(BaseModel):
         json_schema_extra={"examples": [{"error": {"field": "query.node", "message": "no node matches 'nope'"}}]}
     )
     error: ErrorDetail
+
+
+class JobVersion(BaseModel):
+    model_config = _cfg()
+    version: int = Field(description="1 for the first version")
+    fingerprint: str | None = Field(description="the normalised statement (comments, literals, case and blanks aside)")
+    valid_from: datetime | None = Field(description="the version's first run")
+    valid_to: datetime | None = Field(description="when the next version (or the closing) replaced it; null: current")
+    runs: int
+    last_seen: datetime | None
+    sql: str | None = Field(description="the statement of the version's latest run")
+    file: str | None = Field(description="the project file, relative to the project root")
+    line: int | None = Field(description="the statement's first line in that file")
+    event_id: str = Field(description="the event of the version's latest run")
+
+
+class JobHistory(BaseModel):
+    model_config = _cfg()
+    job: Node
+    name: str = Field(description="the job's name: file#ordinal, a given name, or the fingerprint fallback")
+    first_seen: datetime | None
+    last_seen: datetime | None
+    runs: int
+    file: str | None = Field(description="the project file of its latest statement; null: query log, OpenLineage …")
+    line: int | None
+    closed: datetime | None = Field(description="when it was closed (removed from its file, or expired); null: current")
+    versions: list[JobVersion] = Field(description="oldest first")
+
+
+class ClosedJobs(BaseModel):
+    model_config = _cfg()
+    jobs: list[str] = Field(description="names of the jobs closed")
+    edges_closed: int

@@ -3,10 +3,13 @@ refuses a non-loopback bind without tokens."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Collection
+from typing import TYPE_CHECKING, Any
 
 from headwater.service.app import create_app
 from headwater.service.auth import Tokens, is_loopback
+from headwater.service.guard import HttpPolicy
+from headwater.service.http_limits import ServerLimits
 from headwater.store import open_store
 
 if TYPE_CHECKING:
@@ -34,14 +37,21 @@ def serve(
     grpc_port: int | None = None,
     grpc_host: str = "127.0.0.1",
     grpc_tls: TlsFiles | None = None,
+    allowed_hosts: Collection[str] = (),
+    cors_origins: Collection[str] = (),
+    limits: ServerLimits | None = None,
 ) -> None:
     """Serve the REST API until interrupted; with ``grpc_port`` also both gRPC LineageServices on
-    ``grpc_host`` (same store, same tokens), stopped when the REST server stops."""
-    import uvicorn
+    ``grpc_host`` (same store, same tokens), stopped when the REST server stops.
 
+    ``allowed_hosts`` adds ``Host`` names to the bound ones, ``cors_origins`` turns CORS on for
+    those origins, ``limits`` bounds connections (``ServerLimits``)."""
     tokens = dict(tokens or {})
     check_bind(host, tokens)
-    store = open_store(store_url)
+    policy = HttpPolicy.for_bind(host, allowed_hosts, cors_origins)
+    from headwater.dispatch.settings import load_naming  # [openlineage] of headwater.toml, for POST /lineage
+
+    store = open_store(store_url, naming=load_naming())
     grpc_server = None
     if grpc_port is not None:
         from headwater.service.grpc import start_grpc
@@ -50,7 +60,23 @@ def serve(
         scheme = "TLS" if grpc_tls else "plaintext"
         print(f"headwater: gRPC LineageService on {grpc_host}:{bound} ({scheme})", flush=True)
     try:
-        uvicorn.run(create_app(store, tokens), host=host, port=port, log_level=log_level)
+        uvicorn_server(create_app(store, tokens, policy), host, port, limits or ServerLimits(), log_level).run()
     finally:
         if grpc_server is not None:
             grpc_server.stop(grace=5).wait()
+
+
+def uvicorn_server(app: Any, host: str, port: int, limits: ServerLimits, log_level: str = "info") -> Any:
+    """The uvicorn server of ``app`` with ``limits`` (h11 with read deadlines, a connection cap)."""
+    import uvicorn
+
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        http=limits.protocol(),
+        timeout_keep_alive=limits.keep_alive_timeout,
+        h11_max_incomplete_event_size=64 * 1024,  # request line and headers
+    )
+    return uvicorn.Server(config)

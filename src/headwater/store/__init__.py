@@ -14,6 +14,7 @@ import threading
 
 from sqlalchemy import Engine
 
+from headwater.model.ol_naming import OpenLineageNaming
 from headwater.store.engine import default_url, make_engine, normalise_url
 from headwater.store.errors import AmbiguousNode, InvalidInput, NodeNotFound, StoreError
 from headwater.store.migrate import ensure_schema
@@ -51,11 +52,12 @@ _engines: dict[str, Engine] = {}
 _engines_guard = threading.Lock()
 
 
-def open_store(url: str | None = None, upgrade: bool = True) -> LineageStore:
+def open_store(url: str | None = None, upgrade: bool = True, naming: OpenLineageNaming | None = None) -> LineageStore:
     """The store at ``url`` (None: ``$HEADWATER_STORE`` or ``~/.headwater/lineage.db``).
 
     Engines are shared per URL within the process, so calling this for every event is cheap;
-    ``upgrade`` brings the schema to the current version on first use.
+    ``upgrade`` brings the schema to the current version on first use. ``naming`` maps OpenLineage
+    namespaces to catalogs for the RunEvents it records (``command_naming``).
     """
     key = normalise_url(url or default_url())
     with _engines_guard:
@@ -66,7 +68,7 @@ def open_store(url: str | None = None, upgrade: bool = True) -> LineageStore:
                 ensure_schema(engine)
             if key != "sqlite://":  # each in-memory store is its own
                 _engines[key] = engine
-    return LineageStore(engine)
+    return LineageStore(engine, naming=naming)
 
 
 def close_all() -> None:

@@ -22,7 +22,7 @@ True
 
 from __future__ import annotations
 
-from sqlalchemy import and_, select
+from sqlalchemy import text
 
 from headwater.catalog.base import ColumnSchema, TableSchema
 from headwater.model import SourceCommand, TableRef, event_from_json
@@ -31,7 +31,16 @@ from headwater.store.schema import OPEN, edges, event_document, events, nodes
 from headwater.store.store import LineageStore
 from headwater.store.types import EdgeType, NodeType
 
-_N, _E, _V = nodes.c, edges.c, events.c
+_NEWEST_WRITERS = text(
+    f"SELECT e.payload, e.payload_zlib FROM {events.name} e "
+    f"WHERE e.kind = 'headwater' AND e.deleted_us IS NULL AND e.job_id IN ("
+    f"SELECT w.src_id FROM {edges.name} w JOIN {nodes.name} d ON d.id = w.dst_id "
+    f"WHERE d.name = :name AND d.type = '{NodeType.DATASET.value}' AND w.type = '{EdgeType.WRITE.value}' "
+    "AND w.valid_to = :open) "
+    "ORDER BY e.event_us DESC, e.id DESC LIMIT 20"
+)
+"""The newest events of the jobs that write a dataset through an open WRITE edge (one text statement:
+it is asked once per table a project reads that its own DDL does not describe)."""
 
 
 class StoreCatalog:
@@ -44,38 +53,28 @@ class StoreCatalog:
         self.store = store
         self.dialect = dialect
         self._tables: dict[TableRef, TableSchema | None] = {}
+        self._views: set[TableRef] = set()
 
     def refresh(self) -> None:
         self._tables.clear()
+        self._views.clear()
 
     def table(self, ref: TableRef) -> TableSchema | None:
         if ref not in self._tables:
             self._tables[ref] = self._lookup(ref)
         return self._tables[ref]
 
+    def __contains__(self, ref: object) -> bool:
+        """Whether ``ref`` is a view recorded as a dataset of its own (its ``CREATE VIEW`` event):
+        ``Extractor.external_views``."""
+        return isinstance(ref, TableRef) and self.table(ref) is not None and ref in self._views
+
     def _lookup(self, ref: TableRef) -> TableSchema | None:
         if ref.database is None:
             return None
         name = dataset_name(ref.catalog, ref.database, ref.name)
-        ds = nodes.alias("ds")
-        writers = (
-            select(_E.src_id)
-            .join(ds, ds.c.id == _E.dst_id)
-            .where(
-                ds.c.name == name,
-                ds.c.type == NodeType.DATASET.value,
-                _E.type == EdgeType.WRITE.value,
-                _E.valid_to == OPEN,
-            )
-        )
-        q = (
-            select(_V.payload, _V.payload_zlib)
-            .where(and_(_V.job_id.in_(writers), _V.kind == "headwater", _V.deleted_us.is_(None)))
-            .order_by(_V.event_us.desc(), _V.id.desc())
-            .limit(20)
-        )
         with self.store.engine.connect() as conn:
-            rows = list(conn.execute(q))
+            rows = list(conn.execute(_NEWEST_WRITERS, {"name": name, "open": OPEN}))
         for payload, packed in rows:
             document = event_document(payload, packed)
             if document is None:
@@ -86,6 +85,7 @@ class StoreCatalog:
                 continue
             columns = tuple(ColumnSchema(f.name, f.type) for f in event.target.columns)
             if event.source_command is SourceCommand.CREATE_VIEW:
+                self._views.add(ref)
                 return TableSchema(columns, view_sql=event.context.sql, view_dialect=self.dialect)
             return TableSchema(columns)
         return None

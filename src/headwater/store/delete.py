@@ -35,8 +35,10 @@ def delete_lineage(
     dataset: str | int | None = None,
     purge: bool = False,
     at: int | None = None,
+    mark_events: bool = True,
 ) -> DeleteResult:
-    """Exactly one of ``event_id``, ``job``, ``dataset``; ``at`` (µs) is the closing time."""
+    """Exactly one of ``event_id``, ``job``, ``dataset``; ``at`` (µs) is the closing time.
+    ``mark_events=False`` closes without marking the events deleted (a job retired, ``jobs.py``)."""
     chosen = [k for k, v in (("event_id", event_id), ("job", job), ("dataset", dataset)) if v is not None]
     if len(chosen) != 1:
         raise InvalidInput("event_id|job|dataset", "give exactly one")
@@ -95,7 +97,7 @@ def delete_lineage(
     )
     closed += virtual_before - (indirect.count(conn, None, jobs) if jobs else 0)
     marked = 0
-    if events_q is not None:
+    if events_q is not None and mark_events:
         marked = conn.execute(
             update(events).where(events_q, events.c.deleted_us.is_(None)).values(deleted_us=t)
         ).rowcount

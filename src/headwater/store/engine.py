@@ -20,6 +20,16 @@ from sqlalchemy.pool import StaticPool
 DEFAULT_PATH = Path.home() / ".headwater" / "lineage.db"
 ENV_VAR = "HEADWATER_STORE"
 
+SQLITE_POOL = (5, 3)
+"""SQLite connections per engine: kept open, and more at peaks. One of them writes at a time (the
+write lock and ``BEGIN IMMEDIATE``); the others read beside it (WAL)."""
+SQLITE_CACHE_KIB = 16384
+"""Each SQLite connection's private page cache (KiB): with the pool's bound, the server's page
+caches stay under 8 x 16 MB. (A 64 MB cache per connection and up to 15 connections made a busy
+server grow by up to a gigabyte; the operating system's file cache serves the rest.)"""
+POSTGRES_POOL = (10, 10)
+"""PostgreSQL connections per engine (kept, and more at peaks): the server runs queries in parallel."""
+
 _write_locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
 
@@ -48,6 +58,8 @@ def _sqlite_engine(url: str) -> Engine:
     kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False, "timeout": 30}}
     if memory:
         kwargs["poolclass"] = StaticPool
+    else:
+        kwargs["pool_size"], kwargs["max_overflow"] = SQLITE_POOL
     engine = create_engine(url, **kwargs)
 
     @event.listens_for(engine, "connect")
@@ -58,7 +70,7 @@ def _sqlite_engine(url: str) -> Engine:
             cur.execute("PRAGMA journal_mode=WAL")
         cur.execute("PRAGMA synchronous=NORMAL")
         cur.execute("PRAGMA busy_timeout=30000")
-        cur.execute("PRAGMA cache_size=-65536")
+        cur.execute(f"PRAGMA cache_size=-{SQLITE_CACHE_KIB}")
         cur.close()
 
     @event.listens_for(engine, "begin")
@@ -74,4 +86,13 @@ def make_engine(url: str) -> Engine:
     url = normalise_url(url)
     if url.startswith("sqlite"):
         return _sqlite_engine(url)
-    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+    size, overflow = POSTGRES_POOL
+    return create_engine(url, pool_pre_ping=True, pool_size=size, max_overflow=overflow)
+
+
+def pool_capacity(engine: Engine) -> int:
+    """How many connections ``engine`` opens at most (the server runs that many requests at once)."""
+    pool = engine.pool
+    size = getattr(pool, "size", lambda: 1)()
+    overflow = getattr(pool, "_max_overflow", 0)
+    return max(1, size + max(0, overflow))

@@ -72,6 +72,11 @@ class Facts:
     payload: str | None = None
     nodes: dict[NodeKey, NodeSpec] = field(default_factory=dict)
     edges: list[Edge] = field(default_factory=list)
+    fingerprint: str | None = None
+    """The normalised statement the event ran (``model.job.sql_fingerprint``): a job's versions."""
+    file: str | None = None
+    """The project file of the statement (``headwater.job.file``), relative to the project root."""
+    line: int | None = None
 
 
 class Names:

@@ -27,7 +27,14 @@ from dataclasses import replace
 
 from headwater.model import ColumnRef, Dependency, LineageInfo, SourceCommand, TableRef, event_to_json
 from headwater.model.event import DATASET_INDIRECT_TYPES
-from headwater.model.job import explicit_job_name, fallback_job_name
+from headwater.model.job import (
+    JOB_FILE_PROPERTY,
+    JOB_LINE_PROPERTY,
+    explicit_job_name,
+    fallback_job_name,
+    sql_fingerprint,
+)
+from headwater.model.secrets import redact_event
 from headwater.store.errors import InvalidInput
 from headwater.store.facts import Facts, FactsBuilder, Names, NodeKey
 from headwater.store.names import now_us, short_of, to_us
@@ -61,6 +68,7 @@ def event_facts(event: LineageInfo, names: Names | None = None, expand_indirect:
     """Translate one event (no I/O). ``names`` caches normalised names across the events of a batch;
     ``expand_indirect`` stores dataset-level entries as one MAPS_TO per target column (the former
     layout, kept to check that both layouts answer every query alike)."""
+    event = redact_event(event)  # a producer that sent a statement's secrets: the store keeps none
     ctx = event.context
     try:
         t = to_us(ctx.timestamp) if ctx.timestamp else None
@@ -68,13 +76,21 @@ def event_facts(event: LineageInfo, names: Names | None = None, expand_indirect:
             raise TypeError
     except (TypeError, ValueError):
         raise InvalidInput("context.timestamp", f"{ctx.timestamp!r} is not an ISO 8601 time") from None
+    props = ctx.external_catalog_properties
+    explicit = explicit_job_name(props)
+    line = props.get(JOB_LINE_PROPERTY, "")
     facts = Facts(
         event_id=event.event_id,
         kind="headwater",
-        run_key=event.event_id,
+        # a named job's statement may write several targets (one event each): the events of one run
+        # (one query id) add to each other, a later run replaces them
+        run_key=f"query:{ctx.query_id}" if explicit and 0 < len(ctx.query_id) <= 200 else event.event_id,
         event_us=t if t is not None else now_us(),
         status=event.status.value,
         payload=event_to_json(event),
+        fingerprint=sql_fingerprint(ctx.sql) if ctx.sql else None,
+        file=props.get(JOB_FILE_PROPERTY) or None,
+        line=int(line) if line.isdigit() else None,
     )
     b = FactsBuilder(facts, names)
     tt = event.target.table

@@ -28,6 +28,7 @@ from typing import Any
 from headwater.model.codec import EventFormatError
 from headwater.model.ol_naming import OpenLineageNaming
 from headwater.model.ol_restore import headwater_facet, restore_event
+from headwater.model.secrets import redact_run_event
 from headwater.store.errors import InvalidInput
 from headwater.store.facts import Facts, FactsBuilder, NodeKey
 from headwater.store.from_event import event_facts
@@ -123,7 +124,7 @@ def run_event_facts(
         run_key=f"ol:{run_id}",
         event_us=t,
         status=event_type,
-        payload=json.dumps(event, sort_keys=True, default=str),
+        payload=json.dumps(redact_run_event(event), sort_keys=True, default=str),  # no SQL secret kept
     )
     b = FactsBuilder(facts)
     job = b.node(NodeType.JOB, f"ol:{job_ns}/{job_nm}", job_nm.lower(), properties={"namespace": job_ns})

@@ -10,13 +10,17 @@ class **UNKNOWN**.
 =================================  ========  ========  ========  =======
 change                             IDENTITY  VALUE     INDIRECT  UNKNOWN
 =================================  ========  ========  ========  =======
-DELETE, SCHEMA_CHANGE (drop,       CRITICAL  HIGH      MEDIUM    HIGH
+DELETE, SCHEMA_CHANGE (drop,       CRITICAL  HIGH      HIGH      HIGH
 rename, type change: the default)
 DATA_UPDATE                        MEDIUM    MEDIUM    LOW       MEDIUM
 metadata only (SCHEMA_CHANGE with  LOW       LOW       LOW       LOW
 operation ADD_COLUMN, COMMENT,
 METADATA, PROPERTIES)
 =================================  ========  ========  ========  =======
+
+A destructive change (DELETE, SCHEMA_CHANGE but metadata only) breaks every statement that reads a
+changed field in any role (``breakage.py``): the statement's target, all its columns and everything
+downstream of it are at least HIGH.
 
 A dataset takes the highest severity of its affected fields (UNKNOWN when none); a job the
 highest of the fields it writes. Entity chains follow the seed design's scale (``entity_chain``):
@@ -34,6 +38,7 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
+from headwater.store.breakage import Broken, broken_by
 from headwater.store.errors import InvalidInput
 from headwater.store.fields import MAPS_TO, direct_reach
 from headwater.store.resolve import children, fetch_nodes, normalise_ref, resolve
@@ -48,7 +53,7 @@ DESTRUCTIVE_OPERATIONS = frozenset({"DROP_COLUMN", "RENAME_COLUMN", "CHANGE_TYPE
 """Operations a SCHEMA_CHANGE may name that take the destructive rules (TYPE_CHANGE = CHANGE_TYPE)."""
 _S = ImpactSeverity
 RULES: Mapping[str, Mapping[str, ImpactSeverity]] = {
-    "DESTRUCTIVE": {IDENTITY: _S.CRITICAL, VALUE: _S.HIGH, INDIRECT: _S.MEDIUM, UNKNOWN: _S.HIGH},
+    "DESTRUCTIVE": {IDENTITY: _S.CRITICAL, VALUE: _S.HIGH, INDIRECT: _S.HIGH, UNKNOWN: _S.HIGH},
     ChangeType.DATA_UPDATE: {IDENTITY: _S.MEDIUM, VALUE: _S.MEDIUM, INDIRECT: _S.LOW, UNKNOWN: _S.MEDIUM},
     "METADATA": {IDENTITY: _S.LOW, VALUE: _S.LOW, INDIRECT: _S.LOW, UNKNOWN: _S.LOW},
 }
@@ -144,25 +149,31 @@ def analyze_impact(
     change_type = ChangeType(change_type)
     details = dict(details or {})
     root = resolve(conn, target)
-    rules = RULES[rule_set(change_type, details)]
+    rule_name = rule_set(change_type, details)
+    rules = RULES[rule_name]
     roots = _changed_fields(conn, root, details)
     fw = walk(conn, roots, False, MAPS_TO, as_of, None, max_nodes, from_fields=True)
+    broken = broken_by(conn, fw, roots, as_of, max_nodes) if rule_name == "DESTRUCTIVE" else Broken()
     ident = direct_reach(fw, roots, lambda r: r.dependency == "DIRECT" and r.subtype == "IDENTITY")
     value = direct_reach(fw, roots)
     severity: dict[int, ImpactSeverity] = {}
     for n in fw.depth:
         if n not in roots:
             severity[n] = rules[IDENTITY if n in ident else VALUE if n in value else INDIRECT]
-    infos = fetch_nodes(conn, fw.depth)
+    for n in broken.fields:  # a column of a broken statement's target, or computed from one
+        severity[n] = max(severity.get(n, _S.LOW), _S.HIGH, key=lambda s: s.rank)
+    infos = fetch_nodes(conn, set(fw.depth) | broken.fields)
     for n in list(severity):
         parent = infos[n].parent_id
         if parent is not None and parent != root.id:
             severity[parent] = max(severity.get(parent, _S.LOW), severity[n], key=lambda s: s.rank)
-    for row in fw.edges.values():
+    for row in [*fw.edges.values(), *broken.edges]:
         if row.job_id is not None and row.dst_id in severity:
             prev = severity.get(row.job_id, _S.LOW)
             severity[row.job_id] = max(prev, severity[row.dst_id], key=lambda s: s.rank)
-    truncated = fw.truncated
+    for n in broken.table_level:  # the broken statements, their targets and what reads them
+        severity[n] = max(severity.get(n, _S.LOW), _S.HIGH, key=lambda s: s.rank)
+    truncated = fw.truncated or broken.truncated
     field_datasets = {infos[n].parent_id for n in fw.depth if n not in roots and infos[n].parent_id}
     table_only: set[int] = set()
     if root.type != NodeType.FIELD:

@@ -24,21 +24,33 @@ def get_lineage(
     limit: int | None = None,
     offset: int = 0,
     max_nodes: int = DEFAULT_MAX_NODES,
+    hidden_jobs: Collection[int] = (),
 ) -> LineageGraph:
     """Nodes (root first, then by distance, type and name) and the edges that reach them.
 
     Depths are signed: negative upstream, positive downstream. ``node_types`` keeps only nodes of
     those types (the root is always returned as ``root``); an edge is kept when both its ends are.
-    A page (``offset``/``limit``) carries the edges by which its nodes were reached.
+    A page (``offset``/``limit``) carries the edges by which its nodes were reached. Edges of
+    ``hidden_jobs`` are not followed (``jobs.hidden_jobs``).
     """
     direction = Direction(direction)
     root = resolve(conn, node)
     isf = root.type == NodeType.FIELD
     walks: list[Walk] = []
-    if direction in (Direction.UPSTREAM, Direction.BOTH):
-        walks.append(walk(conn, [root.id], True, FLOW_EDGE_TYPES, as_of, max_depth, max_nodes, from_fields=isf))
-    if direction in (Direction.DOWNSTREAM, Direction.BOTH):
-        walks.append(walk(conn, [root.id], False, FLOW_EDGE_TYPES, as_of, max_depth, max_nodes, from_fields=isf))
+    for upstream, side in ((True, Direction.UPSTREAM), (False, Direction.DOWNSTREAM)):
+        if direction in (side, Direction.BOTH):
+            w = walk(
+                conn,
+                [root.id],
+                upstream,
+                FLOW_EDGE_TYPES,
+                as_of,
+                max_depth,
+                max_nodes,
+                from_fields=isf,
+                hidden_jobs=hidden_jobs,
+            )
+            walks.append(w)
     depth: dict[int, int] = {root.id: 0}
     edge_rows: dict[int, tuple[Any, int, int]] = {}  # id -> (row, far, near)
     for w in walks:

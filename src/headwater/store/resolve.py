@@ -57,9 +57,11 @@ def resolve(conn: Connection, ref: str | int, types: Collection[str] | None = No
     if sep and head.upper() in NodeType.__members__:
         rows = conn.execute(select(*_COLS).where(_N.type == head.upper(), _N.name == rest.strip().lower()))
         found = [_info(r) for r in rows]
-        if not found:
+        if found:
+            return found[0]
+        if head != "pipeline":
             raise NodeNotFound(ref)
-        return found[0]
+        # 'pipeline:etl' is also the full name of the PIPELINE 'etl': looked up as a name below
     norm = normalise_ref(text)
     parts = norm.split(".")
     shorts = {parts[-1], ".".join(parts[-2:])}

@@ -69,6 +69,7 @@ class FieldOrigin:
     total: int
     truncated: bool
     include_indirect: bool = False
+    level: str = "field"
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +80,7 @@ class FieldImpact:
     direct_count: int
     indirect_count: int
     truncated: bool
+    level: str = "field"
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,6 +58,7 @@ events = Table(
     Column("deleted_us", BigInteger, nullable=True),
     Column("payload", Text, nullable=True),  # written before revision 0002; see ``event_document``
     Column("payload_zlib", LargeBinary, nullable=True),  # the event as its producer sent it, zlib-compressed
+    Column("fingerprint", String(16), nullable=True),  # the normalised statement it ran (revision 0003)
     UniqueConstraint("event_id", name="uq_hw_events_event_id"),
     Index("ix_hw_events_job", "job_id"),
 )
@@ -85,6 +86,24 @@ edges = Table(
     Index("ix_hw_edges_job", "job_id", "valid_to"),
     Index("ix_hw_edges_event", "event_pk"),
 )
+
+jobs = Table(
+    "hw_jobs",
+    metadata,
+    Column("job_id", Integer, primary_key=True, autoincrement=False),
+    Column("first_seen_us", BigInteger, nullable=False),
+    Column("last_seen_us", BigInteger, nullable=False),
+    Column("runs", Integer, nullable=False),
+    Column("file", String(1024), nullable=True),
+    Column("line", Integer, nullable=True),
+    Column("closed_us", BigInteger, nullable=True),
+    Index("ix_hw_jobs_last_seen", "last_seen_us"),
+    Index("ix_hw_jobs_file", "file"),
+)
+"""One row per job node: when its events were first and last seen, how many were recorded (runs), the
+project file and line of its latest statement (None for jobs known from query logs, OpenLineage or
+``record_lineage`` only), and when it was closed (``jobs.close_jobs``, ``db expire``; None while its
+lineage is current)."""
 
 meta = Table(
     "hw_meta",

@@ -25,12 +25,13 @@ from sqlalchemy import Connection, case, func, or_, select
 
 from headwater.model.ol_restore import headwater_facet
 from headwater.store.errors import InvalidInput, NodeNotFound, StoreError
+from headwater.store.levels import Level, edge_filter, follows_dataset_level, parse_level
 from headwater.store.names import from_us
 from headwater.store.resolve import fetch_nodes, resolve
 from headwater.store.results import EdgeInfo, NodeInfo
 from headwater.store.schema import edges, event_document, events, nodes
 from headwater.store.traverse import EDGE_COLUMNS, edge_info, valid_at, walk
-from headwater.store.types import EdgeType, NodeType
+from headwater.store.types import MAPS_TO_ALL, WRITES_FIELD, EdgeType, NodeType
 from headwater.store.write import chunks
 
 _N = nodes.c
@@ -164,7 +165,8 @@ def node_children(
     as_of: int | None = None,
     limit: int = 1000,
 ) -> Children:
-    """What ``node`` CONTAINS at ``as_of`` (a system's datasets, a dataset's fields), by name."""
+    """What ``node`` CONTAINS at ``as_of``: a system's datasets by name, a dataset's fields in the
+    table's order (see ``table_order``)."""
     root = resolve(conn, node)
     stmt = (
         select(_N.id)
@@ -175,8 +177,31 @@ def node_children(
         stmt = stmt.where(_N.type.in_(sorted(types)))
     ids = list(dict.fromkeys(conn.execute(stmt.order_by(_N.name)).scalars()))
     infos = fetch_nodes(conn, ids[:limit])
-    kids = sorted(infos.values(), key=lambda n: n.name)
+    fields = [n for n in infos.values() if n.type == NodeType.FIELD]
+    others = sorted((n for n in infos.values() if n.type != NodeType.FIELD), key=lambda n: n.name)
+    kids = table_order(fields, _written(conn, [f.id for f in fields], as_of)) + others
     return Children(root, kids, len(ids), len(ids) > limit)
+
+
+def table_order(fields: Sequence[NodeInfo], written: Collection[int]) -> list[NodeInfo]:
+    """A dataset's fields in the table's order where the store knows it: a table that statements
+    write has its fields made in the order of its columns (the first event's target columns), so
+    their ids are that order; a table only read is known by the columns statements happened to
+    read, in no order of its own: by name."""
+    if any(f.id in written for f in fields):
+        return sorted(fields, key=lambda n: n.id)
+    return sorted(fields, key=lambda n: n.name)
+
+
+def _written(conn: Connection, fields: Sequence[int], as_of: int | None) -> set[int]:
+    """The fields among ``fields`` that some mapping writes at ``as_of``."""
+    out: set[int] = set()
+    for part in chunks(sorted(fields)):
+        stmt = select(_E.dst_id).where(
+            _E.dst_id.in_(part), _E.type.in_((EdgeType.MAPS_TO.value, WRITES_FIELD)), valid_at(as_of)
+        )
+        out.update(conn.execute(stmt.distinct()).scalars())
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,12 +255,12 @@ def dataset_columns(
     own = set(field_ids)
     peer_ids = {r.src_id for r in kept if r.src_id not in own} | {r.dst_id for r in kept if r.dst_id not in own}
     peers = sorted(fetch_nodes(conn, peer_ids).values(), key=lambda n: n.name)
+    written = _written(conn, field_ids, as_of)
     cols = [
         DatasetColumns(
             roots[d],
-            sorted(
-                (field_infos[f] for f in members[d] if f in field_infos and field_infos[f].type == "FIELD"),
-                key=lambda n: n.name,
+            table_order(
+                [field_infos[f] for f in members[d] if f in field_infos and field_infos[f].type == "FIELD"], written
             ),
         )
         for d in datasets
@@ -264,6 +289,7 @@ class FieldPaths:
     upstream: Subgraph
     downstream: Subgraph
     datasets: list[NodeInfo] = field(default_factory=list)
+    level: str = "all"
 
 
 def field_paths(
@@ -273,17 +299,30 @@ def field_paths(
     as_of: int | None = None,
     max_depth: int | None = None,
     max_nodes: int = 2000,
+    level: str | None = None,
 ) -> FieldPaths:
     """The field's origin subgraph and impact subgraph (all paths, not only one per end field).
 
-    Without ``include_indirect`` only DIRECT mappings are followed, both ways.
+    ``level`` (``levels``) says which mappings are followed, both ways; without one,
+    ``include_indirect`` picks ``all`` (True) or ``direct`` (False).
     """
+    lvl = parse_level(level, include_indirect)
     root = resolve(conn, node, types=(NodeType.FIELD,))
-    dependency = None if include_indirect else "DIRECT"
     sides = []
     all_ids: set[int] = set()
     for upstream in (True, False):
-        w = walk(conn, [root.id], upstream, MAPS_TO, as_of, max_depth, max_nodes, dependency=dependency)
+        w = walk(
+            conn,
+            [root.id],
+            upstream,
+            MAPS_TO,
+            as_of,
+            max_depth,
+            max_nodes,
+            from_fields=True,
+            where=edge_filter(lvl),
+            dataset_level=follows_dataset_level(lvl),
+        )
         depth = {n: (-d if upstream else d) for n, d in w.depth.items() if n != root.id}
         # An edge belongs to the path when both its ends were reached (a capped walk may see edges
         # to nodes it did not keep).
@@ -301,7 +340,7 @@ def field_paths(
     if root.parent_id is not None:
         parents.add(root.parent_id)
     datasets = sorted(fetch_nodes(conn, parents).values(), key=lambda n: n.name)
-    return FieldPaths(root, include_indirect, sides[0], sides[1], datasets)
+    return FieldPaths(root, lvl == Level.ALL, sides[0], sides[1], datasets, lvl.value)
 
 
 # ---------------------------------------------------------------------------- statements
@@ -338,6 +377,8 @@ class JobDetail:
     total_statements: int
     inputs: list[NodeInfo]
     outputs: list[NodeInfo]
+    columns_read: int = 0
+    columns_written: int = 0
 
 
 def _statement(row: Any) -> Statement:
@@ -445,10 +486,22 @@ def job_detail(conn: Connection, job: str | int, as_of: int | None = None, limit
     for src, dst in conn.execute(flow):
         (ins if dst == node.id else outs).append(src if dst == node.id else dst)
     infos = fetch_nodes(conn, [*ins, *outs])
+    read: set[int] = set()
+    written: set[int] = set()
+    mapped = select(_E.src_id, _E.dst_id, _E.type).where(
+        _E.job_id == node.id, _E.type.in_((EdgeType.MAPS_TO.value, MAPS_TO_ALL, WRITES_FIELD)), valid_at(as_of)
+    )
+    for src, dst, typ in conn.execute(mapped):
+        if typ != WRITES_FIELD:
+            read.add(src)
+        if typ != MAPS_TO_ALL:
+            written.add(dst)
     return JobDetail(
         node,
         [_statement(r) for r in rows],
         total,
         sorted((infos[i] for i in set(ins) if i in infos), key=lambda n: n.name),
         sorted((infos[i] for i in set(outs) if i in infos), key=lambda n: n.name),
+        len(read),
+        len(written),
     )

@@ -18,14 +18,17 @@ from headwater.model.ol_naming import OpenLineageNaming
 from headwater.store import delete as _delete
 from headwater.store import fields as _fields
 from headwater.store import impact as _impact
+from headwater.store import jobs as _jobs
 from headwater.store import lineage as _lineage
 from headwater.store import summary as _summary
 from headwater.store import trace as _trace
 from headwater.store.engine import write_lock
+from headwater.store.errors import InvalidInput
 from headwater.store.facts import Facts, Names
 from headwater.store.from_event import event_facts
 from headwater.store.from_external import lineage_facts
 from headwater.store.from_openlineage import run_event_facts
+from headwater.store.jobs import ClosedJobs, JobHistory
 from headwater.store.names import to_us
 from headwater.store.resolve import resolve
 from headwater.store.results import (
@@ -157,10 +160,14 @@ class LineageStore:
         limit: int | None = None,
         offset: int = 0,
         max_nodes: int = DEFAULT_MAX_NODES,
+        seen_since: AsOf = None,
     ) -> LineageGraph:
+        """The graph around ``node``; ``seen_since`` (a time, or a duration back from now: ``30d``)
+        leaves out jobs without a project file not seen since then (``jobs.py``)."""
         with self._read() as conn:
+            hidden = _jobs.hidden_jobs(conn, _jobs.parse_since(seen_since))
             return _lineage.get_lineage(
-                conn, node, direction, max_depth, to_us(as_of), node_types, limit, offset, max_nodes
+                conn, node, direction, max_depth, to_us(as_of), node_types, limit, offset, max_nodes, hidden
             )
 
     def get_upstream(self, node: str | int, **kw: Any) -> LineageGraph:
@@ -177,14 +184,22 @@ class LineageStore:
     def get_field_origin(
         self,
         field: str | int,
-        include_indirect: bool = False,
+        include_indirect: bool | None = None,
         as_of: AsOf = None,
         max_depth: int | None = None,
         limit: int | None = None,
         offset: int = 0,
+        level: str | None = None,
+        seen_since: AsOf = None,
     ) -> FieldOrigin:
+        """Origins of ``field`` at ``level`` (``direct``, ``field`` — the default — or ``all``;
+        ``include_indirect`` is the former flag: True = ``all``, False = ``direct``); ``seen_since``
+        as for ``get_lineage``."""
         with self._read() as conn:
-            return _fields.get_field_origin(conn, field, include_indirect, to_us(as_of), max_depth, limit, offset)
+            hidden = _jobs.hidden_jobs(conn, _jobs.parse_since(seen_since))
+            return _fields.get_field_origin(
+                conn, field, include_indirect, to_us(as_of), max_depth, limit, offset, level=level, hidden_jobs=hidden
+            )
 
     def get_field_impact(
         self,
@@ -193,9 +208,16 @@ class LineageStore:
         max_depth: int | None = None,
         limit: int | None = None,
         offset: int = 0,
+        level: str | None = None,
+        seen_since: AsOf = None,
     ) -> FieldImpact:
+        """Fields downstream of ``field`` at ``level`` (``direct``, ``field`` — the default — or
+        ``all``); ``seen_since`` as for ``get_lineage``."""
         with self._read() as conn:
-            return _fields.get_field_impact(conn, field, to_us(as_of), max_depth, limit, offset)
+            hidden = _jobs.hidden_jobs(conn, _jobs.parse_since(seen_since))
+            return _fields.get_field_impact(
+                conn, field, to_us(as_of), max_depth, limit, offset, level=level, hidden_jobs=hidden
+            )
 
     def trace_origin(self, node: str | int, max_depth: int | None = None, as_of: AsOf = None) -> TraceResult:
         with self._read() as conn:
@@ -219,6 +241,32 @@ class LineageStore:
     def get_lineage_stats(self, as_of: AsOf = None) -> LineageStats:
         with self._read() as conn:
             return _summary.get_lineage_stats(conn, to_us(as_of))
+
+    # ---------------------------------------------------------------- jobs
+
+    def job_history(self, job: str | int, as_of: AsOf = None) -> JobHistory:
+        """A job's versions (runs of one normalised statement in a row), with times, SQL and source."""
+        with self._read() as conn:
+            return _jobs.job_history(conn, job, to_us(as_of))
+
+    def _writing(self, fn: Any) -> Any:
+        with self._lock, self.engine.connect().execution_options(headwater_write=True) as conn, conn.begin():
+            return fn(conn)
+
+    def close_jobs(self, file: str, keep: Collection[str], at: AsOf = None) -> ClosedJobs:
+        """Close the jobs of project file ``file`` whose names are not in ``keep`` (statements removed)."""
+        return self._writing(lambda conn: _jobs.close_jobs(conn, file, keep, to_us(at)))
+
+    def prune_files(self, files: Collection[str], under: str = "", at: AsOf = None) -> ClosedJobs:
+        """Close the jobs of project files (below ``under``) that are not among ``files`` (files removed)."""
+        return self._writing(lambda conn: _jobs.prune_files(conn, files, under, to_us(at)))
+
+    def expire_jobs(self, not_seen_since: AsOf, at: AsOf = None) -> ClosedJobs:
+        """Close the jobs without a project file not seen since ``not_seen_since`` (a time or ``90d``)."""
+        since = _jobs.parse_since(not_seen_since)
+        if since is None:
+            raise InvalidInput("not_seen_since", "a time or a duration is required")
+        return self._writing(lambda conn: _jobs.expire_jobs(conn, since, to_us(at)))
 
     def delete_lineage(
         self,

@@ -95,14 +95,19 @@ def walk(
     max_nodes: int = DEFAULT_MAX_NODES,
     dependency: str | None = None,
     from_fields: bool | None = None,
+    where: ColumnElement[bool] | None = None,
+    dataset_level: bool = True,
+    hidden_jobs: Collection[int] = (),
 ) -> Walk:
     """Walk from ``roots`` along ``types`` edges, up or down, to ``max_depth`` (None: no limit).
 
     ``from_fields``: whether the roots are fields (None: look it up), i.e. whether the walk follows
-    dataset-level mappings (MAPS_TO only connects fields)."""
+    dataset-level mappings (MAPS_TO only connects fields); ``dataset_level=False`` never follows
+    them. ``where`` further filters the stored edges (``levels.edge_filter``); edges owned by a job
+    of ``hidden_jobs`` are not followed (``ageing.hidden_jobs``)."""
     w = Walk(upstream)
     roots = list(dict.fromkeys(roots))
-    virtual = dependency != "DIRECT" and EdgeType.MAPS_TO.value in types
+    virtual = dataset_level and dependency != "DIRECT" and EdgeType.MAPS_TO.value in types
     if virtual and from_fields is not None:  # the caller knows whether it walks from fields
         virtual = from_fields
     elif virtual:
@@ -114,6 +119,9 @@ def walk(
     base = select(*EDGE_COLUMNS, cost_col.label("cost")).where(_E.type.in_(queried), valid_at(as_of))
     if dependency:
         base = base.where(_E.dependency == dependency)
+    if where is not None:
+        base = base.where(where)
+    hidden = frozenset(hidden_jobs)
 
     def expand(frontier: list[int]) -> tuple[list[int], list[int]]:
         same: list[int] = []
@@ -128,6 +136,8 @@ def walk(
             if stored:
                 rows = [r for r in rows if r.type != MAPS_TO_ALL]
                 rows.extend(indirect.expand(conn, stored, as_of))
+        if hidden:
+            rows = [r for r in rows if r.job_id not in hidden]
         rows.sort(key=indirect.order)  # deterministic first-reached edges on every backend
         for row in rows:
             far = w.far(row)

@@ -35,6 +35,7 @@ from headwater.store.errors import InvalidInput
 from headwater.store.facts import Facts, NodeKey, NodeSpec
 from headwater.store.names import now_us
 from headwater.store.schema import OPEN, edges, events, meta, nodes
+from headwater.store.schema import jobs as jobs_table
 from headwater.store.types import PROCESS_TYPES, EdgeType
 
 CHUNK = 500
@@ -290,21 +291,31 @@ def _squeeze(payload: str | None) -> bytes | None:
 
 
 def _new_events(conn: Connection, batch: Sequence[Facts], job_ids: dict[str, int | None], now: int) -> dict[str, int]:
-    cols = "event_id, kind, job_id, run_key, event_us, recorded_us, status, payload_zlib"
+    cols = "event_id, kind, job_id, run_key, event_us, recorded_us, status, payload_zlib, fingerprint"
     rows = [
-        (f.event_id, f.kind, job_ids[f.event_id], f.run_key, f.event_us, now, f.status, _squeeze(f.payload))
+        (
+            f.event_id,
+            f.kind,
+            job_ids[f.event_id],
+            f.run_key,
+            f.event_us,
+            now,
+            f.status,
+            _squeeze(f.payload),
+            f.fingerprint,
+        )
         for f in batch
     ]
     if not _pg(conn):
         # the batch's event ids were checked inside this BEGIN IMMEDIATE transaction: all are new
         start = conn.exec_driver_sql(f"SELECT coalesce(max(id), 0) FROM {events.name}").scalar_one()
         pks = {f.event_id: k for k, f in enumerate(batch, start + 1)}
-        sql = f"INSERT INTO {events.name} (id, {cols}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        sql = f"INSERT INTO {events.name} (id, {cols}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         _executemany(conn, sql, [(pks[r[0]], *r) for r in rows])
         return pks
     out: dict[str, int] = {}
     for part in chunks(rows, 500):
-        values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s, %s)"] * len(part))
+        values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s, %s, %s)"] * len(part))
         sql = f"INSERT INTO {events.name} ({cols}) VALUES {values} ON CONFLICT DO NOTHING RETURNING id, event_id"
         out.update({event_id: pk for pk, event_id in conn.exec_driver_sql(sql, tuple(v for r in part for v in r))})
     return out
@@ -456,6 +467,7 @@ def apply(
     todo = sorted((f for f in todo if f.event_id in pks), key=lambda f: f.event_us)
     result.recorded = len(todo)
     result.event_ids = [f.event_id for f in todo]
+    _seen_jobs(conn, todo, ids)
     wanted = [(f, _wanted(f, ids, pks[f.event_id])) for f in todo]
     uses: dict[int | None, int] = {}
     for _, w in wanted:
@@ -509,6 +521,42 @@ def apply(
     result.edges_opened = len(inserts)
     result.edges_closed = len(diff.closes)
     return result
+
+
+def _seen_jobs(conn: Connection, todo: Sequence[Facts], ids: dict[NodeKey, int]) -> None:
+    """Keep ``hw_jobs`` (first and last seen, runs, file and line of the latest statement) for the
+    jobs of the recorded events (``todo``, in time order); a job seen again is no longer closed."""
+    seen: dict[int, list[Any]] = {}
+    for f in todo:
+        if not f.job:
+            continue
+        job = ids[f.job]
+        row = seen.get(job)
+        if row is None:
+            seen[job] = [job, f.event_us, f.event_us, 1, f.file, f.line]
+        else:
+            row[2], row[3] = f.event_us, row[3] + 1
+            if f.file is not None:
+                row[4], row[5] = f.file, f.line
+    if not seen:
+        return
+    pg = _pg(conn)
+    least, greatest, mark = ("least", "greatest", "%s") if pg else ("min", "max", "?")
+    t = jobs_table.name
+    newer = f"excluded.last_seen_us >= {t}.last_seen_us"
+    sql = (
+        f"INSERT INTO {t} (job_id, first_seen_us, last_seen_us, runs, file, line) VALUES "
+        f"({', '.join([mark] * 6)}) ON CONFLICT (job_id) DO UPDATE SET "
+        f"first_seen_us = {least}({t}.first_seen_us, excluded.first_seen_us), "
+        f"last_seen_us = {greatest}({t}.last_seen_us, excluded.last_seen_us), "
+        f"runs = {t}.runs + excluded.runs, "
+        f"file = CASE WHEN excluded.file IS NOT NULL AND ({newer} OR {t}.file IS NULL) THEN excluded.file "
+        f"ELSE {t}.file END, "
+        f"line = CASE WHEN excluded.file IS NOT NULL AND ({newer} OR {t}.file IS NULL) THEN excluded.line "
+        f"ELSE {t}.line END, "
+        f"closed_us = CASE WHEN {newer} THEN NULL ELSE {t}.closed_us END"
+    )
+    _executemany(conn, sql, [seen[j] for j in sorted(seen)])
 
 
 def _analyze_if_grown(conn: Connection) -> None:

@@ -24,7 +24,9 @@ DEFAULT_TABLE = "__internal_schema.audit_log"
 
 
 def _masked(url: str) -> str:
-    return sa.make_url(url).render_as_string(hide_password=True)
+    from headwater.catalog.live import mask_url
+
+    return mask_url(url)  # the user part's password and a ?password= alike
 
 
 @dataclass

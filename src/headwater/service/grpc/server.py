@@ -50,7 +50,10 @@ class TlsFiles:
 
 def grpc_server(store: LineageStore, tokens: Tokens | None = None, max_workers: int = 8) -> grpc.Server:
     """A server (not bound, not started) with both services and reflection."""
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="headwater-grpc"))
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="headwater-grpc"),
+        options=[("grpc.so_reuseport", 0)],  # a port in use is an error, not shared with another server
+    )
     governance_pb2_grpc.add_LineageServiceServicer_to_server(GovernanceService(store, tokens), server)
     pipeline_pb2_grpc.add_LineageServiceServicer_to_server(PipelineService(store, tokens), server)
     try:

@@ -64,6 +64,7 @@ export const post = (path, body, signal) => call("POST", path, undefined, body, 
 // One function per endpoint the explorer uses.
 export const api = {
   stats: (asOf) => get("stats", { as_of: asOf }),
+  overview: (asOf) => get("explorer/overview", { as_of: asOf }),
   search: (q, types, limit, signal) => get("explorer/search", { q, types, limit }, signal),
   resolve: (node) => get("nodes/resolve", { node }),
   lineage: (node, direction, depth, asOf, limit) =>
@@ -71,11 +72,11 @@ export const api = {
   summary: (node, asOf) => get("summary", { node, as_of: asOf }),
   columns: (datasets, asOf) => post("explorer/columns", { datasets, as_of: asOf || null }),
   children: (id, types, asOf) => get(`explorer/nodes/${id}/children`, { types, as_of: asOf }),
-  fieldPaths: (field, includeIndirect, asOf) =>
-    get("explorer/field-paths", { field, include_indirect: includeIndirect, as_of: asOf }),
-  fieldOrigin: (field, includeIndirect, asOf) =>
-    get("field-origin", { field, include_indirect: includeIndirect, as_of: asOf, limit: 200 }),
-  fieldImpact: (field, asOf) => get("field-impact", { field, as_of: asOf, limit: 200 }),
+  // the "indirect" box: level all (every mapping) or direct (value flows); one level for all three
+  // level: direct, field or all (the store's origin levels)
+  fieldPaths: (field, level, asOf) => get("explorer/field-paths", { field, level, as_of: asOf }),
+  fieldOrigin: (field, level, asOf) => get("field-origin", { field, level, as_of: asOf, limit: 200 }),
+  fieldImpact: (field, level, asOf) => get("field-impact", { field, level, as_of: asOf, limit: 200 }),
   edge: (id) => get(`explorer/edges/${id}`),
   job: (id, asOf) => get(`explorer/jobs/${id}`, { as_of: asOf }),
   analyzeImpact: (body) => post("analyze-impact", body),

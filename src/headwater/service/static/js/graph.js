@@ -45,6 +45,25 @@ const OTHER_COLOUR = "#64748b";
 
 export const expandable = (n) => !PROCESS.has(n.type) && !FLAT.has(n.type);
 
+// The name a person reads on a node: a job's stable name (the file and statement, or the name it
+// was given) rather than its store key; other nodes their short name.
+//   job:marts/fct_sales.sql#2 -> marts/fct_sales.sql#2;  sql:6cc2beaf…:internal.rpt.t -> t #6cc2beaf
+export function displayName(node) {
+  if (node.type === "JOB") {
+    if (node.name.startsWith("job:")) return node.name.slice(4);
+    const m = /^sql:([0-9a-f]+):(.*)$/.exec(node.name);
+    if (m) return `${m[2].split(".").pop()} #${m[1].slice(0, 8)}`;
+  }
+  return node.short;
+}
+
+// Below this scale a card's own text is too small to read: a label drawn at a fixed size on screen
+// replaces it (level of detail), so no card is ever a blank box.
+export const LOD_SCALE = 0.62;
+const LOD_PX = 11;
+// The smallest scale "fit" uses: there, the fixed-size labels still fit their cards' rows.
+export const MIN_FIT_SCALE = 0.3;
+
 export function colourOf(edge) {
   return SUBTYPE_COLOURS[edge.subtype] || OTHER_COLOUR;
 }
@@ -74,12 +93,26 @@ function fit(text, px, weight, maxWidth) {
   return `${text.slice(0, lo)}…`;
 }
 
+// Cut in the middle: a job's name keeps its file's start and its statement's end (02_ma…sql#5).
+function fitMiddle(text, px, weight, maxWidth) {
+  measurer.font = `${weight} ${px}px system-ui, -apple-system, "Segoe UI", sans-serif`;
+  if (measurer.measureText(text).width <= maxWidth) return text;
+  let keep = text.length - 1;
+  while (keep > 2) {
+    const head = Math.ceil(keep / 2);
+    const cut = `${text.slice(0, head)}…${text.slice(text.length - (keep - head))}`;
+    if (measurer.measureText(cut).width <= maxWidth) return cut;
+    keep -= 1;
+  }
+  return `${text.slice(0, 1)}…`;
+}
+
 // The size a node takes: cards grow with their shown rows.
 // Widths follow the names (within bounds) so that most names show whole.
 export function nodeSize(node, rows, extraRow) {
   if (node.kind === "stub") return { width: STUB_W, height: STUB_H };
   if (PROCESS.has(node.type)) {
-    return { width: clamp(textWidth(node.short, 12, 500) + 44, 140, PILL_W_MAX), height: PILL_H };
+    return { width: clamp(textWidth(displayName(node), 12, 500) + 44, 140, PILL_W_MAX), height: PILL_H };
   }
   const where = node.name.slice(0, Math.max(0, node.name.length - node.short.length - 1));
   let width = Math.max(textWidth(node.short, 13.5, 650), textWidth(`${node.type} · ${where}`, 10, 600)) + 64;
@@ -108,6 +141,7 @@ export class GraphView {
     this.viewport = el("g", { class: "viewport" }, svg);
     this.bounds = { width: 0, height: 0 };
     this.positions = new Map();
+    this.lodTexts = [];
     this._panning();
     this._events();
   }
@@ -137,6 +171,8 @@ export class GraphView {
     this.viewport.replaceChildren();
     this.elements.clear();
     this.positions.clear();
+    this.lodTexts = [];
+    this._lodBucket = null;
     this.scene = scene;
     const gEdges = el("g", { class: "edges" }, this.viewport);
     const gNodes = el("g", { class: "nodes" }, this.viewport);
@@ -198,7 +234,8 @@ export class GraphView {
       el("rect", { class: "card", width: box.width, height: box.height, rx: 16 }, g);
       el("circle", { cx: 16, cy: box.height / 2, r: 5, fill: colour }, g);
       const t = el("text", { class: "name", x: 28, y: box.height / 2 + 4 }, g);
-      t.textContent = fit(node.short, 12, 500, box.width - 40);
+      t.textContent = fit(displayName(node), 12, 500, box.width - 40);
+      this._lodText(el("text", { class: "lodname", x: 8, y: box.height / 2 }, g), displayName(node), box.width + 90, 500, true);
       return;
     }
     el("rect", { class: "card", width: box.width, height: box.height, rx: 8 }, g);
@@ -208,6 +245,7 @@ export class GraphView {
     type.textContent = fit(where ? `${node.type} · ${where}` : node.type, 10, 600, box.width - 50);
     const name = el("text", { class: "name", x: 14, y: 35 }, g);
     name.textContent = fit(node.short, 13.5, 650, box.width - 50);
+    this._lodText(el("text", { class: "lodname", x: 10, y: HEADER / 2 }, g), node.short, box.width + 60, 650);
     if (expandable(node)) {
       const tg = el("g", {
         class: "toggle",
@@ -347,13 +385,99 @@ export class GraphView {
       this._frame = null;
       const { x, y, k } = this.t;
       this.viewport.setAttribute("transform", `translate(${x.toFixed(1)},${y.toFixed(1)}) scale(${k.toFixed(4)})`);
-      // Far out, text is too small to read: not painting it keeps panning smooth on big graphs.
-      const far = k < 0.35;
+      // Zoomed out, a card's own text is unreadable: each card shows its name at LOD_PX on
+      // screen instead, and the small text (columns, ports) is not painted, which also keeps
+      // panning smooth on big graphs.
+      const lod = k < LOD_SCALE;
+      this.viewport.style.setProperty("--lod-font", `${(LOD_PX / k).toFixed(2)}px`);
+      if (lod) this._fitLodTexts(k);
+      if (lod !== this.lod) {
+        this.lod = lod;
+        this.svg.classList.toggle("lod", lod);
+      }
+      const far = k < MIN_FIT_SCALE;
       if (far !== this.far) {
         this.far = far;
         this.svg.classList.toggle("far", far);
       }
+      this._minimap();
     });
+  }
+
+  // A level-of-detail label: its text is cut to the room it has at the scale it is drawn at.
+  _lodText(t, full, room, weight, middle = false) {
+    this.lodTexts.push({ t, full, room, weight, middle });
+    el("title", {}, t).textContent = full;
+    t.appendChild(document.createTextNode(full));
+  }
+
+  _fitLodTexts(k) {
+    const bucket = Math.round(k * 40);
+    if (bucket === this._lodBucket && this._lodCount === this.lodTexts.length) return;
+    this._lodBucket = bucket;
+    this._lodCount = this.lodTexts.length;
+    const px = LOD_PX / (bucket / 40);
+    for (const { t, full, room, weight, middle } of this.lodTexts) {
+      t.lastChild.nodeValue = middle ? fitMiddle(full, px, weight, room) : fit(full, px, weight, room);
+    }
+  }
+
+  // A minimap in the canvas corner when the graph does not fit the view: every card, and the view.
+  attachMinimap(box) {
+    this.mini = box;
+    box.addEventListener("pointerdown", (ev) => {
+      const go = (e) => {
+        const m = this._miniScale;
+        if (!m) return;
+        const r = box.getBoundingClientRect();
+        const gx = (e.clientX - r.left - m.ox) / m.s;
+        const gy = (e.clientY - r.top - m.oy) / m.s;
+        const v = this.svg.getBoundingClientRect();
+        this.t.x = v.width / 2 - gx * this.t.k;
+        this.t.y = v.height / 2 - gy * this.t.k;
+        this._apply();
+      };
+      go(ev);
+      box.setPointerCapture(ev.pointerId);
+      box.onpointermove = go;
+      box.onpointerup = () => {
+        box.onpointermove = null;
+      };
+    });
+  }
+
+  _minimap() {
+    const box = this.mini;
+    if (!box) return;
+    const v = this.svg.getBoundingClientRect();
+    const { x, y, k } = this.t;
+    const w = this.bounds.width;
+    const h = this.bounds.height;
+    const fits = w * k <= v.width + 1 && h * k <= v.height + 1 && x >= -1 && y >= -1 && x + w * k <= v.width + 1 && y + h * k <= v.height + 1;
+    box.hidden = !w || fits;
+    if (box.hidden) return;
+    const W = 200;
+    const H = 130;
+    const s = Math.min((W - 8) / w, (H - 8) / h);
+    const ox = (W - w * s) / 2;
+    const oy = (H - h * s) / 2;
+    this._miniScale = { s, ox, oy };
+    if (this._miniScene !== this.scene) {
+      this._miniScene = this.scene;
+      box.replaceChildren();
+      const svg = el("svg", { width: W, height: H, class: "minimap-svg" }, box);
+      const g = el("g", { transform: `translate(${ox},${oy}) scale(${s})` }, svg);
+      for (const item of this.scene.nodes) {
+        const b = item.box;
+        el("rect", { x: b.x, y: b.y, width: b.width, height: b.height, class: `mm-${item.root ? "root" : PROCESS.has(item.node?.type) ? "job" : "card"}` }, g);
+      }
+      this._miniView = el("rect", { class: "mm-view" }, svg);
+    }
+    const r = this._miniView;
+    r.setAttribute("x", (ox + (-x / k) * s).toFixed(1));
+    r.setAttribute("y", (oy + (-y / k) * s).toFixed(1));
+    r.setAttribute("width", ((v.width / k) * s).toFixed(1));
+    r.setAttribute("height", ((v.height / k) * s).toFixed(1));
   }
 
   zoomBy(factor, cx, cy) {
@@ -367,20 +491,26 @@ export class GraphView {
     this._apply();
   }
 
-  // Fit the whole graph; when that would make text unreadable, centre on `focusId` at a readable scale.
+  // Fit the whole graph, down to MIN_FIT_SCALE (where every card's label is still readable); a
+  // graph larger than that is shown at MIN_FIT_SCALE around `focusId` (the root), with the minimap.
   fit(focusId, anchor = 0.5) {
     const r = this.svg.getBoundingClientRect();
     const pad = 40;
     const w = Math.max(1, this.bounds.width);
     const h = Math.max(1, this.bounds.height);
-    let k = Math.min((r.width - 2 * pad) / w, (r.height - 2 * pad) / h, 1.2);
-    if (k >= 0.45 || focusId === undefined || focusId === null) {
-      k = Math.max(k, 0.08);
+    const k = Math.min((r.width - 2 * pad) / w, (r.height - 2 * pad) / h, 1.2);
+    if (k >= MIN_FIT_SCALE) {
       this.t = { k, x: (r.width - w * k) / 2, y: Math.max(pad / 2, (r.height - h * k) / 2) };
       this._apply();
       return;
     }
-    this.t.k = 0.75;
+    this.t.k = MIN_FIT_SCALE;
+    if (focusId === undefined || focusId === null || !this.positions.has(focusId)) {
+      this.t.x = pad;
+      this.t.y = pad;
+      this._apply();
+      return;
+    }
     this.centerOn(focusId, anchor);
   }
 

@@ -5,8 +5,8 @@
 //   (&limit=<n>: the page size of the lineage answer, 2000 by default)
 
 import { ApiError, api, setToken, setUnauthorizedHandler } from "./api.js";
-import { badge, fill, h } from "./dom.js";
-import { GraphView, HEADER, TYPE_COLOURS, expandable, nodeSize } from "./graph.js";
+import { badge, fill, fmtTime, h } from "./dom.js";
+import { GraphView, HEADER, TYPE_COLOURS, displayName, expandable, nodeSize } from "./graph.js";
 import { layeredLayout } from "./layout.js";
 import { FAN_OUT, NODE_TYPES, buildView, columnEdges } from "./model.js";
 import {
@@ -19,6 +19,7 @@ import {
   tooltipContent,
 } from "./panels.js";
 import { initSearch } from "./search.js";
+import { exportPng, exportSvg } from "./export.js";
 
 const $ = (id) => document.getElementById(id);
 const LINEAGE_LIMIT = 2000;
@@ -68,6 +69,9 @@ function parseHash() {
     sel: p.get("sel") ? Number(p.get("sel")) : null,
     hide: new Set((p.get("hide") || "").split(",").filter(Boolean)),
     ind: p.get("ind") !== "0",
+    path: p.get("path") === "1",
+    // which mappings a column's paths follow (the store's levels): the indirect box means all / direct
+    level: ["direct", "field", "all"].includes(p.get("level")) ? p.get("level") : p.get("ind") !== "0" ? "all" : "direct",
     stmt: p.get("stmt") || null,
     limit: Math.min(10000, Math.max(1, Number(p.get("limit")) || LINEAGE_LIMIT)),
   };
@@ -83,6 +87,8 @@ function hashOf(r) {
   if (r.sel !== null) p.set("sel", String(r.sel));
   if (r.hide.size) p.set("hide", [...r.hide].sort().join(","));
   if (!r.ind) p.set("ind", "0");
+  if (r.path) p.set("path", "1");
+  if (r.level !== (r.ind ? "all" : "direct")) p.set("level", r.level);
   if (r.stmt) p.set("stmt", r.stmt);
   if (r.limit !== LINEAGE_LIMIT) p.set("limit", String(r.limit));
   const q = p.toString().replace(/%2C/g, ",").replace(/%3A/g, ":");
@@ -105,10 +111,18 @@ function status(text) {
   $("status").textContent = text || "";
 }
 
+// Every notice of a view in one line (the most serious kind colours it), so that caps and
+// fan-outs never stack banners over the graph.
 function notices(list) {
-  fill($("notices"),
-    ...list.map(([kind, text, ...extra]) => h("div", { class: `banner ${kind}`, "data-notice": kind }, text, ...extra)),
-  );
+  if (!list.length) return fill($("notices"));
+  const rank = { error: 3, warn: 2, info: 1 };
+  const kind = list.reduce((a, [k]) => (rank[k] > rank[a] ? k : a), "info");
+  const parts = [];
+  list.forEach(([k, text, ...extra], i) => {
+    if (i) parts.push(h("span", { class: "sep" }, " · "));
+    parts.push(h("span", { "data-notice": k }, text), ...extra);
+  });
+  fill($("notices"), h("div", { class: `banner ${kind} merged` }, ...parts));
 }
 // ---------------------------------------------------------------- syncing the page with the URL
 
@@ -167,16 +181,16 @@ async function doSync() {
     for (const e of r.edges) data.fieldEdges.set(e.id, e);
     data.columnsTruncated = data.columnsTruncated || r.truncated;
   }
-  const pathsKey = route.sel === null ? null : `${route.sel}|${route.ind}|${route.asof}`;
+  const pathsKey = route.sel === null ? null : `${route.sel}|${route.level}|${route.asof}`;
   if (pathsKey !== data.pathsKey) {
     data.paths = data.origin = data.impact = null;
     if (pathsKey) {
       status("tracing the column…");
       const field = `#${route.sel}`;
       const [paths, origin, impact] = await Promise.all([
-        api.fieldPaths(field, route.ind, route.asof),
-        api.fieldOrigin(field, route.ind, route.asof),
-        api.fieldImpact(field, route.asof),
+        api.fieldPaths(field, route.level, route.asof),
+        api.fieldOrigin(field, route.level, route.asof),
+        api.fieldImpact(field, route.level, route.asof),
       ]);
       Object.assign(data, { paths, origin, impact });
       for (const side of [paths.upstream, paths.downstream]) {
@@ -198,6 +212,8 @@ function controlsFromRoute() {
   }
   $("depth").value = String(route.depth);
   $("indirect").checked = route.ind;
+  $("level").value = route.level;
+  $("path-only").checked = route.path;
 }
 
 // ---------------------------------------------------------------- drawing
@@ -257,6 +273,7 @@ function draw() {
   const key = JSON.stringify([
     data.lineageKey, [...route.hide].sort(), [...ui.shown], [...route.exp].sort(), [...ui.allRows].sort(),
     [...route.exp].filter((id) => data.columns.has(id)).length, data.fieldEdges.size, data.fieldParent.size, route.ind,
+    route.path && data.paths ? data.paths.field.id : null,
   ]);
   if (key === ui.sceneKey && ui.scene) {
     applyHighlight();
@@ -265,7 +282,7 @@ function draw() {
   }
   ui.sceneKey = key;
   const started = performance.now();
-  const view = buildView(L, route.hide, ui.shown);
+  const view = pathOnly(buildView(L, route.hide, ui.shown));
   const rowIndex = new Map();
   const items = [];
   for (const n of view.nodes) {
@@ -371,6 +388,31 @@ function draw() {
     graph.fit(view.rootId, { UPSTREAM: 0.8, DOWNSTREAM: 0.2 }[route.dir] ?? 0.5);
   }
   centerIfPending();
+}
+
+// "path only": with a column selected, the view keeps the datasets that hold a column of its paths
+// and the jobs of those paths (the root always), and the edges between them.
+function pathOnly(view) {
+  const P = data.paths;
+  if (!route.path || !P) return view;
+  const keep = new Set([view.rootId]);
+  for (const f of [P.field.id, ...P.upstream.nodes.map((n) => n.id), ...P.downstream.nodes.map((n) => n.id)]) {
+    const ds = data.fieldParent.get(f);
+    if (ds !== undefined) keep.add(ds);
+  }
+  for (const e of [...P.upstream.edges, ...P.downstream.edges]) {
+    if (e.job_id !== null && e.job_id !== undefined) keep.add(e.job_id);
+    for (const end of [e.source, e.target]) {
+      const ds = data.fieldParent.get(end);
+      if (ds !== undefined) keep.add(ds);
+    }
+  }
+  return {
+    ...view,
+    nodes: view.nodes.filter((n) => keep.has(n.id)),
+    edges: view.edges.filter((e) => keep.has(e.source) && keep.has(e.target)),
+    stubs: [],
+  };
 }
 
 function centerIfPending() {
@@ -550,6 +592,7 @@ async function details() {
       paths: data.paths,
       drawn,
       includeIndirect: route.ind,
+      level: route.level,
       actions,
     });
     setImpactTarget(data.paths.field);
@@ -754,8 +797,8 @@ $("statement").addEventListener("close", () => {
 
 async function showHome() {
   document.title = "headwater · lineage explorer";
-  const [stats, list] = await Promise.all([api.stats(route.asof), api.search("", ["DATASET"], 100)]);
-  fill($("home-stats"), 
+  const [stats, ov] = await Promise.all([api.stats(route.asof), api.overview(route.asof)]);
+  fill($("home-stats"),
     ...[
       ["datasets", stats.nodes_by_type.DATASET || 0],
       ["columns", stats.nodes_by_type.FIELD || 0],
@@ -764,13 +807,29 @@ async function showHome() {
       ["events", stats.events_recorded],
     ].map(([k, v]) => h("div", { class: "stat" }, h("b", {}, String(v)), h("span", {}, k))),
   );
-  fill($("home-list"), 
-    ...list.hits.map((hit) =>
-      h("li", {}, h("a", { href: `#/node/${hit.node.id}` }, badge(hit.node.type, TYPE_COLOURS[hit.node.type]), " ", hit.node.short),
-        h("span", { class: "muted" }, ` ${hit.node.name}`)),
-    ),
-    list.truncated ? h("li", { class: "muted" }, "… and more: use the search") : null,
-    list.hits.length ? null : h("li", { class: "muted" }, "The store is empty: record some lineage first (headwater ingest …)."),
+  const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  fill($("home-list"),
+    ...ov.databases.map((g) =>
+      h("section", { class: "db-group", "data-db": g.name },
+        h("h2", {}, g.name, h("span", { class: "muted" }, ` ${plural(g.total, "table")}`)),
+        h("ul", { class: "plain" },
+          g.datasets.map((d) =>
+            h("li", {},
+              h("a", { href: `#/node/${d.node.id}` }, badge(d.node.type, TYPE_COLOURS[d.node.type]), " ", d.node.short),
+              h("span", { class: "degree muted", title: "statements that read or write it" }, ` ${plural(d.degree, "link")}`),
+            ))),
+        g.total > g.datasets.length ? h("p", { class: "muted" }, `… and ${g.total - g.datasets.length} more: use the search`) : null,
+      )),
+    ov.truncated ? h("p", { class: "muted" }, "… and more databases: use the search") : null,
+    ov.databases.length ? null : h("p", { class: "muted" }, "The store is empty: record some lineage first (headwater ingest …)."),
+  );
+  fill($("home-recent"),
+    ...ov.recent.map((r) =>
+      h("li", {},
+        h("a", { href: `#/node/${r.job.id}` }, displayName(r.job)),
+        h("span", { class: "muted" }, ` ${fmtTime(r.event_time)}${r.status && r.status !== "COMPLETE" ? ` · ${r.status}` : ""}`),
+      )),
+    ov.recent.length ? null : h("li", { class: "muted" }, "nothing recorded yet"),
   );
 }
 
@@ -788,7 +847,21 @@ $("direction").addEventListener("click", (ev) => {
   if (b) go({ dir: b.dataset.dir });
 });
 $("depth").addEventListener("change", (ev) => go({ depth: ev.target.value === "all" ? "all" : Number(ev.target.value) }));
-$("indirect").addEventListener("change", (ev) => go({ ind: ev.target.checked }));
+$("indirect").addEventListener("change", (ev) => go({ ind: ev.target.checked, level: ev.target.checked ? "all" : "direct" }));
+$("level").addEventListener("change", (ev) => go({ level: ev.target.value, ind: ev.target.value !== "direct" }));
+const exportName = () => (route.sel !== null ? nameOf(route.sel) : data.lineage?.root.short || "lineage").replace(/[^\w.-]+/g, "_");
+$("export-svg").addEventListener("click", () => {
+  $("export-menu").open = false;
+  exportSvg($("graph"), graph.bounds, exportName());
+});
+$("export-png").addEventListener("click", () => {
+  $("export-menu").open = false;
+  track(exportPng($("graph"), graph.bounds, exportName()));
+});
+$("path-only").addEventListener("change", (ev) => {
+  ui.fitPending = true;
+  go({ path: ev.target.checked });
+});
 $("asof").addEventListener("change", (ev) => {
   const v = ev.target.value;
   const iso = v ? new Date(v).toISOString() : null;
@@ -848,6 +921,7 @@ initSearch({
 });
 
 renderLegend($("legend"), ["DATASET", "JOB", "EXTERNAL", "ENTITY", "REPORT"]);
+graph.attachMinimap($("minimap"));
 window.addEventListener("hashchange", sync);
 // For debugging and the browser tests: the state, and a promise that settles when the page has caught up.
 async function settled() {

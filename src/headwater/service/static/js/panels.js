@@ -1,7 +1,8 @@
 // Side panels, the legend, the edge tooltip and the statement dialog.
 
-import { DIRECT_SUBTYPES, INDIRECT_SUBTYPES, SUBTYPE_COLOURS, TYPE_COLOURS, colourOf } from "./graph.js";
+import { DIRECT_SUBTYPES, INDIRECT_SUBTYPES, SUBTYPE_COLOURS, TYPE_COLOURS, colourOf, displayName } from "./graph.js";
 import { badge, fill, fmtTime, h } from "./dom.js";
+import { exportList } from "./export.js";
 
 const SEVERITY_CLASS = { LOW: "sev-low", MEDIUM: "sev-medium", HIGH: "sev-high", CRITICAL: "sev-critical" };
 
@@ -13,7 +14,7 @@ export function renderLegend(box, nodeTypes) {
   const line = (colour, dashed) => svgLine(colour, dashed);
   fill(box, 
     h("details", {
-      open: localStorage.getItem("headwater.legend") !== "closed",
+      open: localStorage.getItem("headwater.legend") === "open",
       ontoggle: (ev) => localStorage.setItem("headwater.legend", ev.target.open ? "open" : "closed"),
     },
       h("summary", {}, "legend"),
@@ -60,7 +61,18 @@ const nodeLink = (node, onJump, label) =>
 
 export function renderNodeDetails(box, { node, summary, job, isRoot, drawn, actions }) {
   const rows = [];
-  if (summary) {
+  if (job) {
+    const latest = job.statements[0];
+    const ctx = latest?.context?.external_catalog_properties || {};
+    const file = ctx["headwater.job.file"];
+    rows.push(
+      ["source", file ? `${file}${ctx["headwater.job.line"] ? `:${ctx["headwater.job.line"]}` : ""}` : "—"],
+      ["last run", latest ? fmtTime(latest.event_time) : "—"],
+      ["statements", job.total_statements],
+      ["columns read", job.columns_read],
+      ["columns written", job.columns_written],
+    );
+  } else if (summary) {
     rows.push(
       ["upstream", summary.upstream_count],
       ["downstream", summary.downstream_count],
@@ -71,7 +83,7 @@ export function renderNodeDetails(box, { node, summary, job, isRoot, drawn, acti
   }
   const props = Object.entries(node.properties || {}).filter(([k]) => k !== "sql");
   fill(box, 
-    h("div", { class: "panel-head" }, badge(node.type, TYPE_COLOURS[node.type]), h("h2", {}, node.short)),
+    h("div", { class: "panel-head" }, badge(node.type, TYPE_COLOURS[node.type]), h("h2", {}, displayName(node))),
     h("div", { class: "fullname" }, node.name),
     h("div", { class: "actions" },
       !isRoot && h("button", { type: "button", onclick: () => actions.open(node) }, "open as centre"),
@@ -106,7 +118,7 @@ function renderJobSummary(job, actions) {
 
 // ---------------------------------------------------------------- details of a column
 
-export function renderFieldDetails(box, { field, origin, impact, paths, drawn, includeIndirect, actions }) {
+export function renderFieldDetails(box, { field, origin, impact, paths, drawn, includeIndirect, level, actions }) {
   const parentsOnPath = new Map(paths.datasets.map((d) => [d.id, d]));
   const outside = [...parentsOnPath.values()].filter((d) => !drawn.has(d.id));
   const originList = origin.origins.filter((o) => o.depth > 0);
@@ -120,16 +132,14 @@ export function renderFieldDetails(box, { field, origin, impact, paths, drawn, i
     ),
     h("p", { class: "muted" },
       `${paths.upstream.nodes.length} upstream and ${paths.downstream.nodes.length} downstream columns`,
-      includeIndirect ? " (DIRECT and INDIRECT)" : " (DIRECT only)", "."),
-    h("h3", { class: "up" }, "Comes from ", h("span", { class: "muted" }, `(origin${includeIndirect ? ", with indirect" : ""})`)),
-    originList.length
-      ? h("ul", { class: "paths", id: "origin-list" }, originList.map((o) => pathItem(o, actions.jump)))
-      : h("p", { class: "muted", id: "origin-list" }, "no upstream column: this is an origin"),
+      { direct: " (DIRECT only)", field: " (DIRECT, and its own CASE and window inputs)", all: " (DIRECT and INDIRECT)" }[level] ?? (includeIndirect ? " (DIRECT and INDIRECT)" : " (DIRECT only)"), "."),
+    h("h3", { class: "up" }, "Comes from ", h("span", { class: "muted" }, `(origin, level ${level})`),
+      listExports(originList, `${field.short}.origin`, "origin")),
+    byDependency(originList, "origin-list", actions.jump, "no upstream column: this is an origin"),
     origin.truncated ? h("p", { class: "warn" }, `Partial: ${origin.total} origins, a cap was hit.`) : null,
-    h("h3", { class: "down" }, "Feeds ", h("span", { class: "muted" }, "(impact)")),
-    impact.impacted.length
-      ? h("ul", { class: "paths", id: "impact-list" }, impact.impacted.map((p) => pathItem(p, actions.jump)))
-      : h("p", { class: "muted", id: "impact-list" }, "nothing downstream"),
+    h("h3", { class: "down" }, "Feeds ", h("span", { class: "muted" }, "(impact)"),
+      listExports(impact.impacted, `${field.short}.impact`, "impact")),
+    byDependency(impact.impacted, "impact-list", actions.jump, "nothing downstream"),
     impact.total > impact.impacted.length ? h("p", { class: "muted" }, `${impact.total} in all`) : null,
     impact.truncated ? h("p", { class: "warn" }, "Partial: a cap was hit.") : null,
     outside.length
@@ -141,6 +151,29 @@ export function renderFieldDetails(box, { field, origin, impact, paths, drawn, i
     paths.upstream.truncated || paths.downstream.truncated
       ? h("p", { class: "warn" }, "The highlighted path is partial: a cap was hit.")
       : null,
+  );
+}
+
+function listExports(list, name, what) {
+  if (!list.length) return null;
+  const button = (format) =>
+    h("button", { type: "button", class: "mini", id: `${what}-${format}`, title: `the ${what} list as ${format.toUpperCase()}`, onclick: () => exportList(list, name, format) }, format.toUpperCase());
+  return h("span", { class: "list-exports" }, button("csv"), button("json"));
+}
+
+// A list of origins or impacted columns: DIRECT ones (the value flows) first, then INDIRECT ones
+// (they decide which rows), each group in the store's order (nearest first).
+function byDependency(list, id, onJump, empty) {
+  if (!list.length) return h("p", { class: "muted", id }, empty);
+  const direct = list.filter((p) => p.dependency === "DIRECT");
+  const indirect = list.filter((p) => p.dependency !== "DIRECT");
+  const group = (items, title) =>
+    items.length
+      ? [h("h4", { class: "dep-head" }, `${title} (${items.length})`), h("ul", { class: "paths" }, items.map((p) => pathItem(p, onJump)))]
+      : [];
+  return h("div", { id, class: "dep-groups" },
+    ...group(direct, "DIRECT — the value comes from them"),
+    ...group(indirect, "INDIRECT — they decide which rows"),
   );
 }
 

@@ -1,0 +1,77 @@
+"""Narrow token edits for statements a database accepts and sqlglot does not parse.
+
+Each edit blanks tokens that carry no lineage (the text keeps its length, so every line and
+column stays where it was), and is tried only after sqlglot failed on the statement:
+
+- Doris / StarRocks ``INSERT INTO t [PARTITION (…)] WITH LABEL l …``: the load label;
+- Teradata column attributes ``(TITLE '…')``, ``(NAMED x)``, ``(FORMAT '…')`` after an expression.
+
+T-SQL batches without semicolons between statements are cut by ``routines.batch_statements``.
+
+>>> blank_unparsed("INSERT INTO t WITH LABEL l1 SELECT a FROM s", "doris")
+'INSERT INTO t               SELECT a FROM s'
+>>> blank_unparsed("SELECT a (TITLE 'Alpha') FROM t", "teradata")
+'SELECT a                 FROM t'
+>>> blank_unparsed("SELECT 1", "doris") is None
+True
+"""
+
+from __future__ import annotations
+
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.errors import TokenError
+from sqlglot.tokens import Token, TokenType
+
+from headwater.catalog.dialects import sqlglot_dialect
+from headwater.catalog.names import MYSQL_FAMILY
+
+_TERADATA_ATTRIBUTES = frozenset({"TITLE", "NAMED", "FORMAT"})
+
+
+def blank_unparsed(sql: str, dialect: str) -> str | None:
+    """``sql`` with the edits above applied; None when none applies."""
+    name = sqlglot_dialect(dialect)
+    try:
+        tokens = Dialect.get_or_raise(name).tokenize(sql)
+    except TokenError:
+        return None
+    spans: list[tuple[int, int]] = []
+    if name in MYSQL_FAMILY:
+        spans = _insert_labels(tokens)
+    elif name == "teradata":
+        spans = _teradata_attributes(tokens)
+    if not spans:
+        return None
+    text = list(sql)
+    for start, end in spans:
+        for i in range(start, end + 1):
+            if text[i] != "\n":
+                text[i] = " "
+    return "".join(text)
+
+
+def _words(tokens: list[Token]) -> list[str]:
+    return [t.text.upper() for t in tokens]
+
+
+def _insert_labels(tokens: list[Token]) -> list[tuple[int, int]]:
+    words = _words(tokens)
+    if not words or words[0] != "INSERT":
+        return []
+    for i in range(len(words) - 2):
+        if words[i] == "WITH" and words[i + 1] == "LABEL":
+            return [(tokens[i].start, tokens[i + 2].end)]
+    return []
+
+
+def _teradata_attributes(tokens: list[Token]) -> list[tuple[int, int]]:
+    spans = []
+    for i in range(1, len(tokens) - 3):
+        if (
+            tokens[i].token_type == TokenType.L_PAREN
+            and tokens[i + 1].text.upper() in _TERADATA_ATTRIBUTES
+            and tokens[i + 3].token_type == TokenType.R_PAREN
+            and tokens[i - 1].token_type not in (TokenType.L_PAREN, TokenType.COMMA)
+        ):
+            spans.append((tokens[i].start, tokens[i + 3].end))
+    return spans

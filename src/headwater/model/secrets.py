@@ -1,0 +1,244 @@
+"""Secrets kept out of everything headwater stores, sends or logs: property maps and SQL text.
+
+One rule decides what a secret is, for property keys and for the keys of key/value pairs inside SQL
+text and inside values (``is_sensitive``): passwords, keys, tokens, credentials, signatures, SAS
+tokens, authorization headers. Values are also masked where they carry a secret whatever their key
+(``mask_value``): a URL's ``user:password@``, ``password=…`` pairs in URL queries and in
+``jdbc.properties``-style strings, and ``Bearer``/``Basic`` credentials.
+
+>>> redact({"uri": "thrift://h:9083", "s3.secret_key": "x", "Password": "p", "hive.metastore.token": "t",
+...         "access_key": "a", "primary_key": "id", "keyspace": "k", "hidden.prop": "h"})
+{'uri': 'thrift://h:9083', 'keyspace': 'k'}
+>>> redact({"url": "jdbc:mysql://etl:hunter2@db:3306/sales", "jdbc.properties": "user=etl;password=hunter2"})
+{'url': 'jdbc:mysql://etl:***@db:3306/sales', 'jdbc.properties': 'user=etl;password=***'}
+>>> redact_sql("CREATE TABLE fl (a INT) WITH ('connector'='jdbc', 'password'='hunter2')")
+"CREATE TABLE fl (a INT) WITH ('connector'='jdbc', 'password'='***')"
+>>> redact_sql('SELECT * FROM S3("uri" = "s3://b/f", "s3.secret_key" = "wJalr")', "doris")
+'SELECT * FROM S3("uri" = "s3://b/f", "s3.secret_key" = "***")'
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import dataclasses
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from sqlglot.errors import TokenError
+from sqlglot.tokens import Token, TokenType
+
+from headwater.model.event import LineageInfo
+
+MASK = "***"
+
+_SENSITIVE = re.compile(
+    r"pass(word|wd)?|pwd|secret|token|credential|hidden|private|keytab|jaas|authori[sz]ation|signature"
+    r"|(^|[._\-])(key|keys|auth|sas|sig|creds?|pw)($|[._\-])|key$",
+    re.IGNORECASE,
+)
+_HINT = re.compile(
+    r"pass|pwd|secret|token|credential|hidden|private|keytab|jaas|key|auth|sas|sig|cred|pw|identified|://|bearer|basic",
+    re.IGNORECASE,
+)
+"""Cheap test before tokenizing: SQL text without any of these holds nothing to redact."""
+
+_URL_USERINFO = re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]*://[^\s/:@'\"`]*:)([^\s@/'\"`]+)(@)")
+_PAIR = re.compile(r"(?<![\w.\-])([\w.\-]+)(\s*=\s*)([^&;,\s'\"`)]+)")
+_SCHEME_CREDENTIAL = re.compile(r"(?i)(^['\"`]?\s*|authorization:\s*)(bearer|basic)(\s+)([A-Za-z0-9._~+/=\-]{8,})")
+_STRINGS = {TokenType.STRING, TokenType.NATIONAL_STRING, TokenType.RAW_STRING, TokenType.HEREDOC_STRING}
+_NAMES = {TokenType.STRING, TokenType.IDENTIFIER, TokenType.VAR}
+
+
+def is_sensitive(key: str) -> bool:
+    """True for names that may hold a secret (passwords, keys, tokens, credentials, signatures, auth).
+
+    >>> [k for k in ("s3.secret_key", "header.Authorization", "sas_token", "sig", "creds", "db.pw",
+    ...              "author", "keyspace", "primary", "signature_version") if is_sensitive(k)]
+    ['s3.secret_key', 'header.Authorization', 'sas_token', 'sig', 'creds', 'db.pw', 'signature_version']
+    """
+    return bool(_SENSITIVE.search(key))
+
+
+def mask_value(value: str) -> str:
+    """``value`` with the secrets it carries whatever its key masked: URL passwords, sensitive
+    ``key=value`` pairs (URL queries, ``jdbc.properties``), ``Bearer``/``Basic`` credentials.
+
+    >>> mask_value("postgresql://u:pw@h/db?sslmode=require&password=x")
+    'postgresql://u:***@h/db?sslmode=require&password=***'
+    >>> mask_value("Bearer eyJhbGciOiJIUzI1NiJ9"), mask_value("Basic ZXRsOmh1bnRlcjI="), mask_value("Basic Membership")
+    ('Bearer ***', 'Basic ***', 'Basic Membership')
+    >>> mask_value("https://acct.blob.core.windows.net/c?sv=2022-11-02&sig=AbC%2Bd")
+    'https://acct.blob.core.windows.net/c?sv=2022-11-02&sig=***'
+    """
+    if not _HINT.search(value):
+        return value
+    value = _URL_USERINFO.sub(rf"\1{MASK}\3", value)
+    value = _PAIR.sub(lambda m: f"{m[1]}{m[2]}{MASK}" if is_sensitive(m[1]) else m[0], value)
+    return _SCHEME_CREDENTIAL.sub(_credential, value)
+
+
+def _credential(m: re.Match[str]) -> str:
+    """An ``Authorization`` value's credential masked: any ``Bearer`` token, a ``Basic`` one that is
+    base64 of ``user:password`` (not the words of ``'Basic Membership'``)."""
+    if m[2].lower() == "basic":
+        try:
+            if b":" not in base64.b64decode(m[4], validate=True):
+                return m[0]
+        except (binascii.Error, ValueError):
+            return m[0]
+    return f"{m[1]}{m[2]}{m[3]}{MASK}"
+
+
+def redact(props: Mapping[str, str]) -> dict[str, str]:
+    """The properties without the sensitive ones (matched case-insensitively on the key), and the
+    secrets inside the other values masked (``mask_value``)."""
+    return {k: mask_value(v) if isinstance(v, str) else v for k, v in props.items() if not is_sensitive(k)}
+
+
+def redact_event(event: LineageInfo, dialect: str = "") -> LineageInfo:
+    """The event with its statement text and its expressions redacted (``redact_sql``): a filter
+    ``conn = 'postgresql://u:pw@h'`` keeps its lineage, not the password. Extraction applies it to
+    every event it makes, the store to every event it is given (a producer may not redact). An
+    event without secrets is returned as it is."""
+    ctx = event.context
+    sql = redact_sql(ctx.sql, dialect) if isinstance(ctx.sql, str) else ctx.sql
+    lists = {
+        name: _redacted_expressions(getattr(event, name), dialect)
+        for name in ("direct", "dataset_indirect", "output_indirect")
+    }
+    changed = {name: items for name, items in lists.items() if items is not getattr(event, name)}
+    if sql == ctx.sql and not changed:
+        return event
+    if sql != ctx.sql:
+        changed["context"] = dataclasses.replace(ctx, sql=sql)
+    return dataclasses.replace(event, **changed)  # type: ignore[arg-type]
+
+
+def _redacted_expressions(items: tuple[Any, ...], dialect: str) -> tuple[Any, ...]:
+    out = []
+    for item in items:
+        expression = getattr(item, "expression", None)
+        if isinstance(expression, str) and _HINT.search(expression):
+            redacted = redact_sql(expression, dialect)
+            if redacted != expression:
+                item = dataclasses.replace(item, expression=redacted)
+        out.append(item)
+    return items if all(a is b for a, b in zip(out, items, strict=True)) else tuple(out)
+
+
+def redact_run_event(event: Mapping[str, Any]) -> Mapping[str, Any]:
+    """An OpenLineage RunEvent with its SQL job facet's query redacted (a copy when it changes)."""
+    job = event.get("job")
+    facets = job.get("facets") if isinstance(job, dict) else None
+    facet = facets.get("sql") if isinstance(facets, dict) else None
+    query = facet.get("query") if isinstance(facet, dict) else None
+    if not isinstance(query, str) or redact_sql(query) == query:
+        return event
+    return {**event, "job": {**job, "facets": {**facets, "sql": {**facet, "query": redact_sql(query)}}}}
+
+
+def _quoted_mask(raw: str) -> str:
+    """A string literal's text with its content replaced by the mask, in the same quotes."""
+    q = raw[-1] if raw[-1] in "'\"`" else "'"
+    return f"{q}{MASK}{q}"
+
+
+def _tokens(sql: str, dialect: str) -> list[Token]:
+    from sqlglot.dialects.dialect import Dialect
+
+    name = {"flink": "hive", "generic": "", "default": ""}.get(dialect, dialect)
+    return Dialect.get_or_raise(name).tokenize(sql)
+
+
+def redact_sql(sql: str, dialect: str = "") -> str:
+    """``sql`` with secret-valued literals masked: the value of every key/value pair whose key is
+    sensitive (``'password'='…'``, ``"s3.secret_key" = "…"``, ``password '…'``, ``IDENTIFIED BY
+    '…'``), and the secrets inside any other string (``mask_value``). Everything else is kept as
+    written, comments included (a URL's password in a comment is masked too).
+
+    ``dialect`` is a sqlglot dialect name (or ``flink``), which decides how strings are quoted.
+    Text the tokenizer cannot read is masked by pattern instead.
+
+    >>> redact_sql("INSERT INTO t SELECT a FROM s WHERE note = 'password=abc;user=u'")
+    "INSERT INTO t SELECT a FROM s WHERE note = 'password=***;user=u'"
+    >>> redact_sql("CREATE USER etl IDENTIFIED BY 'hunter2'")
+    "CREATE USER etl IDENTIFIED BY '***'"
+    """
+    if not _HINT.search(sql):
+        return sql
+    try:
+        tokens = _tokens(sql, dialect)
+    except (TokenError, ValueError):
+        return _redact_by_pattern(sql)
+    out: list[str] = []
+    done = 0  # sql[:done] is in out
+
+    def keep_until(pos: int) -> None:  # the text up to pos, its comments redacted by pattern
+        nonlocal done
+        gap = sql[done:pos]
+        out.append(redact_text(gap) if gap.strip() else gap)
+        done = pos
+
+    k = 0
+    while k < len(tokens):
+        t = tokens[k]
+        keep_until(t.start)
+        key = _key_before(tokens, k)
+        quoted_value = t.token_type is TokenType.IDENTIFIER and sql[t.start] in '"`'
+        end = k
+        if t.token_type in _STRINGS or (quoted_value and key is not None and tokens[k - 1].token_type is TokenType.EQ):
+            while end + 1 < len(tokens) and tokens[end + 1].token_type in _STRINGS:  # 'a' 'b': one string
+                end += 1
+            raw = sql[t.start : tokens[end].end + 1]
+            if key is not None and is_sensitive(key):
+                raw = _quoted_mask(raw)
+            elif t.token_type in _STRINGS:
+                raw = mask_value(raw)
+            out.append(raw)
+        else:
+            out.append(sql[t.start : t.end + 1])
+        done = tokens[end].end + 1
+        k = end + 1
+    keep_until(len(sql))
+    return _URL_USERINFO.sub(rf"\1{MASK}\3", "".join(out))
+
+
+def _key_before(tokens: list[Token], k: int) -> str | None:
+    """The key a value at ``tokens[k]`` is given for: the name before it, with or without ``=``."""
+    j = k - 1
+    if j >= 0 and tokens[j].token_type is TokenType.EQ:
+        j -= 1
+    if j < 0:
+        return None
+    prev = tokens[j]
+    if prev.text.upper() == "BY" and j > 0 and tokens[j - 1].text.upper() == "IDENTIFIED":
+        return "password"
+    if prev.token_type in _NAMES or prev.text.replace("_", "").isalnum():
+        return prev.text
+    return None
+
+
+_QUOTED_PAIR = re.compile(r"""(['"`]?)([\w.\-]+)\1(\s*=?\s*)(['"])((?:(?!\4).|\4\4)*)\4""", re.DOTALL)
+
+
+def redact_text(text: str) -> str:
+    """Free text that may quote SQL (a parser's message) with its secrets masked, by pattern:
+    quoted key/value pairs with a sensitive key, and ``mask_value``'s forms.
+
+    >>> redact_text("Invalid expression / Unexpected token. Line 1, Col: 40. WITH ('password'='x', 'k'='v') AS")
+    "Invalid expression / Unexpected token. Line 1, Col: 40. WITH ('password'='***', 'k'='v') AS"
+    """
+    return _redact_by_pattern(text) if _HINT.search(text) else text
+
+
+def _redact_by_pattern(sql: str) -> str:
+    """``redact_sql`` for text the tokenizer refuses (an unterminated string): quoted key/value pairs."""
+
+    def one(m: re.Match[str]) -> str:
+        if is_sensitive(m[2]):
+            return f"{m[1]}{m[2]}{m[1]}{m[3]}{m[4]}{MASK}{m[4]}"
+        return m[0][: m.start(5) - m.start()] + mask_value(m[5]) + m[4]
+
+    return _URL_USERINFO.sub(rf"\1{MASK}\3", _QUOTED_PAIR.sub(one, sql))

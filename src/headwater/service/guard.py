@@ -1,0 +1,129 @@
+"""Request checks against CSRF and DNS rebinding, as pure ASGI middleware (``HttpPolicy``).
+
+A server on loopback without tokens is open to any program of the machine, and so to any web page
+the user's browser shows, unless it checks what a browser cannot forge:
+
+- ``Host`` must be one of the names the server is bound to (``allowed_hosts``): a page that
+  rebinds its own DNS name to 127.0.0.1 still sends its own name, and is refused (400).
+- A write (POST, PUT, PATCH, DELETE) is refused (403) when the browser marks it cross-site
+  (``Sec-Fetch-Site: cross-site`` / ``same-site``) or when its ``Origin`` is neither the server's
+  own nor one of ``cors_origins``.
+- A write's ``Content-Type``, when given, must be ``application/json`` (or ``application/x-ndjson``,
+  or a ``+json`` type): the forms and ``text/plain`` bodies a page can send without asking are
+  refused (415).
+- CORS is off unless ``cors_origins`` lists origins; then those (and only those) get the CORS
+  headers, preflight included.
+
+Every refusal is ``{"error": {"field", "message"}}`` like the API's other errors.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Collection, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+from headwater.service.auth import is_loopback
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+JSON_TYPES = ("application/json", "application/x-ndjson")
+
+
+@dataclass(frozen=True)
+class HttpPolicy:
+    """What the server accepts. ``allowed_hosts`` None accepts any ``Host`` (the default of
+    ``create_app``; ``headwater serve`` sets the names it is bound to)."""
+
+    allowed_hosts: frozenset[str] | None = None
+    cors_origins: tuple[str, ...] = ()
+
+    @classmethod
+    def for_bind(cls, host: str, allowed_hosts: Collection[str] = (), cors_origins: Collection[str] = ()) -> HttpPolicy:
+        """The policy of a server bound to ``host``: its loopback names when it is loopback, the
+        name itself otherwise (any name for a wildcard bind, ``0.0.0.0``/``::``, unless given),
+        plus ``allowed_hosts``.
+
+        >>> sorted(HttpPolicy.for_bind("127.0.0.1").allowed_hosts)
+        ['127.0.0.1', '::1', 'localhost']
+        >>> HttpPolicy.for_bind("0.0.0.0").allowed_hosts is None
+        True
+        >>> sorted(HttpPolicy.for_bind("0.0.0.0", ["lineage.example"]).allowed_hosts)
+        ['lineage.example']
+        """
+        names = {h.lower().strip("[]") for h in allowed_hosts}
+        if is_loopback(host):
+            names |= {*LOOPBACK_NAMES, host.lower()}
+        elif host not in ("0.0.0.0", "::", ""):
+            names.add(host.lower().strip("[]"))
+        elif not names:
+            return cls(None, tuple(cors_origins))
+        return cls(frozenset(names), tuple(o.rstrip("/") for o in cors_origins))
+
+
+def host_name(host: str) -> str:
+    """The name of a ``Host`` header, without its port.
+
+    >>> host_name("127.0.0.1:8077"), host_name("[::1]:8077"), host_name("LocalHost")
+    ('127.0.0.1', '::1', 'localhost')
+    """
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+class RequestGuard:
+    """The ASGI middleware enforcing an ``HttpPolicy`` before the app sees a request."""
+
+    def __init__(self, app: ASGIApp, policy: HttpPolicy) -> None:
+        self.app = app
+        self.policy = policy
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", ())}
+        refusal = self.refusal(scope["method"], headers)
+        if refusal is not None:
+            status, name, message = refusal
+            body = json.dumps({"error": {"field": name, "message": message}}).encode()
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": status,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+                }
+            )
+            await send({"type": "http.response.body", "body": body})
+            return
+        await self.app(scope, receive, send)
+
+    def refusal(self, method: str, headers: dict[str, str]) -> tuple[int, str, str] | None:
+        """``(status, field, message)`` of a refused request, None for an accepted one."""
+        allowed = self.policy.allowed_hosts
+        host = headers.get("host", "")
+        if allowed is not None and host_name(host) not in allowed:
+            return 400, "header.host", f"host {host!r} is not served here (allowed: {', '.join(sorted(allowed))})"
+        if method not in WRITE_METHODS:
+            return None
+        site = headers.get("sec-fetch-site", "").lower()
+        origin = headers.get("origin")
+        if origin is not None and origin != "null":
+            own = origin.split("://", 1)[-1].lower() == host.lower()
+            if not own and origin.rstrip("/") not in self.policy.cors_origins:
+                return 403, "header.origin", f"cross-origin write from {origin!r} refused"
+        elif origin == "null" or site in ("cross-site", "same-site"):
+            return 403, "header.sec-fetch-site", "cross-site write refused"
+        ctype = headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        # no type at all is no browser form (and a browser's cross-site write was refused above)
+        if ctype and ctype not in JSON_TYPES and not ctype.endswith("+json"):
+            return 415, "header.content-type", f"expected Content-Type: application/json, not {ctype!r}"
+        return None

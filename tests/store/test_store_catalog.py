@@ -1,0 +1,60 @@
+"""The store as a catalog (``StoreCatalog``) and views as VIEW datasets, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from headwater.catalog import ColumnSchema
+from headwater.extract import ExtractOptions, Extractor, extract_script
+from headwater.model import TableRef
+from headwater.store import LineageStore
+from headwater.store.catalog import StoreCatalog
+
+
+def _t(db: str, name: str) -> TableRef:
+    return TableRef("internal", db, name)
+
+
+def test_columns_in_order_with_types_from_the_newest_writer(store: LineageStore) -> None:
+    ddl = "CREATE TABLE m.f (b INT, a STRING);\n"
+    first = extract_script(ddl + "INSERT INTO m.f SELECT x, y FROM s.raw", dialect="spark")
+    store.record_batch(first.events)
+    cat = StoreCatalog(store)
+    assert cat.table(_t("m", "f")).columns == (ColumnSchema("b", "INT"), ColumnSchema("a", "STRING"))
+    assert cat.table(_t("s", "raw")) is None  # read only: its columns are not all known
+    assert cat.table(_t("m", "nope")) is None and _t("m", "f") not in cat  # a table, not a recorded view
+    later = extract_script("CREATE TABLE m.f AS SELECT 1 AS only_one FROM s.raw", dialect="spark")
+    store.record_batch(later.events)
+    assert cat.table(_t("m", "f")).column_names == ("b", "a")  # cached until refresh
+    cat.refresh()
+    assert cat.table(_t("m", "f")).column_names == ("only_one",)
+
+
+def test_a_recorded_view_is_a_view_node_and_a_catalog_view(store: LineageStore) -> None:
+    ex = Extractor(options=ExtractOptions(dialect="spark", view_nodes=True))
+    result = ex.run("CREATE VIEW m.v AS SELECT id, amount * 2 AS doubled FROM s.orders")
+    store.record_batch(result.events)
+    assert store.resolve("m.v").properties["dataset_type"] == "VIEW"
+    cat = StoreCatalog(store, "spark")
+    v = cat.table(_t("m", "v"))
+    assert v.column_names == ("id", "doubled") and v.view_sql.startswith("CREATE VIEW m.v AS")
+    assert _t("m", "v") in cat
+    # a later statement, extracted with the store as catalog, reads the view's columns
+    reader = Extractor(cat, ExtractOptions(dialect="spark", view_nodes=True))
+    reader.external_views = cat
+    event = reader.run("CREATE TABLE r.t AS SELECT doubled FROM m.v").events[0]
+    assert [str(c) for d in event.direct for c in (i.column for i in d.inputs)] == ["internal.m.v.doubled"]
+    store.record_batch([event])
+    origin = store.get_field_origin("r.t.doubled").origins
+    assert [o.field.name for o in origin] == ["internal.s.orders.amount"]
+
+
+def test_a_doris_event_read_through_a_view_reads_the_view_too(store: LineageStore) -> None:
+    """The Doris form (base tables, ``via``): the view becomes a VIEW dataset read by the job."""
+    ex = Extractor(options=ExtractOptions(dialect="spark"))
+    ex.run("CREATE VIEW m.v AS SELECT id, amount * 2 AS doubled FROM s.orders")
+    event = ex.run("CREATE TABLE r.t AS SELECT doubled FROM m.v").events[0]
+    assert event.via == (_t("m", "v"),) and event.sources == (_t("s", "orders"),)
+    store.record_batch([event])
+    assert store.resolve("m.v").properties["dataset_type"] == "VIEW"
+    up = store.get_upstream("r.t", max_depth=1, node_types=["DATASET"])
+    assert sorted(n.name for n in up.nodes) == ["internal.m.v", "internal.r.t", "internal.s.orders"]
+    assert [o.field.name for o in store.get_field_origin("r.t.doubled").origins] == ["internal.s.orders.amount"]
