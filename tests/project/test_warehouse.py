@@ -23,7 +23,7 @@ ORIGINS = {
     "rpt.exec_summary.sold_year": ["tpcds.date_dim.d_year"],
     "rpt.top_customers.full_name": ["tpcds.customer.c_first_name", "tpcds.customer.c_last_name"],
     "rpt.customer_trend.revenue_change": sorted(SALES + RETURNS),
-    "rpt.top_customers.segment": ["mart.dim_customer.segment"],  # a CASE: no DIRECT input
+    "rpt.top_customers.segment": ["mart.dim_customer.segment"],  # a CASE: no DIRECT input (level direct)
 }
 IMPACTS = {
     "tpcds.store_returns.sr_return_amt": [
@@ -70,8 +70,13 @@ def _short(name: str) -> str:
 def assert_reader_answers(url: str) -> None:
     store = open_store(url)
     for column, expected in ORIGINS.items():
-        got = sorted(_short(o.field.name) for o in store.get_field_origin(column).origins)
+        got = sorted(_short(o.field.name) for o in store.get_field_origin(column, level="direct").origins)
         assert got == expected, column
+    # at the default level (field) the CASE reaches its condition column through the layers
+    segment = store.get_field_origin("rpt.top_customers.segment").origins
+    assert [(_short(o.field.name), o.dependency) for o in segment] == [
+        ("tpcds.customer.c_preferred_cust_flag", "INDIRECT")
+    ]
     for column, expected in IMPACTS.items():
         impact = store.get_field_impact(column)
         got = sorted(_short(i.field.name) for i in impact.impacted if i.dependency == "DIRECT")
