@@ -23,7 +23,7 @@ ORIGINS = {
     "rpt.exec_summary.sold_year": ["tpcds.date_dim.d_year"],
     "rpt.top_customers.full_name": ["tpcds.customer.c_first_name", "tpcds.customer.c_last_name"],
     "rpt.customer_trend.revenue_change": sorted(SALES + RETURNS),
-    "rpt.top_customers.segment": ["mart.dim_customer.segment"],  # a CASE: no DIRECT input
+    "rpt.top_customers.segment": ["mart.dim_customer.segment"],  # a CASE: no DIRECT input (level direct)
 }
 FIELD_ORIGINS = {
     "rpt.top_customers.segment": ["tpcds.customer.c_preferred_cust_flag"],
@@ -82,6 +82,11 @@ def assert_reader_answers(url: str) -> None:
     for column, expected in FIELD_ORIGINS.items():  # the default level: also CONDITIONAL and WINDOW inputs
         got = sorted(_short(o.field.name) for o in store.get_field_origin(column).origins)
         assert got == expected, column
+    # at the default level (field) the CASE reaches its condition column through the layers
+    segment = store.get_field_origin("rpt.top_customers.segment").origins
+    assert [(_short(o.field.name), o.dependency) for o in segment] == [
+        ("tpcds.customer.c_preferred_cust_flag", "INDIRECT")
+    ]
     for column, expected in IMPACTS.items():
         impact = store.get_field_impact(column, level="direct")
         got = sorted(_short(i.field.name) for i in impact.impacted)
