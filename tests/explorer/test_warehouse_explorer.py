@@ -230,7 +230,7 @@ def test_exports_hold_the_view_and_the_lists(page: Any, warehouse_server: Server
     with page.expect_download() as impact_csv:
         page.click("#impact-csv")
     rows = list(csv.DictReader(io.StringIO(Path(impact_csv.value.path()).read_text())))
-    impact = store.get_field_impact(field, limit=200)
+    impact = store.get_field_impact(field, limit=200, level="all")  # the view's level: indirect is on
     assert {r["column"] for r in rows} == {p.field.name for p in impact.impacted}
     assert len(rows) == len(impact.impacted)
     with page.expect_download() as origin_json:
@@ -238,7 +238,7 @@ def test_exports_hold_the_view_and_the_lists(page: Any, warehouse_server: Server
     origins = json.loads(Path(origin_json.value.path()).read_text())
     api = httpx.get(
         f"{warehouse_server.url}/api/v1/field-origin",
-        params={"field": f"#{field}", "include_indirect": "true", "limit": 200},
+        params={"field": f"#{field}", "level": "all", "limit": 200},
     ).json()
     expected = [o for o in api["origins"] if o["depth"] > 0]
     assert [o["column"] for o in origins] == [o["field"]["name"] for o in expected]

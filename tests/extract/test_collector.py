@@ -20,8 +20,8 @@ def test_a_statements_tree_is_freed_once_its_statement_is_done(monkeypatch) -> N
     trees: list[weakref.ref] = []
     split = engine.split_script
 
-    def recording_split(sql: str, dialect: str) -> list:
-        pieces = split(sql, dialect)
+    def recording_split(sql: str, dialect: str, limits: object = None) -> list:
+        pieces = split(sql, dialect, limits)
         for p in pieces:
             probe = _Probe()
             p.tree.meta["probe"] = probe

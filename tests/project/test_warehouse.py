@@ -23,7 +23,14 @@ ORIGINS = {
     "rpt.exec_summary.sold_year": ["tpcds.date_dim.d_year"],
     "rpt.top_customers.full_name": ["tpcds.customer.c_first_name", "tpcds.customer.c_last_name"],
     "rpt.customer_trend.revenue_change": sorted(SALES + RETURNS),
-    "rpt.top_customers.segment": ["mart.dim_customer.segment"],  # a CASE: no DIRECT input
+    "rpt.top_customers.segment": ["mart.dim_customer.segment"],  # a CASE: no DIRECT input (level direct)
+}
+FIELD_ORIGINS = {
+    "rpt.top_customers.segment": ["tpcds.customer.c_preferred_cust_flag"],
+    # LAG(…) OVER (PARTITION BY customer_id ORDER BY sold_year): the window's inputs too
+    "rpt.customer_trend.revenue_change": sorted(
+        SALES + RETURNS + ["tpcds.customer.c_customer_id", "tpcds.date_dim.d_year"]
+    ),
 }
 IMPACTS = {
     "tpcds.store_returns.sr_return_amt": [
@@ -70,14 +77,23 @@ def _short(name: str) -> str:
 def assert_reader_answers(url: str) -> None:
     store = open_store(url)
     for column, expected in ORIGINS.items():
+        got = sorted(_short(o.field.name) for o in store.get_field_origin(column, level="direct").origins)
+        assert got == expected, column
+    for column, expected in FIELD_ORIGINS.items():  # the default level: also CONDITIONAL and WINDOW inputs
         got = sorted(_short(o.field.name) for o in store.get_field_origin(column).origins)
         assert got == expected, column
+    # at the default level (field) the CASE reaches its condition column through the layers
+    segment = store.get_field_origin("rpt.top_customers.segment").origins
+    assert [(_short(o.field.name), o.dependency) for o in segment] == [
+        ("tpcds.customer.c_preferred_cust_flag", "INDIRECT")
+    ]
     for column, expected in IMPACTS.items():
-        impact = store.get_field_impact(column)
-        got = sorted(_short(i.field.name) for i in impact.impacted if i.dependency == "DIRECT")
+        impact = store.get_field_impact(column, level="direct")
+        got = sorted(_short(i.field.name) for i in impact.impacted)
         assert got == expected, column
     # a column read only in a WHERE: no value flows from it, but everything built on its table depends on it
-    impact = store.get_field_impact("tpcds.item.i_rec_end_date").impacted
+    assert store.get_field_impact("tpcds.item.i_rec_end_date", level="direct").impacted == []
+    impact = store.get_field_impact("tpcds.item.i_rec_end_date", level="all").impacted
     assert {i.dependency for i in impact} == {"INDIRECT"} and len(impact) == 35
     assert sorted({_short(i.field.name).rsplit(".", 1)[0] for i in impact}) == [
         "mart.channel_summary",

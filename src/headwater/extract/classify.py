@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from headwater.extract.scope import REF
+from headwater.extract.trees import distinct_nodes
 from headwater.model import ColumnRef, DirectInput, DirectType, IndirectType, Origin
 
 ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv, exp.Neg, exp.Pow)
@@ -155,8 +156,16 @@ def is_masking(node: exp.Expression) -> bool:
     return False
 
 
+def _with(labels: tuple[str, ...], label: str) -> tuple[str, ...]:
+    """The label path extended by ``label``; a label already on it is not repeated (inputs keep each
+    label once anyway), so a path stays short however deep the expression."""
+    return labels if label in labels else (*labels, label)
+
+
 class _Walker:
-    def __init__(self) -> None:
+    def __init__(self, shared: bool = False) -> None:
+        # shared subexpressions: each is walked once per (labels, masked, value) context
+        self.seen: set[tuple[int, tuple[str, ...], bool, bool]] | None = set() if shared else None
         self.sources: dict[ColumnRef, None] = {}
         self.inputs: dict[ColumnRef, tuple[list[str], bool]] = {}
         self.indirect: list[tuple[IndirectType, exp.Expression]] = []
@@ -174,6 +183,11 @@ class _Walker:
             else:
                 self.unresolved = True
             return
+        if self.seen is not None:
+            key = (id(node), labels, masked, value)
+            if key in self.seen:
+                return
+            self.seen.add(key)
         if (isinstance(node, exp.AggFunc) and not isinstance(node, WINDOW_ONLY)) or (
             isinstance(node, exp.Anonymous) and anonymous_name(node) in ENGINE_AGGREGATES
         ):
@@ -188,7 +202,7 @@ class _Walker:
             return
         elif isinstance(node, exp.If):
             self._condition(node.this)
-            inner = (*labels, "IF")
+            inner = _with(labels, "IF")
             for key in ("true", "false"):
                 if node.args.get(key) is not None:
                     self.walk(node.args[key], inner, masked, value)
@@ -196,9 +210,9 @@ class _Walker:
         elif isinstance(node, exp.Coalesce):
             args = [node.this, *node.expressions]
             for arg in args:
-                if any(isinstance(n, exp.Column) for n in arg.walk()):
+                if self._reads_column(arg):
                     self.indirect.append((IndirectType.CONDITIONAL, arg))
-            inner = (*labels, function_label(node) or "COALESCE")
+            inner = _with(labels, function_label(node) or "COALESCE")
             for arg in args:
                 self.walk(arg, inner, masked, value)
             return
@@ -209,10 +223,14 @@ class _Walker:
             self.system = True
         label = function_label(node)
         if label is not None:
-            labels = (*labels, label)
+            labels = _with(labels, label)
             masked = masked or is_masking(node)
         for child in node.iter_expressions():
             self.walk(child, labels, masked, value)
+
+    def _reads_column(self, node: exp.Expression) -> bool:
+        nodes = node.walk() if self.seen is None else distinct_nodes(node)
+        return any(isinstance(n, exp.Column) for n in nodes)
 
     def _input(self, ref: ColumnRef, labels: tuple[str, ...], masked: bool) -> None:
         prev = self.inputs.get(ref)
@@ -223,14 +241,14 @@ class _Walker:
             self.inputs[ref] = (merged, prev[1] or masked)
 
     def _condition(self, cond: exp.Expression) -> None:
-        if any(isinstance(n, exp.Column) for n in cond.walk()):  # literals are dropped
+        if self._reads_column(cond):  # literals are dropped
             self.indirect.append((IndirectType.CONDITIONAL, cond))
             self.walk(cond, (), False, False)
 
     def _case(self, node: exp.Case, labels: tuple[str, ...], masked: bool, value: bool) -> None:
         if node.this is not None:  # simple CASE x WHEN …: x decides the branch
             self._condition(node.this)
-        inner = (*labels, "CASE")
+        inner = _with(labels, "CASE")
         for branch in node.args.get("ifs") or []:
             self._condition(branch.this)
             self.walk(branch.args["true"], inner, masked, value)
@@ -252,9 +270,10 @@ class _Walker:
         self.walk(func, labels, masked, value)
 
 
-def classify(expr: exp.Expression) -> Classified:
-    """Classify one resolved expression (see the module example)."""
-    w = _Walker()
+def classify(expr: exp.Expression, shared: bool = False) -> Classified:
+    """Classify one resolved expression (see the module example); ``shared``: it may share
+    subexpressions (``Resolver._reuse``), each of which is then walked once."""
+    w = _Walker(shared)
     w.walk(expr, (), False, True)
     if w.aggregate:
         dtype = DirectType.AGGREGATION

@@ -218,7 +218,7 @@ class ColumnBinder(_Base):
             return node
         key = id(node)
         if key in self._taken:
-            return clone(node)
+            return self._reuse(node)
         self._taken.add(key)
         return node
 

@@ -22,7 +22,9 @@ from headwater.extract.classify import classify
 from headwater.extract.collector import collector_paused
 from headwater.extract.context import generated_query_id, now_iso, redact, redact_event, redact_piece
 from headwater.extract.ddl import Session, apply_statement, is_temporary, table_ref
+from headwater.extract.deep import call_deep, in_deep_thread
 from headwater.extract.exchange import table_moves
+from headwater.extract.guards import REFUSED, EmptyName, LimitExceeded, WorkBudget
 from headwater.extract.prepass import blank_unparsed
 from headwater.extract.resolve import Resolver
 from headwater.extract.result import ExtractOptions, RunInfo, ScriptResult, StatementResult
@@ -41,6 +43,7 @@ from headwater.extract.statements import (
     select_into_as_ctas,
     skip_unsupported,
 )
+from headwater.extract.trees import expand, tree_size
 from headwater.model import (
     DATASET_INDIRECT_TYPES,
     Diagnostic,
@@ -107,7 +110,8 @@ class Extractor:
 
     def extract_text(self, sql: str, run: RunInfo) -> ScriptResult:
         """Split and extract ``sql`` as the session stands (``run`` without its session effects)."""
-        return ScriptResult(tuple(self.run_pieces(_released(split_script(sql, self.options.dialect)), run)))
+        pieces = split_script(sql, self.options.dialect, self.options.limits)
+        return ScriptResult(tuple(self.run_pieces(_released(pieces), run)))
 
     def run_pieces(self, pieces: Iterable[Piece], run: RunInfo | None = None) -> Iterator[StatementResult]:
         """Extract the statements ``split_script`` made of a script, one result at a time (the
@@ -131,16 +135,18 @@ class Extractor:
         piece_run = run
         if run.query_id and several:  # one id per statement of a script
             piece_run = replace(run, query_id=f"{run.query_id}.{k + 1}")
-        if piece.tree is None and piece.skip is None:
+        refused = piece.error is not None and piece.error.code in REFUSED  # never parse it again
+        if piece.tree is None and piece.skip is None and not refused:
             piece = self._repaired(piece)
-        if piece.skip is None and (piece.tree is None or isinstance(piece.tree, CONTROL_FLOW)):
+        if piece.skip is None and not refused and (piece.tree is None or isinstance(piece.tree, CONTROL_FLOW)):
             batch = batch_statements(piece.sql, self.options.dialect)
             if batch is not None:  # T-SQL statements without semicolons between them, IF … ELSE …
                 return self._routine(piece, batch, piece_run, header=False)
-        routine = routine_of(piece.sql, self.options.dialect) if piece.skip is None else None
+        routine = routine_of(piece.sql, self.options.dialect) if piece.skip is None and not refused else None
         if routine is not None:
             return self._routine(piece, routine, piece_run)
-        result = self._statement(piece, piece_run)
+        statement = self._statement
+        result = call_deep(statement, piece, piece_run) if piece.deep else statement(piece, piece_run)
         if result.events:  # secrets in expressions too (a filter on a literal URL with its password)
             result = replace(result, events=tuple(redact_event(e, self.options.dialect) for e in result.events))
         self.index += 1
@@ -245,6 +251,21 @@ class Extractor:
         except EmptyName as err:
             diag = Diagnostic("empty_identifier", Severity.ERROR, str(err), index, piece.line, piece.column)
             return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, error=diag)
+        except LimitExceeded as err:
+            diag = Diagnostic(err.code, Severity.ERROR, str(err), index, piece.line, piece.column)
+            return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, error=diag)
+        except RecursionError:
+            if not in_deep_thread():  # give it room: resolve it again in a deep worker
+                return call_deep(self._statement, piece, run)
+            diag = Diagnostic(
+                "nesting_too_deep",
+                Severity.ERROR,
+                "the statement nests too deep to be resolved (HEADWATER_EXTRACT_MAX_NESTING)",
+                index,
+                piece.line,
+                piece.column,
+            )
+            return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, error=diag)
         except Exception as err:  # lineage must never fail the statement: report instead
             diag = Diagnostic(
                 "internal_error",
@@ -290,9 +311,16 @@ class Extractor:
             return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, skip_reason=SKIP_INTERNAL)
 
         resolver = self._resolver(index)
+        resolver.diagnostics.extend(piece.notes)
         query = tree.expression
-        ctes = resolver.ctes_of(tree, {}, None)  # INSERT … WITH may hang the WITH on the INSERT
-        rel = resolver.relation(query, None, ctes)
+        try:
+            ctes = resolver.ctes_of(tree, {}, None)  # INSERT … WITH may hang the WITH on the INSERT
+            rel = resolver.relation(query, None, ctes)
+        except LimitExceeded as err:  # pathological: an UNAVAILABLE event that says why
+            resolver = self._resolver(index)
+            resolver.diag(err.code, str(err), None, Severity.ERROR)
+            event = self._event(piece, kind, run, index, target, column_list, Relation([], [], [], False), resolver)
+            return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=(event,))
         partition, rel = self._partition(target_node, rel)
         if not resolver.tables and not resolver.via and self.options.statements == "doris":
             if kind.name in ("ctas", "mv"):
@@ -313,6 +341,7 @@ class Extractor:
             index,
             self._has_base,
             self.session.temp_views,
+            WorkBudget(self.options.limits.max_work),
         )
         if self.options.view_nodes:
             resolver.view_nodes = _ViewNodes(self.recorded_views, self.external_views)
@@ -533,20 +562,37 @@ class Extractor:
         resolver: Resolver,
         partition: list[str] | None = None,
     ) -> LineageInfo:
-        render = self.render
+        shared = resolver.shared
+        budget = self.options.limits.max_expression_nodes
+
+        def render(node: exp.Expression) -> str:
+            if not shared:
+                return self.render(node)
+            tree, abbreviated = expand(node, budget)
+            if abbreviated:
+                size = tree_size(node, {})
+                resolver.diag(
+                    "expression_abbreviated",
+                    f"an expression of {size:,} nodes is shown abbreviated (… after {budget:,} nodes, "
+                    "HEADWATER_EXTRACT_MAX_EXPRESSION_NODES); its lineage is exact",
+                    None,
+                    Severity.INFO,
+                )
+            return self.render(tree)
+
         fields = self._target_columns(target, column_list, rel, kind, resolver, partition)
         direct: list[DirectLineage] = []
         output_indirect: dict[tuple, IndirectLineage] = {}
         unresolved_columns = 0
         for pos, field in enumerate(fields):
             alts = rel.columns[pos] if pos < len(rel.columns) else []
-            if not alts or any(has_unresolved(a) for a in alts):
+            if not alts or any(has_unresolved(a, shared) for a in alts):
                 unresolved_columns += 1
             for branch, alt in enumerate(alts):
-                c = classify(alt)
+                c = classify(alt, shared)
                 direct.append(DirectLineage(field.name, render(alt), c.type, c.origin, c.sources, c.inputs, branch))
                 for itype, node in c.indirect:
-                    refs = tuple(refs_of(node))
+                    refs = tuple(refs_of(node, shared))
                     entry = IndirectLineage(itype, render(node), refs, field.name)
                     output_indirect.setdefault((field.name, itype, entry.expression), entry)
 
@@ -554,7 +600,7 @@ class Extractor:
         for itype in DATASET_INDIRECT_TYPES:  # the guide's order: JOIN, FILTER, GROUP_BY, SORT
             for t, node in resolver.indirect:
                 if t is itype:
-                    refs = tuple(refs_of(node))
+                    refs = tuple(refs_of(node, shared))
                     entry = IndirectLineage(itype, render(node), refs)
                     dataset_indirect.setdefault((itype, entry.expression), entry)
 
@@ -642,7 +688,7 @@ def _drop_unread_target(resolver: Resolver, target: TableRef, rel: Relation) -> 
     if target not in resolver.tables:
         return
     nodes = [alt for alts in rel.columns for alt in alts] + [node for _, node in resolver.indirect]
-    if not any(ref.table == target for node in nodes for ref in refs_of(node)):
+    if not any(ref.table == target for node in nodes for ref in refs_of(node, resolver.shared)):
         del resolver.tables[target]
 
 
@@ -665,10 +711,6 @@ def _is_view(tree: exp.Expression) -> bool:
     return not is_temporary(tree)
 
 
-class EmptyName(ValueError):
-    """A table or column named by an empty identifier (`` or ""): nothing can be recorded for it."""
-
-
 def _refuse_empty_names(
     target: TableRef, fields: Sequence[Field], direct: Sequence[DirectLineage], indirect: Sequence[IndirectLineage]
 ) -> None:
@@ -677,7 +719,7 @@ def _refuse_empty_names(
     >>> _refuse_empty_names(TableRef("internal", None, ""), (), (), ())
     Traceback (most recent call last):
     ...
-    headwater.extract.engine.EmptyName: an empty identifier names the target table: no lineage can be recorded
+    headwater.extract.guards.EmptyName: an empty identifier names the target table: no lineage can be recorded
     """
     what = None
     if not target.name:

@@ -25,12 +25,25 @@ from sqlglot import exp
 
 from headwater.catalog import Catalog, LayeredCatalog, Names, TableSchema
 from headwater.extract.columns import ColumnBinder
-from headwater.extract.scope import UNRESOLVED, Alts, Relation, Scope, Source
+from headwater.extract.guards import Limits, WorkBudget
+from headwater.extract.scope import UNRESOLVED, Alts, Relation, Scope, Source, columns_in
 from headwater.extract.sources import SourceBinder
-from headwater.extract.trees import QUERY_TYPES, clone, conjuncts, grouping_keys, reads_table, scope_nodes, substitute
+from headwater.extract.trees import (
+    QUERY_TYPES,
+    clone,
+    conjuncts,
+    grouping_keys,
+    reads_table,
+    scope_nodes,
+    substitute,
+    tree_size,
+)
 from headwater.model import Diagnostic, IndirectType, Severity, TableRef
 
 MAX_ALTERNATIVES = 64
+# A resolved expression used a second time is copied when it has at most this many nodes, and shared
+# above: a CTE or view chain that uses each level twice would otherwise double at every level.
+SHARE_ABOVE = 64
 # Dialects whose select list may use an earlier item's alias (lateral column aliases): Snowflake,
 # Databricks / Spark 3.4+, Redshift, DuckDB, Teradata, ClickHouse. BigQuery, PostgreSQL, MySQL,
 # T-SQL, Oracle, Trino, Hive do not.
@@ -49,6 +62,7 @@ class Resolver(SourceBinder, ColumnBinder):
         statement_index: int,
         report_unknown_tables: bool = False,
         temp_views: dict[str, TableSchema] | None = None,
+        budget: WorkBudget | None = None,
     ) -> None:
         self.catalog = catalog
         self.names = names
@@ -69,6 +83,11 @@ class Resolver(SourceBinder, ColumnBinder):
         # One node per base column, shared by every tree that reads it: column SQL does not
         # depend on the parent, and nothing mutates resolved trees.
         self._columns: dict[tuple[TableRef, str], exp.Column] = {}
+        self.budget = budget or WorkBudget(Limits().max_work)
+        self.shared = False  # some resolved expressions share subexpressions (see _reuse)
+        self._sizes: dict[int, int] = {}
+        self._views: dict[TableRef, Relation] = {}  # each view is resolved once per statement
+        self._loading_views: set[TableRef] = set()
 
     # ------------------------------------------------------------------ diagnostics
 
@@ -105,6 +124,7 @@ class Resolver(SourceBinder, ColumnBinder):
         key = id(query)
         rel = self._memo.get(key)
         if rel is None:
+            self.budget.spend()
             rel = self._relation(query, parent, dict(ctes or {}))
             self._memo[key] = rel
         else:
@@ -295,7 +315,7 @@ class Resolver(SourceBinder, ColumnBinder):
             for i, alts in enumerate(columns):
                 earlier = set(names[:i])
                 for alt in alts:
-                    for col in alt.find_all(exp.Column):
+                    for col in columns_in(alt, self.shared):
                         if col._meta and col._meta.get(UNRESOLVED) and not col.table and col.name in earlier:
                             self.diag(
                                 "lateral_alias_unsupported",
@@ -479,6 +499,7 @@ class Resolver(SourceBinder, ColumnBinder):
             return self._column(expr, scope, alias_first, alias_fallback)
         subs: list[tuple[int, Alts, int | None]] = []  # (node id, alternatives, relation they come from)
         found = list(expr.find_all(exp.Column, *QUERY_TYPES))
+        self.budget.spend(len(found) + 1)
         nodes = found if not any(isinstance(n, QUERY_TYPES) for n in found) else scope_nodes(expr)
         for node in nodes:
             if isinstance(node, exp.Column):
@@ -502,9 +523,23 @@ class Resolver(SourceBinder, ColumnBinder):
                 )
                 break
             fresh = not out  # later combinations share replacements with the first: copy them
-            mapping = {key: alt if fresh else clone(alt) for key, alt in assignment}
+            self.budget.spend(len(assignment))
+            mapping = {key: alt if fresh else self._reuse(alt) for key, alt in assignment}
             out.append(substitute(expr, mapping))
         return out
+
+    def _reuse(self, node: exp.Expression) -> exp.Expression:
+        """A resolved expression for one more parent: a copy when small, else the node itself, shared.
+
+        Sharing keeps a chain of CTEs or views that reads each level twice linear instead of
+        exponential; ``shared`` tells the engine to classify and render over the shared form.
+        """
+        size = tree_size(node, self._sizes)
+        if size <= SHARE_ABOVE:
+            self.budget.spend(size)
+            return clone(node)
+        self.shared = True
+        return node
 
     def _subquery(self, node: exp.Expression, scope: Scope) -> Alts:
         query = node.this if isinstance(node, exp.Subquery) else node

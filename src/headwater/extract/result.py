@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from headwater.extract.guards import Limits
 from headwater.model import Diagnostic, LineageInfo, Severity
 
 
@@ -40,11 +41,15 @@ class ExtractOptions:
     view (``Extractor.recorded_views``, ``Extractor.external_views``) reads the view's columns, as a
     table's, instead of expanding the view into its base tables and listing it in ``via`` (the Doris
     form, the default, and still the way through a view only a schema file or live database knows).
+
+    ``limits``: the per-statement limits (``headwater.extract.guards``); by default from the
+    environment (``HEADWATER_EXTRACT_MAX_…``) or the built-in values.
     """
 
     dialect: str = "doris"
     statements: str = "doris"
     view_nodes: bool = False
+    limits: Limits = field(default_factory=Limits.from_env)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ tree whose base-table columns carry their ``ColumnRef`` in ``node.meta["hw"]``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from sqlglot import exp
@@ -121,10 +121,13 @@ def column_node(table: TableRef, name: str) -> exp.Column:
     return node
 
 
-def refs_of(node: exp.Expression) -> list[ColumnRef]:
-    """Distinct base-table columns read by a resolved expression, in reading order."""
+def refs_of(node: exp.Expression, shared: bool = False) -> list[ColumnRef]:
+    """Distinct base-table columns read by a resolved expression, in reading order.
+
+    ``shared``: the expression may share subexpressions (see ``Resolver._reuse``); each is read once.
+    """
     seen: dict[ColumnRef, None] = {}
-    for n in node.find_all(exp.Column):
+    for n in columns_in(node, shared):
         meta = n._meta
         if meta:
             ref = meta.get(REF)
@@ -133,5 +136,15 @@ def refs_of(node: exp.Expression) -> list[ColumnRef]:
     return list(seen)
 
 
-def has_unresolved(node: exp.Expression) -> bool:
-    return any(n._meta and n._meta.get(UNRESOLVED) for n in node.find_all(exp.Column))
+def has_unresolved(node: exp.Expression, shared: bool = False) -> bool:
+    return any(n._meta and n._meta.get(UNRESOLVED) for n in columns_in(node, shared))
+
+
+def columns_in(node: exp.Expression, shared: bool) -> Iterator[exp.Expression]:
+    """The column nodes of a resolved expression; ``shared``: each shared subexpression once."""
+    if not shared:
+        yield from node.find_all(exp.Column)
+        return
+    from headwater.extract.trees import distinct_nodes
+
+    yield from (n for n in distinct_nodes(node) if isinstance(n, exp.Column))

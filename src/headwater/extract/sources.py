@@ -13,6 +13,7 @@ from sqlglot import exp
 
 from headwater.catalog import LayeredCatalog, TableSchema
 from headwater.catalog.listing import closest, tables_in
+from headwater.extract.guards import EmptyName, view_refused
 from headwater.extract.scope import Alts, Relation, Scope, Source
 from headwater.extract.trees import QUERY_TYPES, clone
 from headwater.model import IndirectType, Severity, TableRef
@@ -178,6 +179,8 @@ class SourceBinder(_Base):
 
     def _table_source(self, node: exp.Table, scope: Scope, alias: str | None) -> Source:
         name = self.names.table_ident(node.this) or ""
+        if not name:
+            raise EmptyName("an empty identifier names a source table: no lineage can be recorded")
         if not node.args.get("db") and name in scope.ctes:
             cte = scope.ctes[name]
             if cte.opaque:
@@ -221,30 +224,50 @@ class SourceBinder(_Base):
         )
 
     def _view_source(self, ref: TableRef, schema: TableSchema, alias: str) -> Source:
-        import sqlglot
-
         self.via[ref] = None
 
         def load() -> Relation:
-            try:
-                tree = sqlglot.parse_one(schema.view_sql or "", read=schema.view_dialect or self.names.dialect)
-            except Exception as err:  # a stored view definition we cannot read
-                self.diag("view_unreadable", f"view {ref.qualified}: cannot parse its definition: {err}", None)
-                return Relation([], [], [], complete=False)
-            if isinstance(tree, exp.Create):
-                tree = tree.expression
-            saved = self.database
-            self.database = ref.database or saved
-            try:
-                rel = self.relation(tree, None, {})
-            finally:
-                self.database = saved
-            names = list(schema.column_names) or rel.names
-            if len(names) == len(rel.names):
-                return Relation(names, names, rel.columns, rel.complete, rel.tables)
-            return rel
+            done = self._views.get(ref)  # a view read twice is resolved once (chains stay linear)
+            if done is None:
+                done = self._views[ref] = self._load_view(ref, schema)
+            return done
 
         return Source(alias=alias, load=load)
+
+    def _load_view(self, ref: TableRef, schema: TableSchema) -> Relation:
+        import sqlglot
+
+        if ref in self._loading_views:
+            self.diag(
+                "view_cycle",
+                f"view {ref.qualified} reads itself (directly or through other views): its lineage is not resolved",
+                None,
+                Severity.ERROR,
+            )
+            return Relation([], [], [], complete=False)
+        try:
+            refused = view_refused(schema.view_sql or "", schema.view_dialect or self.names.dialect)
+            if refused is not None:
+                self.diag("view_unreadable", f"view {ref.qualified}: {refused}", None)
+                return Relation([], [], [], complete=False)
+            tree = sqlglot.parse_one(schema.view_sql or "", read=schema.view_dialect or self.names.dialect)
+        except Exception as err:  # a stored view definition we cannot read
+            self.diag("view_unreadable", f"view {ref.qualified}: cannot parse its definition: {err}", None)
+            return Relation([], [], [], complete=False)
+        if isinstance(tree, exp.Create):
+            tree = tree.expression
+        saved = self.database
+        self.database = ref.database or saved
+        self._loading_views.add(ref)
+        try:
+            rel = self.relation(tree, None, {})
+        finally:
+            self.database = saved
+            self._loading_views.discard(ref)
+        names = list(schema.column_names) or rel.names
+        if len(names) == len(rel.names):
+            return Relation(names, names, rel.columns, rel.complete, rel.tables)
+        return rel
 
     def _add_join(self, join: exp.Join, scope: Scope) -> None:
         before = list(scope.sources.values())

@@ -23,7 +23,14 @@ from sqlglot.tokens import Token, TokenType
 
 from headwater.catalog.dialects import Flink, flink_tokens, sqlglot_dialect
 from headwater.extract.blocks import BlockTracker
+from headwater.extract.deep import call_deep, in_deep_thread
+from headwater.extract.guards import Limits, check_tokens, oversized_spans, too_large_message
 from headwater.model import Diagnostic, Severity
+
+# Statements with more tokens or deeper nesting than this are parsed and resolved in a deep worker
+# (``headwater.extract.deep``): the main thread's stack and recursion limit are too small for them.
+DEEP_TOKENS = 1_500
+DEEP_NESTING = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,30 +44,81 @@ class Piece:
     tree: exp.Expression | None
     error: Diagnostic | None = None
     skip: str | None = None  # a statement with no lineage meaning of its own (statement-set markers)
+    deep: bool = False  # resolve it in a deep worker too (see DEEP_TOKENS)
+    notes: tuple[Diagnostic, ...] = ()  # what the split changed (long IN lists shortened): for the event
 
 
-def split_script(sql: str, dialect: str) -> list[Piece]:
-    """Split and parse ``sql``; never raises for bad SQL (errors are on the pieces)."""
+def split_script(sql: str, dialect: str, limits: Limits | None = None) -> list[Piece]:
+    """Split and parse ``sql``; never raises for bad SQL (errors are on the pieces).
+
+    A statement past one of the ``limits`` (size, nesting, operator chain) or with a NUL byte is a
+    piece with an error, and is never given to the parser.
+    """
+    limits = limits or Limits.from_env()
     d = Dialect.get_or_raise(sqlglot_dialect(dialect))
+    oversized = list(oversized_spans(sql, limits.max_statement_bytes))
+    masked = _mask(sql, oversized) if oversized else sql
     try:
-        tokens = d.tokenize(sql)
+        tokens = d.tokenize(masked)
     except TokenError:
-        return _split_by_text(sql, d)
+        if oversized:
+            return [_too_large(i, sql, a, b, limits) for i, (a, b) in enumerate(oversized)]
+        return _split_by_text(sql, d, limits)
+    except RecursionError:
+        return [Piece(0, 1, 1, sql[:200], None, _diag("cannot tokenize: the script nests too deep", 0, 1, 1))]
     pieces: list[Piece] = []
     chunk: list[Token] = []
+    pending = iter(oversized)
+    big = next(pending, None)
     blocks = BlockTracker()  # a semicolon inside BEGIN … END does not end the statement
     for tok in tokens:
+        while big is not None and tok.start >= big[1]:  # an oversized statement was here
+            if chunk:
+                pieces.append(_parse_chunk(len(pieces), chunk, masked, d, limits))
+                chunk = []
+                blocks.reset()
+            pieces.append(_too_large(len(pieces), sql, big[0], big[1], limits))
+            big = next(pending, None)
         if tok.token_type == TokenType.SEMICOLON and not blocks.inside():
             if chunk:
-                pieces.append(_parse_chunk(len(pieces), chunk, sql, d))
+                pieces.append(_parse_chunk(len(pieces), chunk, masked, d, limits))
             chunk = []
             blocks.reset()
         else:
             chunk.append(tok)
             blocks.feed(tok)
     if chunk:
-        pieces.append(_parse_chunk(len(pieces), chunk, sql, d))
+        pieces.append(_parse_chunk(len(pieces), chunk, masked, d, limits))
+    while big is not None:
+        pieces.append(_too_large(len(pieces), sql, big[0], big[1], limits))
+        big = next(pending, None)
     return pieces
+
+
+def _mask(sql: str, spans: list[tuple[int, int]]) -> str:
+    """``sql`` with each span blanked: its newlines kept and the rest of its last line as spaces, so
+    that every other statement keeps its offset, line and column."""
+    parts: list[str] = []
+    pos = 0
+    for a, b in spans:
+        parts.append(sql[pos:a])
+        text = sql[a:b]
+        newlines = text.count("\n")
+        tail = len(text) - (text.rfind("\n") + 1) if newlines else len(text)
+        parts.append(" " * (len(text) - newlines - tail) + "\n" * newlines + " " * tail)
+        pos = b
+    parts.append(sql[pos:])
+    return "".join(parts)
+
+
+def _too_large(index: int, sql: str, a: int, b: int, limits: Limits) -> Piece:
+    while a < b and sql[a].isspace():
+        a += 1
+    line = sql.count("\n", 0, a) + 1
+    col = a - (sql.rfind("\n", 0, a) + 1) + 1
+    size = len(sql[a:b].encode("utf-8", "surrogatepass"))
+    err = Diagnostic("statement_too_large", Severity.ERROR, too_large_message(size, limits), index, line, col)
+    return Piece(index, line, col, sql[a : min(b, a + 200)] + " …", None, err)
 
 
 def _start_of(tok: Token, sql: str) -> tuple[int, int, int]:
@@ -77,7 +135,7 @@ SKIP_STATEMENT_SET = "statement-set: groups the statements inside it, each of wh
 _STATEMENT_SET = re.compile(r"EXECUTE\s+STATEMENT\s+SET\s+BEGIN\b", re.IGNORECASE)
 
 
-def _parse_embedded(index: int, sql: str, begin: int, end: int, d: Dialect) -> Piece:
+def _parse_embedded(index: int, sql: str, begin: int, end: int, d: Dialect, limits: Limits) -> Piece:
     """Parse ``sql[begin:end]`` on its own, keeping line and column numbers of the whole script."""
     while begin < end and sql[begin].isspace():
         begin += 1
@@ -88,16 +146,19 @@ def _parse_embedded(index: int, sql: str, begin: int, end: int, d: Dialect) -> P
         tokens = d.tokenize(padded)
     except TokenError as err:
         return Piece(index, line, col, sql[begin:end], None, _diag(f"cannot tokenize: {err}", index, line, col))
-    return _parse_chunk(index, tokens, padded, d)
+    return _parse_chunk(index, tokens, padded, d, limits)
 
 
 def _words(chunk: list[Token], n: int) -> list[str]:
     return [t.text.upper() for t in chunk[:n]]
 
 
-def _parse_chunk(index: int, chunk: list[Token], sql: str, d: Dialect) -> Piece:
+def _parse_chunk(index: int, chunk: list[Token], sql: str, d: Dialect, limits: Limits) -> Piece:
     start, line, col = _start_of(chunk[0], sql)
     text = sql[start : chunk[-1].end + 1]
+    refused = _refuse(index, chunk, text, line, col, limits)
+    if refused is not None:
+        return refused
     # Flink statement sets: EXECUTE STATEMENT SET BEGIN <stmt>; <stmt>; END; and
     # BEGIN STATEMENT SET; <stmt>; END;  — the markers are skipped, the statements parsed.
     marker = _STATEMENT_SET.match(text)
@@ -105,26 +166,176 @@ def _parse_chunk(index: int, chunk: list[Token], sql: str, d: Dialect) -> Piece:
         rest = text[marker.end() :]
         if not rest.strip():
             return Piece(index, line, col, text, None, skip=SKIP_STATEMENT_SET)
-        return _parse_embedded(index, sql, start + marker.end(), start + len(text), d)
+        return _parse_embedded(index, sql, start + marker.end(), start + len(text), d, limits)
     if _words(chunk, 4) == ["BEGIN", "STATEMENT", "SET"] or (len(chunk) == 1 and chunk[0].text.upper() == "END"):
         return Piece(index, line, col, text, None, skip=SKIP_STATEMENT_SET)
     if isinstance(d, Flink):
         chunk = flink_tokens(chunk)
     if len(chunk) == 2 and chunk[0].token_type == TokenType.REPLACE and chunk[1].token_type == TokenType.STRING:
-        return _parse_replace(index, sql, start, text, d)  # the tokenizer kept the rest as one string
+        return _parse_replace(index, sql, start, text, d, limits)  # the tokenizer kept the rest as one string
+    notes: tuple[Diagnostic, ...] = ()
+    if len(chunk) > 2 * limits.max_in_list:
+        chunk, notes = _shorten_in_lists(chunk, limits.max_in_list, index)
+    deep = len(chunk) > DEEP_TOKENS or text.count("(") > DEEP_NESTING
     try:
-        trees = d.parser().parse(chunk, sql)
+        trees = call_deep(d.parser().parse, chunk, sql) if deep else d.parser().parse(chunk, sql)
     except ParseError as err:
         return Piece(index, line, col, text, None, _parse_diag(err, index, line, col, text))
+    except RecursionError:
+        if deep or in_deep_thread():
+            err = _diag("cannot parse: the statement nests too deep", index, line, col)
+            return Piece(index, line, col, text, None, err)
+        return dataclasses.replace(_parse_chunk_deep(index, chunk, sql, d, limits), deep=True)
     except Exception as err:  # sqlglot may raise other errors on odd input
         return Piece(index, line, col, text, None, _diag(f"cannot parse: {err}", index, line, col))
     tree = next((t for t in trees if t is not None), None)
     if tree is None:
         return Piece(index, line, col, text, None, _diag("empty statement", index, line, col))
-    return Piece(index, line, col, text, tree)
+    if isinstance(tree, exp.Command) and _looks_like_ctas(chunk):
+        return _parse_ctas(index, chunk, sql, start, text, line, col, d, limits)
+    return Piece(index, line, col, text, tree, deep=deep, notes=notes)
 
 
-def _parse_replace(index: int, sql: str, start: int, text: str, d: Dialect) -> Piece:
+_LITERALS = frozenset({TokenType.NUMBER, TokenType.STRING, TokenType.NULL, TokenType.TRUE, TokenType.FALSE})
+
+
+def _shorten_in_lists(chunk: list[Token], keep: int, index: int) -> tuple[list[Token], tuple[Diagnostic, ...]]:
+    """``x IN (1, 2, …)`` with more than ``keep`` literals keeps the first ``keep``: the others change
+    nothing in the lineage (the list reads no column) and would cost time and memory per literal.
+
+    >>> from sqlglot.dialects.dialect import Dialect
+    >>> toks = Dialect.get_or_raise("doris").tokenize("SELECT a FROM s WHERE a IN (1, 2, 3, -4)")
+    >>> short, notes = _shorten_in_lists(toks, 2, 0)
+    >>> " ".join(t.text for t in short[-6:]), notes[0].code
+    ('IN ( 1 , 2 )', 'in_list_abbreviated')
+    """
+    out: list[Token] = []
+    notes: list[Diagnostic] = []
+    i, n = 0, len(chunk)
+    while i < n:
+        tok = chunk[i]
+        out.append(tok)
+        i += 1
+        if tok.token_type != TokenType.IN or i >= n or chunk[i].token_type != TokenType.L_PAREN:
+            continue
+        j = i + 1  # scan `lit , lit , … )`
+        count = 0
+        cut = None
+        while j < n:
+            if chunk[j].token_type == TokenType.DASH and j + 1 < n and chunk[j + 1].token_type == TokenType.NUMBER:
+                j += 1
+            if chunk[j].token_type not in _LITERALS:
+                break
+            count += 1
+            j += 1
+            if count == keep:
+                cut = j
+            if j < n and chunk[j].token_type == TokenType.COMMA:
+                j += 1
+                continue
+            break
+        if cut is None or j >= n or chunk[j].token_type != TokenType.R_PAREN:
+            continue
+        out.extend(chunk[i:cut])
+        line, col = tok.line, tok.col
+        notes.append(
+            Diagnostic(
+                "in_list_abbreviated",
+                Severity.INFO,
+                f"an IN list of {count:,} literals: the first {keep:,} are kept in the recorded expression "
+                "(HEADWATER_EXTRACT_MAX_IN_LIST); the lineage is the same",
+                index,
+                line,
+                max(1, col - 1),
+            )
+        )
+        i = j  # the closing parenthesis comes next
+    return out, tuple(notes)
+
+
+_CTAS_CLAUSES = (("ON", "COMMIT", "DROP"), ("ON", "COMMIT", "DELETE", "ROWS"), ("ON", "COMMIT", "PRESERVE", "ROWS"))
+
+
+def _looks_like_ctas(chunk: list[Token]) -> bool:
+    """CREATE … TABLE … SELECT that sqlglot kept as an opaque command."""
+    words = [t.text.upper() for t in chunk[:8]]
+    return (
+        bool(words)
+        and words[0] == "CREATE"
+        and "TABLE" in words
+        and any(t.token_type == TokenType.SELECT for t in chunk)
+    )
+
+
+def _parse_ctas(
+    index: int, chunk: list[Token], sql: str, start: int, text: str, line: int, col: int, d: Dialect, limits: Limits
+) -> Piece:
+    """A CTAS sqlglot does not parse: PostgreSQL's ``ON COMMIT DROP`` clause and MySQL's
+    ``IGNORE`` / ``REPLACE`` before the query change nothing in the lineage, so they are blanked
+    (every position stays) and the statement parsed again; anything else is a parse error, never a
+    silent skip.
+
+    >>> split_script("CREATE TABLE t IGNORE SELECT a FROM s", "mysql")[0].tree.sql()
+    'CREATE TABLE t AS SELECT a FROM s'
+    >>> split_script("CREATE TABLE c1 AS SELECT a b c d FROM s", "doris")[0].error.code
+    'parse_error'
+    """
+    blank: list[tuple[int, int, str]] = []
+    depth = 0
+    words = [t.text.upper() for t in chunk]
+    for i, tok in enumerate(chunk):
+        if tok.token_type == TokenType.L_PAREN:
+            depth += 1
+        elif tok.token_type == TokenType.R_PAREN:
+            depth -= 1
+        if depth:
+            continue
+        for clause in _CTAS_CLAUSES:
+            if tuple(words[i : i + len(clause)]) == clause:
+                a, b = _start_of(tok, sql)[0], chunk[i + len(clause) - 1].end + 1
+                blank.append((a, b, ""))
+        if words[i] in ("IGNORE", "REPLACE") and i + 1 < len(chunk):
+            nxt = chunk[i + 1].token_type
+            if nxt in (TokenType.SELECT, TokenType.WITH, TokenType.L_PAREN):
+                blank.append((_start_of(tok, sql)[0], tok.end + 1, "AS"))
+            elif nxt == TokenType.ALIAS:
+                blank.append((_start_of(tok, sql)[0], tok.end + 1, ""))
+    if blank:
+        rewritten = sql
+        for a, b, word in blank:
+            rewritten = rewritten[:a] + word.ljust(b - a) + rewritten[b:]
+        piece = _parse_embedded(index, rewritten, start, start + len(text), d, limits)
+        if piece.tree is not None and not isinstance(piece.tree, exp.Command):
+            return dataclasses.replace(piece, sql=text)
+    message = (
+        f"cannot parse statement {index + 1}: it reads as CREATE TABLE … AS SELECT, but the parser cannot "
+        "read it (check the select list and the clauses before AS)"
+    )
+    return Piece(index, line, col, text, None, _diag(message, index, line, col))
+
+
+def _parse_chunk_deep(index: int, chunk: list[Token], sql: str, d: Dialect, limits: Limits) -> Piece:
+    """``_parse_chunk`` in a deep worker, for a statement that hit the recursion limit."""
+    return call_deep(_parse_chunk, index, chunk, sql, d, limits)
+
+
+def _refuse(index: int, chunk: list[Token], text: str, line: int, col: int, limits: Limits) -> Piece | None:
+    """An error piece for a statement that must not reach the parser (a NUL byte, a limit), else None."""
+    nul = text.find("\x00")
+    if nul >= 0:
+        at_line = line + text.count("\n", 0, nul)
+        at_col = (col + nul) if at_line == line else nul - text.rfind("\n", 0, nul)
+        message = f"a NUL byte at line {at_line}, column {at_col}: the statement is not SQL text; remove the byte"
+        err = Diagnostic("nul_byte", Severity.ERROR, message, index, at_line, at_col)
+        return Piece(index, line, col, text, None, err)
+    over = check_tokens(chunk, limits)
+    if over is not None:
+        code, message = over
+        return Piece(index, line, col, text, None, Diagnostic(code, Severity.ERROR, message, index, line, col))
+    return None
+
+
+def _parse_replace(index: int, sql: str, start: int, text: str, d: Dialect, limits: Limits) -> Piece:
     """MySQL's and SQLite's ``REPLACE INTO t … SELECT``, which sqlglot keeps as a command: an INSERT for
     lineage (rows with a duplicate key are replaced, the data flows the same way). It is parsed as
     ``INSERT `` written over ``REPLACE`` (same length: every position stays); the text stays REPLACE.
@@ -134,7 +345,7 @@ def _parse_replace(index: int, sql: str, start: int, text: str, d: Dialect) -> P
     ('Insert', 'REPLACE INTO')
     """
     as_insert = sql[:start] + "INSERT " + sql[start + 7 :]
-    piece = _parse_embedded(index, as_insert, start, start + len(text), d)
+    piece = _parse_embedded(index, as_insert, start, start + len(text), d, limits)
     return dataclasses.replace(piece, sql=text)
 
 
@@ -158,7 +369,7 @@ def _parse_diag(err: ParseError, index: int, line: int, col: int, text: str = ""
 _TEXT_SPLIT = re.compile(r";[ \t]*(?:\r?\n|$)")
 
 
-def _split_by_text(sql: str, d: Dialect) -> list[Piece]:
+def _split_by_text(sql: str, d: Dialect, limits: Limits) -> list[Piece]:
     """Fallback when the whole script does not tokenize: split at line-ending semicolons."""
     pieces: list[Piece] = []
     pos = 0
@@ -179,7 +390,7 @@ def _split_by_text(sql: str, d: Dialect) -> list[Piece]:
                     )
                 )
             else:
-                piece = _parse_chunk(len(pieces), tokens, stripped, d) if tokens else None
+                piece = _parse_chunk(len(pieces), tokens, stripped, d, limits) if tokens else None
                 if piece is not None:
                     err = piece.error
                     if err is not None:  # positions are relative to the piece: shift them
@@ -191,6 +402,6 @@ def _split_by_text(sql: str, d: Dialect) -> list[Piece]:
                             line + (err.line or 1) - 1,
                             err.column if (err.line or 1) > 1 else col + (err.column or 1) - 1,
                         )
-                    pieces.append(Piece(piece.index, line, col, piece.sql, piece.tree, err))
+                    pieces.append(Piece(piece.index, line, col, piece.sql, piece.tree, err, piece.skip, piece.deep))
         pos = m.end() if m else len(sql)
     return pieces

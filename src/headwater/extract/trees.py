@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator
 
 from sqlglot import exp
@@ -89,20 +90,151 @@ def substitute(node: exp.Expression, mapping: dict[int, exp.Expression], operand
     return new
 
 
-def clone(node: exp.Expression) -> exp.Expression:
-    """A cheap copy of a resolved expression (see ``substitute``); base-column leaves are shared."""
+def clone(node: exp.Expression, memo: dict[int, exp.Expression] | None = None) -> exp.Expression:
+    """A cheap copy of a resolved expression (see ``substitute``); base-column leaves are shared.
+
+    A subexpression shared by several parents (see ``Resolver._reuse``) is copied once and stays
+    shared in the copy, so copying never expands a shared expression.
+    """
     if isinstance(node, exp.Column) and node._meta and REF in node._meta:
         return node
+    memo = {} if memo is None else memo
+    done = memo.get(id(node))
+    if done is not None:
+        return done
     kwargs: dict[str, object] = {}
     for key, value in node.args.items():
         if isinstance(value, exp.Expression):
-            kwargs[key] = clone(value)
+            kwargs[key] = clone(value, memo)
         elif type(value) is list:
-            kwargs[key] = [clone(v) if isinstance(v, exp.Expression) else v for v in value]
+            kwargs[key] = [clone(v, memo) if isinstance(v, exp.Expression) else v for v in value]
         else:
             kwargs[key] = value
     new = node.__class__(**kwargs)
     meta = node._meta
     if meta and UNRESOLVED in meta:
         new.meta[UNRESOLVED] = True
+    memo[id(node)] = new
+    return new
+
+
+def children(node: exp.Expression) -> Iterator[exp.Expression]:
+    for value in node.args.values():
+        if isinstance(value, exp.Expression):
+            yield value
+        elif type(value) is list:
+            for v in value:
+                if isinstance(v, exp.Expression):
+                    yield v
+
+
+def distinct_nodes(node: exp.Expression) -> Iterator[exp.Expression]:
+    """Every node of a possibly shared expression once (iterative, so any depth)."""
+    seen = {id(node)}
+    queue = deque([node])
+    while queue:  # breadth first, as ``Expression.find_all``
+        n = queue.popleft()
+        yield n
+        for c in children(n):
+            if id(c) not in seen:
+                seen.add(id(c))
+                queue.append(c)
+
+
+def tree_size(node: exp.Expression, sizes: dict[int, int]) -> int:
+    """How many nodes ``node`` has written out as a tree (shared parts counted at every use),
+    computed over the shared form with ``sizes`` as memo: never expands anything.
+
+    >>> import sqlglot
+    >>> a = sqlglot.parse_one("x + 1")
+    >>> tree_size(exp.Mul(this=a, expression=a), {})  # Add, Column, Identifier, Literal: twice, and Mul
+    9
+    """
+    stack: list[tuple[exp.Expression, bool]] = [(node, False)]
+    while stack:  # post-order without recursion: children before parents
+        n, ready = stack.pop()
+        if id(n) in sizes:
+            continue
+        if ready:
+            sizes[id(n)] = 1 + sum(sizes[id(c)] for c in children(n))
+            continue
+        stack.append((n, True))
+        stack.extend((c, False) for c in children(n) if id(c) not in sizes)
+    return sizes[id(node)]
+    order: list[exp.Expression] = []
+    seen = {id(node)}
+    stack = [node]
+    while stack:  # every distinct node once, parents before children
+        n = stack.pop()
+        order.append(n)
+        for c in children(n):
+            if id(c) not in seen and id(c) not in sizes:
+                seen.add(id(c))
+                stack.append(c)
+    for n in reversed(order):  # children before parents
+        sizes[id(n)] = 1 + sum(sizes[id(c)] for c in children(n))
+    return sizes[id(node)]
+
+
+ELLIPSIS = "…"
+
+
+def expand(node: exp.Expression, budget: int) -> tuple[exp.Expression, bool]:
+    """A plain tree of a possibly shared expression, for rendering: every node has one parent.
+
+    At most ``budget`` nodes are written out, breadth first; the subexpressions past the budget are
+    replaced by ``…``. Returns the tree and whether it was abbreviated.
+    """
+    root = _shallow(node)
+    count = 1
+    abbreviated = False
+    queue = [(node, root)]
+    i = 0
+    while i < len(queue):
+        src, dst = queue[i]
+        i += 1
+        for key, value in src.args.items():
+            if isinstance(value, exp.Expression):
+                new, count, cut = _expand_child(value, count, budget, queue)
+                abbreviated = abbreviated or cut
+                dst.set(key, new)
+            elif type(value) is list and any(isinstance(v, exp.Expression) for v in value):
+                items = []
+                for v in value:
+                    if isinstance(v, exp.Expression):
+                        new, count, cut = _expand_child(v, count, budget, queue)
+                        abbreviated = abbreviated or cut
+                        items.append(new)
+                    else:
+                        items.append(v)
+                dst.set(key, items)
+    return root, abbreviated
+
+
+def _expand_child(
+    value: exp.Expression, count: int, budget: int, queue: list[tuple[exp.Expression, exp.Expression]]
+) -> tuple[exp.Expression, int, bool]:
+    if count >= budget:
+        return exp.var(ELLIPSIS), count + 1, True
+    new = _shallow(value)
+    queue.append((value, new))
+    return new, count + 1, False
+
+
+def _shallow(node: exp.Expression) -> exp.Expression:
+    """A copy of one node without its child expressions (they are set by ``expand``)."""
+    kwargs: dict[str, object] = {}
+    for key, value in node.args.items():
+        if type(value) is list:
+            if not any(isinstance(v, exp.Expression) for v in value):
+                kwargs[key] = list(value)
+        elif not isinstance(value, exp.Expression):
+            kwargs[key] = value
+    new = node.__class__(**kwargs)
+    meta = node._meta
+    if meta:
+        if REF in meta:
+            new.meta[REF] = meta[REF]
+        if UNRESOLVED in meta:
+            new.meta[UNRESOLVED] = True
     return new

@@ -18,14 +18,23 @@ from headwater.model.job import sql_fingerprint
 
 __all__ = ["dataset_name", "field_name", "ident", "now_us", "short_of", "sql_fingerprint", "to_us"]
 
-_QUOTES = "`\"[]'"
+_PAIRS = {"`": "`", '"': '"', "[": "]", "'": "'"}
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _US = timedelta(microseconds=1)
 
 
 def ident(part: str) -> str:
-    """One identifier: quotes stripped, lower case, surrounding blanks removed."""
-    return part.strip().strip(_QUOTES).lower()
+    """One identifier: its enclosing quotes (one pair) removed, lower case, surrounding blanks removed.
+
+    Quote characters inside a name are kept: ``a[/b]`` stays ``a[/b]``.
+
+    >>> ident("a[/b]"), ident("[x]"), ident('"a""b"')
+    ('a[/b]', 'x', 'a""b')
+    """
+    text = part.strip()
+    if len(text) >= 2 and _PAIRS.get(text[0]) == text[-1]:
+        text = text[1:-1]
+    return text.lower()
 
 
 def dataset_name(system: str, *parts: str | None) -> str:

@@ -7,7 +7,7 @@ the most connected first, and the latest recorded statements.
 >>> _ = store.record(tiny_event("q1"))
 >>> with store.engine.connect() as conn:
 ...     o = overview(conn)
->>> [(g.name, [(d.node.short, d.degree) for d in g.datasets]) for g in o.databases]
+>>> [(g.name, sorted((d.node.short, d.degree) for d in g.datasets)) for g in o.databases]
 [('internal.db', [('s', 1), ('t', 1)])]
 >>> [r.job.type for r in o.recent]
 ['JOB']

@@ -73,12 +73,10 @@ export const api = {
   columns: (datasets, asOf) => post("explorer/columns", { datasets, as_of: asOf || null }),
   children: (id, types, asOf) => get(`explorer/nodes/${id}/children`, { types, as_of: asOf }),
   // the "indirect" box: level all (every mapping) or direct (value flows); one level for all three
-  fieldPaths: (field, includeIndirect, asOf) =>
-    get("explorer/field-paths", { field, level: includeIndirect ? "all" : "direct", as_of: asOf }),
-  fieldOrigin: (field, includeIndirect, asOf) =>
-    get("field-origin", { field, level: includeIndirect ? "all" : "direct", as_of: asOf, limit: 200 }),
-  fieldImpact: (field, includeIndirect, asOf) =>
-    get("field-impact", { field, level: includeIndirect ? "all" : "direct", as_of: asOf, limit: 200 }),
+  // level: direct, field or all (the store's origin levels)
+  fieldPaths: (field, level, asOf) => get("explorer/field-paths", { field, level, as_of: asOf }),
+  fieldOrigin: (field, level, asOf) => get("field-origin", { field, level, as_of: asOf, limit: 200 }),
+  fieldImpact: (field, level, asOf) => get("field-impact", { field, level, as_of: asOf, limit: 200 }),
   edge: (id) => get(`explorer/edges/${id}`),
   job: (id, asOf) => get(`explorer/jobs/${id}`, { as_of: asOf }),
   analyzeImpact: (body) => post("analyze-impact", body),

@@ -70,6 +70,8 @@ function parseHash() {
     hide: new Set((p.get("hide") || "").split(",").filter(Boolean)),
     ind: p.get("ind") !== "0",
     path: p.get("path") === "1",
+    // which mappings a column's paths follow (the store's levels): the indirect box means all / direct
+    level: ["direct", "field", "all"].includes(p.get("level")) ? p.get("level") : p.get("ind") !== "0" ? "all" : "direct",
     stmt: p.get("stmt") || null,
     limit: Math.min(10000, Math.max(1, Number(p.get("limit")) || LINEAGE_LIMIT)),
   };
@@ -86,6 +88,7 @@ function hashOf(r) {
   if (r.hide.size) p.set("hide", [...r.hide].sort().join(","));
   if (!r.ind) p.set("ind", "0");
   if (r.path) p.set("path", "1");
+  if (r.level !== (r.ind ? "all" : "direct")) p.set("level", r.level);
   if (r.stmt) p.set("stmt", r.stmt);
   if (r.limit !== LINEAGE_LIMIT) p.set("limit", String(r.limit));
   const q = p.toString().replace(/%2C/g, ",").replace(/%3A/g, ":");
@@ -178,16 +181,16 @@ async function doSync() {
     for (const e of r.edges) data.fieldEdges.set(e.id, e);
     data.columnsTruncated = data.columnsTruncated || r.truncated;
   }
-  const pathsKey = route.sel === null ? null : `${route.sel}|${route.ind}|${route.asof}`;
+  const pathsKey = route.sel === null ? null : `${route.sel}|${route.level}|${route.asof}`;
   if (pathsKey !== data.pathsKey) {
     data.paths = data.origin = data.impact = null;
     if (pathsKey) {
       status("tracing the column…");
       const field = `#${route.sel}`;
       const [paths, origin, impact] = await Promise.all([
-        api.fieldPaths(field, route.ind, route.asof),
-        api.fieldOrigin(field, route.ind, route.asof),
-        api.fieldImpact(field, route.ind, route.asof),
+        api.fieldPaths(field, route.level, route.asof),
+        api.fieldOrigin(field, route.level, route.asof),
+        api.fieldImpact(field, route.level, route.asof),
       ]);
       Object.assign(data, { paths, origin, impact });
       for (const side of [paths.upstream, paths.downstream]) {
@@ -209,6 +212,7 @@ function controlsFromRoute() {
   }
   $("depth").value = String(route.depth);
   $("indirect").checked = route.ind;
+  $("level").value = route.level;
   $("path-only").checked = route.path;
 }
 
@@ -588,6 +592,7 @@ async function details() {
       paths: data.paths,
       drawn,
       includeIndirect: route.ind,
+      level: route.level,
       actions,
     });
     setImpactTarget(data.paths.field);
@@ -842,7 +847,8 @@ $("direction").addEventListener("click", (ev) => {
   if (b) go({ dir: b.dataset.dir });
 });
 $("depth").addEventListener("change", (ev) => go({ depth: ev.target.value === "all" ? "all" : Number(ev.target.value) }));
-$("indirect").addEventListener("change", (ev) => go({ ind: ev.target.checked }));
+$("indirect").addEventListener("change", (ev) => go({ ind: ev.target.checked, level: ev.target.checked ? "all" : "direct" }));
+$("level").addEventListener("change", (ev) => go({ level: ev.target.value, ind: ev.target.value !== "direct" }));
 const exportName = () => (route.sel !== null ? nameOf(route.sel) : data.lineage?.root.short || "lineage").replace(/[^\w.-]+/g, "_");
 $("export-svg").addEventListener("click", () => {
   $("export-menu").open = false;

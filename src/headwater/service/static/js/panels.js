@@ -118,7 +118,7 @@ function renderJobSummary(job, actions) {
 
 // ---------------------------------------------------------------- details of a column
 
-export function renderFieldDetails(box, { field, origin, impact, paths, drawn, includeIndirect, actions }) {
+export function renderFieldDetails(box, { field, origin, impact, paths, drawn, includeIndirect, level, actions }) {
   const parentsOnPath = new Map(paths.datasets.map((d) => [d.id, d]));
   const outside = [...parentsOnPath.values()].filter((d) => !drawn.has(d.id));
   const originList = origin.origins.filter((o) => o.depth > 0);
@@ -132,8 +132,8 @@ export function renderFieldDetails(box, { field, origin, impact, paths, drawn, i
     ),
     h("p", { class: "muted" },
       `${paths.upstream.nodes.length} upstream and ${paths.downstream.nodes.length} downstream columns`,
-      includeIndirect ? " (DIRECT and INDIRECT)" : " (DIRECT only)", "."),
-    h("h3", { class: "up" }, "Comes from ", h("span", { class: "muted" }, `(origin${includeIndirect ? ", with indirect" : ""})`),
+      { direct: " (DIRECT only)", field: " (DIRECT, and its own CASE and window inputs)", all: " (DIRECT and INDIRECT)" }[level] ?? (includeIndirect ? " (DIRECT and INDIRECT)" : " (DIRECT only)"), "."),
+    h("h3", { class: "up" }, "Comes from ", h("span", { class: "muted" }, `(origin, level ${level})`),
       listExports(originList, `${field.short}.origin`, "origin")),
     byDependency(originList, "origin-list", actions.jump, "no upstream column: this is an origin"),
     origin.truncated ? h("p", { class: "warn" }, `Partial: ${origin.total} origins, a cap was hit.`) : null,
