@@ -151,3 +151,34 @@ def test_e_a_file_removed_from_the_project_is_closed_with_prune(store_url: str, 
     assert _writers(store_url, "mart.channel_summary") == ["02_marts.sql#5"]
     assert _origins(store_url, "mart.channel_summary.returns_value") == RETURNS
     assert _origins(store_url, COLUMN, as_of=before) == SALES
+
+
+def test_prune_of_a_subdirectory_leaves_the_files_outside_it(sqlite_url: str, tmp_path: Path) -> None:
+    """``--prune`` with ``--root``: only the project files below the directory given are the project."""
+    wh = _project(tmp_path)
+    (wh / "rpt").mkdir()
+    (wh / "03_reports.sql").rename(wh / "rpt" / "03_reports.sql")
+    ingest(sqlite_url, str(wh))
+    assert _writers(sqlite_url, "rpt.exec_summary") == ["exec_summary"]
+    out = ingest(sqlite_url, str(wh / "rpt"), "--root", str(wh), "--prune")  # all of rpt/: nothing left it
+    assert "jobs closed" not in out, out
+
+    (wh / "rpt" / "03_reports.sql").unlink()
+    (wh / "rpt" / "notes.sql").write_text("SELECT 1;\n")
+    out = ingest(sqlite_url, str(wh / "rpt"), "--root", str(wh), "--prune")
+    assert "(--prune): 3 (exec_summary, rpt/03_reports.sql#1, rpt/03_reports.sql#2)" in out, out
+    assert _writers(sqlite_url, "rpt.exec_summary") == []
+    assert _writers(sqlite_url, "mart.channel_summary") == ["02_marts.sql#5"]  # outside rpt/: kept
+    assert _writers(sqlite_url, "stg.stg_sales") == ["stg_sales"]
+
+
+def test_prune_needs_sql_files(sqlite_url: str, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from headwater.cli.main import app
+
+    events = tmp_path / "none.jsonl"
+    events.write_text("")
+    result = CliRunner().invoke(app, ["ingest", str(events), "--prune", "--store", sqlite_url])
+    assert result.exit_code == 2, result.output
+    assert "--prune needs the project's SQL files" in result.output
