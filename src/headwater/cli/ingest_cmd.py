@@ -77,7 +77,7 @@ class IngestTotals:
     incomplete_where: list[str] = field(default_factory=list)
     closed: list[str] = field(default_factory=list)  # jobs whose statement left its file
     pruned: list[str] = field(default_factory=list)  # jobs of files that left the project (--prune)
-    kept_open: list[str] = field(default_factory=list)  # files whose jobs were not closed, and why
+    kept_open: list[str] = field(default_factory=list)  # files whose jobs were not closed (a statement failed)
 
     def fail(self, where: str, exc: BaseException | str) -> None:
         """Count one failure, named by ``where`` (``file:line``)."""
@@ -472,7 +472,7 @@ def ingest(
                 context = new_context()
             progress.update(task, description=f"ingesting {pf.relpath}")
             items: list[Item] = []
-            names: set[str] | None = set()
+            names: set[str] = set()
             names_in[pf.relpath] = names
 
             def step(
