@@ -36,10 +36,12 @@ from headwater.cli.store_cmd import StoreOpt
 from headwater.cli.stores import open_cli_store
 from headwater.extract.split import split_script
 from headwater.model import EventFormatError, LineageInfo, Severity, Status, bounded_json, event_from_dict
+from headwater.model.job import JOB_PROPERTY
 from headwater.model.ol_naming import OpenLineageNaming
 from headwater.project import ProjectContext, ProjectFile, StatementOutcome, collect_files, order_files, project_root
 from headwater.store import LineageStore, StoreError
 from headwater.store.catalog import StoreCatalog
+from headwater.store.names import now_us
 
 EVENT_SUFFIXES = {".jsonl", ".ndjson", ".json"}
 
@@ -73,6 +75,9 @@ class IngestTotals:
     incomplete: dict[str, int] = field(default_factory=dict)  # status → events
     codes: dict[str, int] = field(default_factory=dict)  # diagnostic code (WARNING, ERROR) → incomplete events
     incomplete_where: list[str] = field(default_factory=list)
+    closed: list[str] = field(default_factory=list)  # jobs whose statement left its file
+    pruned: list[str] = field(default_factory=list)  # jobs of files that left the project (--prune)
+    kept_open: list[str] = field(default_factory=list)  # files whose jobs were not closed (a statement failed)
 
     def fail(self, where: str, exc: BaseException | str) -> None:
         """Count one failure, named by ``where`` (``file:line``)."""
@@ -369,6 +374,14 @@ def ingest(
             "headwater.toml, then --catalog-url's host and port."
         ),
     ] = None,
+    prune: Annotated[
+        bool,
+        typer.Option(
+            "--prune",
+            help="The SQL files given are the whole project: close the jobs of the project files the store "
+            "has (below the directory the files have in common) that are not among them.",
+        ),
+    ] = False,
     batch: Annotated[int, typer.Option(min=1, help="Events per transaction.")] = 500,
 ) -> None:
     """Record lineage from SQL scripts (through the extractor) and event files into the store.
@@ -376,7 +389,9 @@ def ingest(
     The SQL files given (directories: their *.sql files) are one project: one session across them,
     so the tables, views and temporary views one file creates bind the statements of the others.
     Each statement is recorded as the job FILE#N (the file's N-th INSERT, CTAS or view), or as the name
-    of a "-- name: …" comment before it.
+    of a "-- name: …" comment before it. The jobs of a file that are no longer in it are closed (their
+    lineage stops being current; --as-of before the run still shows it); with --prune, also those of
+    files no longer in the project.
     Event files: JSON lines, or (.json) one JSON object or array, of headwater events and/or OpenLineage RunEvents.
     A line, statement or file that cannot be read or recorded is listed as file:line; the rest is still recorded.
     Exit code 1 when anything failed (with --strict: or stayed PARTIAL/UNAVAILABLE), 2 for a bad option, else 0.
@@ -405,6 +420,12 @@ def ingest(
     root_dir = root or project_root([p for p in files if not _event_suffix(p)] or files)
     sql_paths = [p for p in files if not _event_suffix(p)]
     event_paths = [p for p in files if _event_suffix(p)]
+    if prune and not sql_paths:
+        console.print("error: --prune needs the project's SQL files (or directories)", style="red")
+        raise typer.Exit(2)
+    run_at = now_us()  # when the jobs that left the project stop being current
+    project_files: list[ProjectFile] = []
+    names_in: dict[str, set[str] | None] = {}  # file → its statements' job names (None: do not close)
 
     def new_context() -> ProjectContext:
         return ProjectContext(
@@ -421,6 +442,7 @@ def ingest(
         project: list[tuple[ProjectFile, str, list]] = []
         task = progress.add_task("reading", total=None, rate="")
         for pf in collect_files(sql_paths, root_dir) if sql_paths else []:
+            project_files.append(pf)
             progress.update(task, description=f"reading {pf.relpath}")
             totals.files += 1
             try:
@@ -450,12 +472,18 @@ def ingest(
                 context = new_context()
             progress.update(task, description=f"ingesting {pf.relpath}")
             items: list[Item] = []
+            names: set[str] = set()
+            names_in[pf.relpath] = names
 
-            def step(outcome: StatementOutcome, pf: ProjectFile = pf, items: list[Item] = items) -> None:
+            def step(
+                outcome: StatementOutcome, pf: ProjectFile = pf, items: list[Item] = items, names: set[str] = names
+            ) -> None:
                 s = outcome.result
                 totals.statements += 1
                 where = f"{pf.path}:{s.line}"
+                names.update(_job_names(outcome))
                 if s.failed:
+                    names_in[pf.relpath] = None  # its job, and the ordinals after it, are not known
                     totals.fail(where, s.error.message if s.error else "failed")
                 elif not s.events and s.skip_reason:
                     totals.skipped += 1
@@ -469,6 +497,7 @@ def ingest(
             except Exception as exc:  # an extractor bug: name it, go on with the next file
                 totals.fail(str(pf.path), exc)
                 items.clear()
+                names_in[pf.relpath] = None
             totals.events += len(items)
             record_items(lineage, items, batch, totals)
             if store_catalog is not None:
@@ -484,9 +513,54 @@ def ingest(
             totals.events += len(items)
             totals.openlineage += sum(1 for i in items if i.kind == OPENLINEAGE)
             record_items(lineage, items, batch, totals)
+    _close_left_jobs(lineage, names_in, totals, run_at)
+    if prune:
+        under = _relative_dir(project_root(sql_paths), root_dir)
+        totals.pruned = lineage.prune_files([pf.relpath for pf in project_files], under, at=run_at).jobs
     _summary(console, totals)
     if totals.failed or (strict and totals.incomplete):
         raise typer.Exit(1)
+
+
+def _job_names(outcome: StatementOutcome) -> set[str]:
+    """The job names a statement of a project file has (one per target of a multi-insert)."""
+    names = {outcome.job} if outcome.job else set()
+    for e in outcome.events:
+        name = e.context.external_catalog_properties.get(JOB_PROPERTY)
+        if name:
+            names.add(name)
+    return names
+
+
+def _close_left_jobs(
+    lineage: LineageStore, names_in: dict[str, set[str] | None], totals: IngestTotals, at: int
+) -> None:
+    """Close the jobs of each file ingested that are no longer in it, once every file is recorded (a
+    statement moved to another file under its ``-- name:`` belongs to that file by then). A file with
+    a statement that failed is left alone: its broken statement is not a removed one."""
+    for relpath, names in names_in.items():
+        if names is None:
+            totals.kept_open.append(relpath)
+        else:
+            totals.closed.extend(lineage.close_jobs(relpath, names, at=at).jobs)
+
+
+def _relative_dir(directory: Path, root: Path) -> str:
+    """``directory`` relative to ``root``, ``/``-separated; "" for the root itself or outside it.
+
+    >>> [_relative_dir(Path(d), Path("/w")) for d in ("/w/marts", "/w", "/x")]
+    ['marts', '', '']
+    """
+    try:
+        rel = directory.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return ""
+    return "" if rel == "." else rel
+
+
+def _names(jobs: list[str], shown: int = 10) -> str:
+    more = f", … and {len(jobs) - shown} more" if len(jobs) > shown else ""
+    return ", ".join(jobs[:shown]) + more
 
 
 def _summary(console: Console, totals: IngestTotals) -> None:
@@ -497,6 +571,21 @@ def _summary(console: Console, totals: IngestTotals) -> None:
     console.print(table)
     if totals.openlineage:
         console.print(f"of the events, OpenLineage RunEvents: {totals.openlineage}")
+    plain = {"markup": False, "highlight": False, "soft_wrap": True}
+    if totals.closed:
+        console.print(f"jobs closed, no longer in their file: {len(totals.closed)} ({_names(totals.closed)})", **plain)
+    if totals.pruned:
+        console.print(
+            f"jobs closed, their file no longer in the project (--prune): {len(totals.pruned)} "
+            f"({_names(totals.pruned)})",
+            **plain,
+        )
+    if totals.kept_open:
+        console.print(
+            f"jobs not closed in {', '.join(totals.kept_open)}: a statement failed (fix it and ingest again)",
+            style="yellow",
+            **plain,
+        )
     if totals.incomplete:
         statuses = ", ".join(f"{n} {status}" for status, n in sorted(totals.incomplete.items()))
         codes = ", ".join(f"{code} {n}" for code, n in sorted(totals.codes.items(), key=lambda kv: (-kv[1], kv[0])))
