@@ -9,7 +9,9 @@ True
 from __future__ import annotations
 
 import os
+import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +69,7 @@ def _sqlite_engine(url: str) -> Engine:
         dbapi_conn.isolation_level = None  # SQLAlchemy's "begin" event below issues BEGIN
         cur = dbapi_conn.cursor()
         if not memory:
-            cur.execute("PRAGMA journal_mode=WAL")
+            _use_wal(cur)
         cur.execute("PRAGMA synchronous=NORMAL")
         cur.execute("PRAGMA busy_timeout=30000")
         cur.execute(f"PRAGMA cache_size=-{SQLITE_CACHE_KIB}")
@@ -79,6 +81,23 @@ def _sqlite_engine(url: str) -> Engine:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
     return engine
+
+
+def _use_wal(cur: Any, wait_s: float = 30.0) -> None:
+    """Put a file database in WAL mode (once: the mode is kept in the file). Switching the mode needs
+    the database to itself, and SQLite answers "database is locked" at once, without its busy
+    timeout, when another connection (a concurrent first writer) holds it: try again until
+    ``wait_s`` has passed."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            if str(cur.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+                cur.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def make_engine(url: str) -> Engine:
