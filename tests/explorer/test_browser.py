@@ -369,7 +369,6 @@ def test_500_nodes_render_collapsed_left_to_right_and_pan(page: Any, big_server:
     goto(page, big_server, f"/node/{root}?dir=UPSTREAM&depth=all")
     assert page.locator("[data-kind=node]").count() == 498
     assert page.locator("[data-kind=field]").count() == 0  # collapsed to their cards
-    assert int(page.get_attribute("#graph", "data-draw-ms")) >= 0  # speed: bench/explorer_bench.py
     backwards = page.evaluate(
         """() => window.headwater.ui.scene.edges.filter(e => {
               const p = e.points; return !p || p[0].x >= p[p.length - 1].x; }).length"""

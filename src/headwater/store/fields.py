@@ -28,7 +28,7 @@ def _path(rows: list[Any], upstream: bool) -> tuple[list[Any], list[str]]:
     return [edge_info(r) for r in ordered], [r.subtype or r.type for r in ordered]
 
 
-def _walk(
+def field_walk(
     conn: Connection,
     root: int,
     upstream: bool,
@@ -38,6 +38,7 @@ def _walk(
     max_nodes: int,
     hidden_jobs: Collection[int] = (),
 ) -> Walk:
+    """The fields reached from the field ``root`` one way, following the mappings ``level`` keeps."""
     return walk(
         conn,
         [root],
@@ -90,7 +91,7 @@ def get_field_origin(
     """
     lvl = parse_level(level, include_indirect)
     root = field_node(conn, field)
-    w = _walk(conn, root.id, True, lvl, as_of, max_depth, max_nodes, hidden_jobs)
+    w = field_walk(conn, root.id, True, lvl, as_of, max_depth, max_nodes, hidden_jobs)
     leaves = w.leaves()
     infos = fetch_nodes(conn, leaves, w.depth)
     entries = _labelled(w, root.id, leaves, infos, upstream=True)
@@ -120,7 +121,7 @@ def get_field_impact(
     returned), INDIRECT otherwise (with its shortest path)."""
     lvl = parse_level(level)
     root = field_node(conn, field)
-    w = _walk(conn, root.id, False, lvl, as_of, max_depth, max_nodes, hidden_jobs)
+    w = field_walk(conn, root.id, False, lvl, as_of, max_depth, max_nodes, hidden_jobs)
     reached = [n for n in w.depth if n != root.id]
     infos = fetch_nodes(conn, reached, w.depth)
     entries = _labelled(w, root.id, reached, infos, upstream=False)

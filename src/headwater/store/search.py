@@ -25,12 +25,13 @@ from sqlalchemy import Connection, case, func, or_, select
 
 from headwater.model.ol_restore import headwater_facet
 from headwater.store.errors import InvalidInput, NodeNotFound, StoreError
-from headwater.store.levels import Level, edge_filter, follows_dataset_level, parse_level
+from headwater.store.fields import field_walk
+from headwater.store.levels import Level, parse_level
 from headwater.store.names import from_us
 from headwater.store.resolve import fetch_nodes, resolve
 from headwater.store.results import EdgeInfo, NodeInfo
 from headwater.store.schema import edges, event_document, events, nodes
-from headwater.store.traverse import EDGE_COLUMNS, edge_info, valid_at, walk
+from headwater.store.traverse import EDGE_COLUMNS, edge_info, valid_at
 from headwater.store.types import MAPS_TO_ALL, WRITES_FIELD, EdgeType, NodeType
 from headwater.store.write import chunks
 
@@ -311,18 +312,7 @@ def field_paths(
     sides = []
     all_ids: set[int] = set()
     for upstream in (True, False):
-        w = walk(
-            conn,
-            [root.id],
-            upstream,
-            MAPS_TO,
-            as_of,
-            max_depth,
-            max_nodes,
-            from_fields=True,
-            where=edge_filter(lvl),
-            dataset_level=follows_dataset_level(lvl),
-        )
+        w = field_walk(conn, root.id, upstream, lvl, as_of, max_depth, max_nodes)
         depth = {n: (-d if upstream else d) for n, d in w.depth.items() if n != root.id}
         # An edge belongs to the path when both its ends were reached (a capped walk may see edges
         # to nodes it did not keep).
