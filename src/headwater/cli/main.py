@@ -6,7 +6,7 @@ import logging
 
 import typer
 
-from headwater.cli import catalog_cmd, demo_cmd, dispatch_cmd, extract_cmd, history_cmd, ingest_cmd, store_cmd
+from headwater.cli import catalog_cmd, demo_cmd, diff_cmd, dispatch_cmd, extract_cmd, history_cmd, ingest_cmd, store_cmd
 from headwater.extract.collector import freeze_import_heap
 
 app = typer.Typer(
@@ -40,7 +40,7 @@ _no_type_for_flags()
 # statements itself (skip rules and diagnostics), so keep the terminal clean.
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
-for module in (extract_cmd, demo_cmd, catalog_cmd, dispatch_cmd, ingest_cmd, store_cmd, history_cmd):
+for module in (extract_cmd, demo_cmd, catalog_cmd, dispatch_cmd, ingest_cmd, store_cmd, history_cmd, diff_cmd):
     module.register(app)
 
 freeze_import_heap()  # the collector never walks the import-time heap again
