@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from headwater.diff.snapshot import ColumnEdge
+from headwater.store.results import ImpactGroup
 
 
 class ColumnKind(StrEnum):
@@ -76,8 +77,8 @@ class Impact:
     change_type: str
     severity: str
     readers: list[Reader] = field(default_factory=list)
-    groups: dict[str, tuple[int, str, list[str]]] = field(default_factory=dict)
-    """Node type → (count, severity, sample names), as ``analyze_impact`` groups them."""
+    groups: list[ImpactGroup] = field(default_factory=list)
+    """The affected nodes by type (count, sample names, severity), as ``analyze_impact`` groups them."""
     truncated: bool = False
 
 

@@ -92,7 +92,15 @@ def compare(old: Snapshot, new: Snapshot, old_label: str = "old", new_label: str
         for column in sorted(set(before or ()) | set(after or ())):
             if column in renamed:
                 report.columns.append(
-                    _change(new, renamed[column], table, ColumnKind.RENAMED, renamed_to=renamed[column])
+                    _change(
+                        new,
+                        renamed[column],
+                        table,
+                        ColumnKind.RENAMED,
+                        renamed_to=renamed[column],
+                        removed=old.edges_into(column),
+                        added=new.edges_into(renamed[column]),
+                    )
                 )
                 report.columns[-1].column = column
             elif column in renamed.values():

@@ -80,7 +80,7 @@ def impact_of(conn: Connection, change: ColumnChange, as_of: int | None, old: Sn
         change_type.value + (f" {operation}" if operation else ""),
         analysis.overall_severity,
         [Reader(p.field.name, p.depth, p.dependency, path, first in broken_first) for p, path, first in readers],
-        {g.type: (g.count, g.severity, list(g.sample_node_ids)) for g in analysis.groups},
+        list(analysis.groups),
         analysis.truncated or fi.truncated,
     )
     return out
@@ -117,7 +117,7 @@ def judge(change: ColumnChange) -> None:
     what = _what(change)
     impact = change.impact
     readers = impact.readers if impact else []
-    entities = {t: g for t, g in (impact.groups if impact else {}).items() if t not in ("FIELD", "DATASET", "JOB")}
+    entities = [g for g in (impact.groups if impact else []) if g.type not in ("FIELD", "DATASET", "JOB")]
     if change.kind is ColumnKind.ADDED:
         change.verdict, change.reason = Verdict.SAFE, what
     elif change.kind in DESTRUCTIVE:
@@ -133,7 +133,7 @@ def judge(change: ColumnChange) -> None:
             change.verdict, change.reason = Verdict.SAFE, f"{what}; nothing downstream reads it"
     elif readers or entities:
         severity = impact.severity if impact else "LOW"
-        extra = "".join(f", {g[0]} {t}" for t, g in sorted(entities.items()))
+        extra = "".join(f", {g.count} {g.type}" for g in entities)
         change.verdict = Verdict.POSSIBLY_BREAKING
         change.reason = (
             f"{what}; values change for {len(readers)} column(s) downstream{extra} (DATA_UPDATE, {severity})"

@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.staticfiles import StaticFiles
 
-from headwater.service import errors, routes_explorer, routes_query, routes_record
+from headwater.service import errors, routes_diff, routes_explorer, routes_query, routes_record
 from headwater.service.auth import Tokens
 from headwater.service.guard import HttpPolicy, RequestGuard
 from headwater.store import LineageStore
@@ -57,6 +57,7 @@ def create_app(store: LineageStore, tokens: Tokens | None = None, policy: HttpPo
     app.include_router(routes_query.router, prefix=API, tags=["query"])
     app.include_router(routes_record.router, prefix=API, tags=["record"])
     app.include_router(routes_explorer.router, prefix=API, tags=["explorer"])
+    app.include_router(routes_diff.router, prefix=API, tags=["query"])
     if STATIC.is_dir():
         app.mount("/", StaticFiles(directory=STATIC, html=True), name="explorer")
     policy = policy or HttpPolicy()

@@ -45,7 +45,7 @@ def _downstream(c: ColumnChange) -> list[str]:
     for r in c.impact.readers:
         mark = " — **breaks**" if r.broken else ""
         out.append(f"- `{' → '.join(r.path)}` ({r.dependency}){mark}")
-    groups = [f"{n} {t} ({sev})" for t, (n, sev, _) in c.impact.groups.items() if t not in ("FIELD",)]
+    groups = [f"{g.count} {g.type} ({g.severity})" for g in c.impact.groups if g.type != "FIELD"]
     if groups:
         out += ["", "Affected: " + ", ".join(groups)]
     return out
