@@ -13,6 +13,7 @@ from headwater.diff.changes import ColumnChange, DiffReport
 from headwater.diff.project_graph import ProjectOptions
 from headwater.diff.run import diff, project_side
 from headwater.store import LineageStore
+from tests.store.conftest import pg_url, store, store_url  # noqa: F401  (fixtures)
 
 SCHEMA = """\
 raw:

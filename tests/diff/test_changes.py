@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from headwater.diff.changes import ColumnKind, Verdict
 from headwater.diff.project_graph import ProjectOptions
-from tests.diff.conftest import MARTS, P, REPORTS, SHOP, by_column, edited, run_diff
+from tests.diff.conftest import MARTS, REPORTS, SHOP, P, by_column, edited, run_diff
 
 MART = "marts/customer_revenue.sql"
 RPT = "reports/reports.sql"

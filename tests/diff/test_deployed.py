@@ -16,8 +16,7 @@ from headwater.service import create_app
 from headwater.store import DatasetRef, ExecutionContext, LineageStore, NodeType
 from headwater.store.names import from_us, now_us
 from tests.cli.conftest import invoke
-from tests.diff.conftest import MARTS, P, REPORTS, SHOP, by_column, edited, run_diff, write_project
-from tests.store.conftest import pg_url, store, store_url  # noqa: F401  (fixtures)
+from tests.diff.conftest import MARTS, REPORTS, SHOP, P, by_column, edited, run_diff, write_project
 
 MART = "marts/customer_revenue.sql"
 FORECAST = "INSERT INTO fin.revenue_forecast SELECT customer_name, revenue * 1.1 AS revenue FROM mart.customer_revenue"
@@ -50,7 +49,7 @@ def test_the_deployed_downstream_decides(
     store_url: str,
     tmp_path: Path,
     options: ProjectOptions,
-    schema_file: Path,  # noqa: F811
+    schema_file: Path,
 ) -> None:
     deploy(store_url, tmp_path, schema_file, store)
     # within the project the drop is safe (its own view follows it) ...
@@ -79,7 +78,7 @@ def test_the_store_is_the_catalog(
     store_url: str,
     tmp_path: Path,
     options: ProjectOptions,
-    schema_file: Path,  # noqa: F811
+    schema_file: Path,
 ) -> None:
     """The reports alone, diffed against the deployed store: the mart they read comes from it."""
     deploy(store_url, tmp_path, schema_file, store)
@@ -109,7 +108,7 @@ def test_two_times_of_one_store(
     store: LineageStore,
     store_url: str,
     tmp_path: Path,
-    schema_file: Path,  # noqa: F811
+    schema_file: Path,
 ) -> None:
     root = write_project(tmp_path / "shop", SHOP)
     ingest(store_url, root, schema_file)

@@ -46,13 +46,19 @@ def _field_id(conn: Connection, name: str) -> int | None:
     return conn.execute(q).scalar_one_or_none()
 
 
+def _complete(snap: Snapshot, jobs: list[str]) -> bool:
+    return all(snap.jobs[j].status in (None, "COMPLETE") for j in jobs if j in snap.jobs)
+
+
 def _changes_with(reader: str, column: str, old: Snapshot, new: Snapshot) -> bool:
     """Whether ``reader`` (reading ``column`` before) is changed along with it (module docstring)."""
+    if not _complete(new, old.writers.get(reader, [])):
+        return False  # its statement no longer extracts: it still reads what is gone
     if reader not in new.columns:
         return reader in old.columns  # the change removes it too; else it is outside what changed
     if any(e.source == column for e in new.edges_into(reader)):
         return False
-    return all(new.jobs[j].status in (None, "COMPLETE") for j in new.writers.get(reader, ()) if j in new.jobs)
+    return _complete(new, new.writers.get(reader, []))
 
 
 def impact_of(conn: Connection, change: ColumnChange, as_of: int | None, old: Snapshot, new: Snapshot) -> Impact | None:
@@ -161,7 +167,7 @@ def assess(
     for change in report.columns:
         change.impact = impact_of(conn, change, as_of, old, new)
         judge(change)
-        problem = broken_jobs.get(change.job) if change.kind is not ColumnKind.REMOVED else None
+        problem = broken_jobs.get(change.job)
         if problem is not None:
             change.verdict = Verdict.BREAKING
             change.reason = f"its statement no longer extracts ({problem.code}: {problem.message})"

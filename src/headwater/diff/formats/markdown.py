@@ -27,7 +27,9 @@ def _edges(c: ColumnChange) -> list[str]:
         f"- changed: `{e.source}` {e.old_subtype} `{e.old_expression}` → {e.new_subtype} `{e.new_expression}`"
         for e in c.changed
     ]
-    whole = c.kind.value in ("added", "removed", "renamed")  # the statement's joins and filters: counted
+    if c.renamed_to:
+        return [f"- every edge moved to `{_short(c.renamed_to, c.table)}` in the same statement"]
+    whole = c.kind.value in ("added", "removed")  # the statement's joins and filters: counted
     for verb, edges in (("added", c.added), ("removed", c.removed)):
         shown = [e for e in edges if not whole or e.dependency == "DIRECT"]
         out += [f"- {verb}: `{e.source}` {e.dependency} {e.subtype} `{e.expression}`" for e in shown]
