@@ -146,10 +146,13 @@ def diff_command(
     label = store or "the store"
     if mode == "store":
         assert deployed is not None
-        try:
-            t0, t1 = parse_since(since), parse_since(until) if until not in (None, "now") else None
-        except InvalidInput as exc:
-            fail(f"--from/--to: {exc}")
+        times: list[int | None] = []
+        for option, value in (("--from", since), ("--to", until)):
+            try:
+                times.append(parse_since(value) if value not in (None, "now") else None)
+            except InvalidInput as exc:
+                fail(f"{option}: {exc.message}")
+        t0, t1 = times
         old = store_side(deployed, t0, f"--from {since}")
         new = store_side(deployed, t1, f"--to {until or 'now'}")
         report = diff(old, new)
