@@ -30,27 +30,14 @@ from headwater.store import indirect
 from headwater.store.jobs import display_name
 from headwater.store.resolve import fetch_nodes
 from headwater.store.schema import OPEN, edges, events, jobs
+from headwater.store.traverse import EDGE_COLUMNS
 from headwater.store.types import MAPS_TO_ALL, WRITES_FIELD, EdgeType
 from headwater.store.write import chunks
 
 _E = edges.c
 _MAPS_TO = EdgeType.MAPS_TO.value
 _WRITE = EdgeType.WRITE.value
-_STORED = (
-    _E.id,
-    _E.type,
-    _E.src_id,
-    _E.dst_id,
-    _E.subtype,
-    _E.dependency,
-    _E.expression,
-    _E.labels,
-    _E.masking,
-    _E.job_id,
-    _E.valid_from,
-    _E.valid_to,
-    _E.event_pk,
-)
+_STORED = (*EDGE_COLUMNS, _E.event_pk)
 
 
 @dataclass(frozen=True, slots=True, order=True)
