@@ -20,6 +20,7 @@ import {
 } from "./panels.js";
 import { initSearch } from "./search.js";
 import { exportPng, exportSvg } from "./export.js";
+import { initDiff, paintDiff } from "./diff.js";
 
 const $ = (id) => document.getElementById(id);
 const LINEAGE_LIMIT = 2000;
@@ -350,6 +351,7 @@ function draw() {
   };
   ui.scene = scene;
   graph.render(scene);
+  paintDiff(graph, scene, data.fieldParent, route.ind);
   $("graph").dataset.nodes = String(view.nodes.length);
   $("graph").dataset.crossings = String(lay.crossings);
   $("graph").dataset.drawMs = String(Math.round(performance.now() - started));
@@ -930,6 +932,11 @@ async function settled() {
     await s;
   }
 }
-window.headwater = { route, data, ui, graph, settled };
+const diffMode = initDiff({
+  input: $("diff-from"),
+  asOf: () => route.asof,
+  repaint: () => ui.scene && ((ui.sceneKey = null), draw()),
+});
+window.headwater = { route, data, ui, graph, settled, diff: diffMode };
 sync();
 
