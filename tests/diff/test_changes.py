@@ -184,3 +184,12 @@ def test_a_named_job_moved_keeps_its_name(options: ProjectOptions) -> None:
     new = {k: v for k, v in old.items() if k != "marts/customer_revenue.sql"} | {"marts/revenue.sql": named}
     (job,) = run_diff(options, old, new).jobs
     assert (job.job, job.kind, job.old_file, job.new_file) == ("customer_revenue", "moved", MART, "marts/revenue.sql")
+
+
+def test_a_statement_that_no_longer_parses_is_a_problem_and_the_rest_still_compares(options: ProjectOptions) -> None:
+    new = edited(SHOP, RPT, "GROUP BY region;", "GROUP BY region;\n\nINSERT INTO rpt.broken SELEC x FROM y;")
+    new = edited(new, MART, "SUM(o.amount) AS revenue", "AVG(o.amount) AS revenue")
+    report = run_diff(options, SHOP, new)
+    assert [(p.file, p.line, p.code) for p in report.problems] == [(RPT, 6, "parse_error")]
+    assert [c.column for c in report.columns] == [P + "mart.customer_revenue.revenue"]
+    assert report.verdict is Verdict.BREAKING

@@ -90,7 +90,11 @@ def extract_project(files: Mapping[str, str], options: ProjectOptions | None = N
     events: list[LineageInfo] = []
     problems: list[Problem] = []
     for rel in order:
-        done = context.extract(rel, files[rel], pieces[rel])
+        try:
+            done = context.extract(rel, files[rel], pieces[rel])
+        except Exception as exc:  # an extractor bug: name it, go on with the next file (as ingest does)
+            problems.append(Problem(rel, None, None, None, "failed", f"{type(exc).__name__}: {exc}"))
+            continue
         for outcome in done.statements:
             events.extend(outcome.events)
             problems.extend(_problems(rel, outcome))
