@@ -23,6 +23,8 @@ the new state that reads a column or table that is not there (``Problem``) is BR
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlalchemy import Connection, select
 
 from headwater.diff.changes import ColumnChange, ColumnKind, DiffReport, Impact, Problem, Reader, Verdict, strongest
@@ -160,7 +162,7 @@ def assess(
     as_of: int | None,
     old: Snapshot,
     new: Snapshot,
-    problems: list[Problem] = (),  # type: ignore[assignment]
+    problems: Sequence[Problem] = (),
 ) -> DiffReport:
     """Fill each change's impact and verdict, and the report's verdict with its reasons."""
     broken_jobs = {p.job: p for p in problems if p.job}
