@@ -92,6 +92,7 @@ def diff_command(
         typer.Argument(
             help="OLD_DIR NEW_DIR: two versions of a project; with --git-base: the project's directory in "
             "the repository (default: the current one).",
+            metavar="OLD_DIR NEW_DIR | DIR",
             show_default=False,
         ),
     ] = None,
@@ -167,7 +168,8 @@ def diff_command(
                 catalog, recorded = open_catalog(schema, catalog_url, dialect, default_catalog), None
         except CatalogError as exc:
             fail(str(exc))
-        options = ProjectOptions(dialect, default_db, default_catalog, statements.value, catalog, recorded or ())
+        views = recorded if recorded is not None else ()
+        options = ProjectOptions(dialect, default_db, default_catalog, statements.value, catalog, views)
         if mode == "git":
             where = (paths or [Path(".")])[0]
             try:
