@@ -75,48 +75,31 @@ def rename_dataset(conn: Connection, old: TableRef, new: TableRef) -> bool:
         {"p": old_id, "t": NodeType.FIELD.value},
     ).all()
     if new_id is None:  # b is new: a's nodes are b's from now on
-        _run(
-            conn,
-            f"UPDATE {nodes.name} SET name = :n, short = :s WHERE id = :i",
-            n=new_name,
-            s=short_of(new_name, field=False),
-            i=old_id,
-        )
-        for fid, fname in fields:
-            name = new_name + fname[len(old_name) :]
-            _run(
-                conn,
-                f"UPDATE {nodes.name} SET name = :n, short = :s WHERE id = :i",
-                n=name,
-                s=short_of(name, field=True),
-                i=fid,
-            )
-    else:  # b exists: a's edges move onto b's nodes
-        for fid, fname in fields:
-            name = new_name + fname[len(old_name) :]
-            target = _node(conn, NodeType.FIELD.value, name)
-            if target is None:  # b lacks the field: it moves over whole
-                _run(
-                    conn,
-                    f"UPDATE {nodes.name} SET name = :n, short = :s, parent_id = :p WHERE id = :i",
-                    n=name,
-                    s=short_of(name, field=True),
-                    p=new_id,
-                    i=fid,
-                )
-                _run(
-                    conn,
-                    f"UPDATE {edges.name} SET src_id = :b WHERE dst_id = :f AND src_id = :a AND type = :c",
-                    b=new_id,
-                    f=fid,
-                    a=old_id,
-                    c=_CONTAINS,
-                )
-            else:
-                _move_edges(conn, fid, target)
+        _rename_node(conn, old_id, new_name, old_id)
+    for fid, fname in fields:
+        name = new_name + fname[len(old_name) :]
+        target = _node(conn, NodeType.FIELD.value, name) if new_id is not None else None
+        if target is None:  # b is new, or lacks the field: the field moves over whole
+            _rename_node(conn, fid, name, new_id or old_id)
+            if new_id is not None:
+                _run(conn, f"UPDATE {edges.name} SET src_id = :b WHERE dst_id = :f AND src_id = :a AND type = :c",
+                     b=new_id, f=fid, a=old_id, c=_CONTAINS)  # fmt: skip
+        else:
+            _move_edges(conn, fid, target)
+    if new_id is not None:  # b exists: a's edges move onto b's nodes
         _move_edges(conn, old_id, new_id)
     bump_membership_epoch(conn)
     return True
+
+
+def _rename_node(conn: Connection, node: int, name: str, dataset: int) -> None:
+    """Node ``node`` named ``name``: a dataset (``dataset`` is itself) or a field of ``dataset``."""
+    if node == dataset:
+        _run(conn, f"UPDATE {nodes.name} SET name = :n, short = :s WHERE id = :i",
+             n=name, s=short_of(name, field=False), i=node)  # fmt: skip
+    else:
+        _run(conn, f"UPDATE {nodes.name} SET name = :n, short = :s, parent_id = :p WHERE id = :i",
+             n=name, s=short_of(name, field=True), p=dataset, i=node)  # fmt: skip
 
 
 def _move_edges(conn: Connection, old: int, new: int) -> None:
