@@ -15,6 +15,7 @@ The corpus (``bench/accuracy/*.yaml``) is one file per theme::
         read: [t1, t2]                    # every table the statement reads
         write: [t1]                       # every table it writes (a SELECT's result is no table)
         edges: [t1.v <- t2.v]             # target column <- every column its value expression reads
+                                         # (a struct field: ``w.(asset.id)``)
 
 Names without a database are in ``db`` (the session database); a SELECT's result is ``result``.
 A case's table lineage matches when its read and write sets both equal the labels; column edges
@@ -37,6 +38,7 @@ from headwater.catalog import ColumnSchema, MemoryCatalog, Names, TableSchema
 from headwater.extract import ExtractOptions, Extractor
 from headwater.extract.split import sqlglot_dialect
 from headwater.model import ColumnRef, TableRef
+from headwater.model.storage import is_storage, storage_uri
 
 CORPUS = Path(__file__).resolve().parent / "accuracy"
 DATABASE = "db"
@@ -72,8 +74,11 @@ def qualify_table(name: str) -> str:
 
 
 def qualify_column(name: str) -> str:
-    """``t.c`` → ``db.t.c``; ``result.c`` stays."""
-    table, _, column = name.rpartition(".")
+    """``t.c`` → ``db.t.c``; ``result.c`` stays; a struct field is written ``t.(s.f)`` (``db.t.s.f``)."""
+    if name.endswith(")") and ".(" in name:
+        table, _, column = name[:-1].partition(".(")
+    else:
+        table, _, column = name.rpartition(".")
     if table == "result":
         return name
     return f"{qualify_table(table)}.{column}"
@@ -111,8 +116,8 @@ def table_name(ref: TableRef) -> str:
     """The corpus's spelling of a table: lower case (dialects fold differently), ``internal`` left out."""
     if ref.database == RESULT_DATABASE:
         return "result"
-    if ref.catalog and "://" in ref.catalog:  # a storage path: scheme://authority + path
-        return ref.catalog + ref.name
+    if is_storage(ref):  # a storage path: its URI
+        return storage_uri(ref)
     parts = [p for p in (None if ref.catalog == "internal" else ref.catalog, ref.database, ref.name) if p]
     return ".".join(parts).lower()
 

@@ -16,6 +16,7 @@ from headwater.cli.display import DottedName, Namer, first_words, line, lit
 from headwater.extract import ScriptResult, StatementResult
 from headwater.model import LineageInfo
 from headwater.model.event import ColumnRef, TableRef
+from headwater.model.storage import is_storage, storage_uri
 
 
 def _table(title: str, *columns: str) -> Table:
@@ -34,13 +35,15 @@ class _Names:
 
     @staticmethod
     def _full(ref: TableRef) -> str:
+        if is_storage(ref):  # a path: its URI
+            return storage_uri(ref)
         return ".".join(p for p in (ref.catalog, ref.database, ref.name) if p)
 
     def table(self, ref: TableRef) -> str:
         return self.namer.short(self._full(ref))
 
     def column(self, c: ColumnRef) -> str:
-        return f"{c.table.name}.{c.column}"
+        return f"{storage_uri(c.table) if is_storage(c.table) else c.table.name}.{c.column}"
 
     def columns(self, refs: tuple[ColumnRef, ...]) -> str:
         return ", ".join(self.column(r) for r in refs)

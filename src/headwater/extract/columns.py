@@ -7,13 +7,15 @@ unresolved marker and a diagnostic, never a guess.
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from headwater.extract.scope import UNRESOLVED, Alts, Scope, Source, column_node
+from headwater.extract.scope import REF, UNRESOLVED, Alts, Scope, Source, column_node
 from headwater.extract.trees import clone
-from headwater.model import Severity
+from headwater.extract.variant import FIELD_PATH
+from headwater.model import ColumnRef, Severity
 
 if TYPE_CHECKING:
     from headwater.extract.resolve import Resolver
@@ -56,6 +58,13 @@ class ColumnBinder(_Base):
     def _column(self, col: exp.Column, scope: Scope, alias_first: bool, alias_fallback: bool) -> Alts:
         name = self.names.column_ident(col.this) or ""
         qualifier = self.names.table_ident(col.args.get("table"))
+        if qualifier is not None and col._meta and col._meta.get(FIELD_PATH):  # Snowflake ``s:f``: a field of s
+            field = self._struct_field(col, scope, qualifier, name)
+            if field is not None:
+                return field
+            return self._unresolved(
+                col, "unknown_column", f"column {qualifier} is in no table of its scope", Severity.ERROR
+            )
         if qualifier is not None:
             db = self.names.table_ident(col.args.get("db"))
             if db is not None:  # db.t.x names table db.t, whatever alias it has in scope
@@ -103,34 +112,29 @@ class ColumnBinder(_Base):
         return name not in scope.using and not any(src.has(name) for src in scope.sources.values())
 
     def _struct_field(self, col: exp.Column, scope: Scope, qualifier: str, name: str) -> Alts | None:
-        """``s.f`` / ``t.s.f`` where ``s`` is a (struct) column: the field access over that column."""
-        db = self.names.table_ident(col.args.get("db"))
+        """``s.f`` / ``t.s.f`` / ``t.s.f.g`` where ``s`` is a (struct) column: the field ``s.f`` of
+        that column (``struct_field``), or the field access over an expression that is no column."""
+        parts = [p for p in (col.args.get(k) for k in ("catalog", "db", "table")) if p is not None]
+        parts.append(col.this)
         base: Alts | None = None
-        s: Scope | None = scope
-        while s is not None and not base:
-            if db is not None:  # t.s.f: table t, column s, field f
-                src = self._find_source(s, db)
-                base = self._from_source(src, qualifier, col) if src is not None else None
-            else:  # s.f: column s of a table in scope
-                base = self._unqualified(s, qualifier, col)
-            s = s.parent
-        path = [col.this]
-        if not base and db is not None:  # s.a.b: column s, fields a and b
+        path = parts[1:]
+        if len(parts) >= 3:  # t.s.f…: table t, column s, fields
+            s: Scope | None = scope
+            while s is not None and not base:
+                src = self._find_source(s, self.names.table_ident(parts[0]) or "")
+                if src is not None:
+                    base = self._from_source(src, self.names.column_ident(parts[1]) or "", col)
+                s = s.parent
+            path = parts[2:]
+        if not base:  # s.f…: column s of a table in scope
             s = scope
             while s is not None and not base:
-                base = self._unqualified(s, db, col)
+                base = self._unqualified(s, self.names.column_ident(parts[0]) or "", col)
                 s = s.parent
-            path = [col.args["table"], col.this]
+            path = parts[1:]
         if not base:
             return None
-        out: Alts = []
-        for b in base:
-            node = clone(b)
-            for ident in path:
-                quoted = ident.args.get("quoted") if isinstance(ident, exp.Identifier) else False
-                node = exp.Dot(this=node, expression=exp.Identifier(this=ident.name, quoted=quoted))
-            out.append(node)
-        return out
+        return [struct_field(b, path, self.names.column_ident) for b in base]
 
     def _unqualified(self, scope: Scope, name: str, col: exp.Column) -> Alts | None:
         """Bind an unqualified column in one scope; None when this scope certainly lacks it."""
@@ -227,3 +231,29 @@ class ColumnBinder(_Base):
         marker = node.copy() if isinstance(node, exp.Column) else exp.column(message)
         marker.meta[UNRESOLVED] = True
         return [marker]
+
+
+def struct_field(
+    base: exp.Expression, path: list[exp.Expression], ident: Callable[[Any], str | None]
+) -> exp.Expression:
+    """Field ``path`` of the resolved ``base``: over a base-table column ``s``, the field column
+    ``s.f.g`` (its source is the field, rendered ``t.s.f.g``); over any other expression, the
+    field access ``expr.f.g`` (label ``FIELD``).
+
+    >>> from headwater.model import TableRef
+    >>> c = struct_field(column_node(TableRef("internal", "db", "w"), "asset"), [exp.to_identifier("id")], str)
+    >>> c.sql(), str(c.meta[REF])
+    ('w.asset.id', 'internal.db.w.asset.id')
+    """
+    ref = base.meta.get(REF) if isinstance(base, exp.Column) and base._meta else None
+    if ref is not None:
+        names = [ident(p) or p.name for p in path]
+        field = ".".join([ref.column, *names])
+        node = exp.Column(this=exp.Identifier(this=field, quoted=False), table=exp.to_identifier(ref.table.name))
+        node.meta[REF] = ColumnRef(ref.table, field)
+        return node
+    node = clone(base)
+    for part in path:
+        quoted = part.args.get("quoted") if isinstance(part, exp.Identifier) else False
+        node = exp.Dot(this=node, expression=exp.Identifier(this=part.name, quoted=quoted))
+    return node

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from headwater.catalog import ColumnSchema, LayeredCatalog, Names, TableSchema
+from headwater.extract.exchange import table_renames
 from headwater.model import TableRef
 
 
@@ -152,6 +153,15 @@ def apply_statement(tree: exp.Expression, catalog: LayeredCatalog, names: Names,
         return
     if isinstance(tree, exp.Command) and str(tree.this).upper() == "ALTER":
         _doris_rename(str(tree.expression or ""), catalog, names, session)
+        return
+    renames = table_renames(tree, dialect)
+    if renames:  # ALTER TABLE a RENAME TO b, RENAME TABLE a TO b: b has a's columns, a is gone
+        for old, new in renames:
+            old_ref, new_ref = table_ref(old, names, session), table_ref(new, names, session)
+            current = catalog.table(old_ref)
+            if current is not None:
+                catalog.put(new_ref, current)
+                catalog.drop(old_ref)
         return
     if isinstance(tree, exp.Alter) and isinstance(tree.this, exp.Table):
         ref = table_ref(tree.this, names, session)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Container, Iterable, Iterator, Sequence
 from dataclasses import replace
 
+import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
@@ -23,7 +24,7 @@ from headwater.extract.collector import collector_paused
 from headwater.extract.context import generated_query_id, now_iso, redact, redact_event, redact_piece
 from headwater.extract.ddl import Session, apply_statement, is_temporary, table_ref
 from headwater.extract.deep import call_deep, in_deep_thread
-from headwater.extract.exchange import table_moves
+from headwater.extract.exchange import table_moves, table_renames
 from headwater.extract.guards import REFUSED, EmptyName, LimitExceeded, WorkBudget
 from headwater.extract.prepass import blank_unparsed
 from headwater.extract.resolve import Resolver
@@ -43,7 +44,9 @@ from headwater.extract.statements import (
     select_into_as_ctas,
     skip_unsupported,
 )
+from headwater.extract.storage import copy_move, directory_ref, unload_parts
 from headwater.extract.trees import expand, tree_size
+from headwater.extract.variant import variant_paths
 from headwater.model import (
     DATASET_INDIRECT_TYPES,
     Diagnostic,
@@ -59,6 +62,8 @@ from headwater.model import (
     Target,
     make_event_id,
 )
+from headwater.model.event import RENAMED_FROM
+from headwater.model.storage import is_storage, storage_ref
 
 INTERNAL_SCHEMA = "__internal_schema"
 CONTROL_FLOW = (exp.IfBlock, exp.WhileBlock)  # T-SQL IF / WHILE: the statements in them are extracted
@@ -237,6 +242,8 @@ class Extractor:
             )
             return StatementResult(index, piece.line, piece.column, piece.sql, "unparsed", error=err)
         tree = clone_as_ctas(select_into_as_ctas(tree))
+        if self.dialect == "snowflake":
+            tree = variant_paths(tree)
         kind = kind_of(tree)
         try:
             if kind.name in ("insert", "ctas", "mv") and kind.skip is None:
@@ -290,7 +297,8 @@ class Extractor:
                     for c in target_node.expressions
                 ]
             target_node = target_node.this
-        if not isinstance(target_node, exp.Table):
+        directory = directory_ref(target_node, self.dialect) if isinstance(target_node, exp.Directory) else None
+        if not isinstance(target_node, exp.Table) and directory is None:
             return StatementResult(
                 index,
                 piece.line,
@@ -306,7 +314,7 @@ class Extractor:
                     piece.column,
                 ),
             )
-        target = table_ref(target_node, self.names, self.session)
+        target = directory or table_ref(target_node, self.names, self.session)
         if target.database == INTERNAL_SCHEMA:
             return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, skip_reason=SKIP_INTERNAL)
 
@@ -321,14 +329,14 @@ class Extractor:
             resolver.diag(err.code, str(err), None, Severity.ERROR)
             event = self._event(piece, kind, run, index, target, column_list, Relation([], [], [], False), resolver)
             return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=(event,))
-        partition, rel = self._partition(target_node, rel)
+        partition, rel = self._partition(target_node, rel) if directory is None else (None, rel)
         if not resolver.tables and not resolver.via and self.options.statements == "doris":
             if kind.name in ("ctas", "mv"):
                 self._register_ctas(target, rel)
             return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, skip_reason=SKIP_NO_TABLE)
 
         event = self._event(piece, kind, run, index, target, column_list, rel, resolver, partition)
-        if kind.name in ("ctas", "mv"):
+        if kind.name in ("ctas", "mv") or directory is not None:  # later statements may read the path
             self._register_ctas(target, rel, column_list)
         return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=(event,))
 
@@ -397,6 +405,20 @@ class Extractor:
             target = table_ref(tree.this, self.names, self.session)
             column_list, rel = self._merge_relation(tree, resolver)
             _drop_unread_target(resolver, target, rel)
+        elif renames := table_renames(tree, self.dialect):  # a is b from now on: the store renames
+            kind = Kind("alter", SourceCommand.ALTER_TABLE)
+            events = []
+            for old, new in renames:
+                resolver = self._resolver(index)
+                source = table_ref(old, self.names, self.session)
+                resolver.tables[source] = None
+                target = table_ref(new, self.names, self.session)
+                renamed = replace(
+                    run, external_catalog_properties={**run.external_catalog_properties, RENAMED_FROM: str(source)}
+                )
+                events.append(self._event(piece, kind, renamed, index, target, [], Relation([], [], []), resolver))
+            apply_statement(tree, self.catalog, self.names, self.session)
+            return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=tuple(events))
         elif moves := table_moves(tree, self.dialect):  # SWAP WITH, EXCHANGE PARTITION, REPLACE WITH TABLE
             kind = Kind("alter", SourceCommand.ALTER_TABLE)
             events = []
@@ -407,6 +429,22 @@ class Extractor:
                 events.append(self._event(piece, kind, run, index, target, [], Relation([], [], []), resolver))
             self._move_schemas(moves)
             return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=tuple(events))
+        elif isinstance(tree, exp.Copy) and (move := copy_move(tree, self.dialect)) is not None:
+            kind = Kind("copy", SourceCommand.COPY)
+            if move.table is not None:  # a path's rows into a table: its columns are unknown
+                target = table_ref(move.table, self.names, self.session)
+                resolver.tables[move.path] = None
+                column_list = [self.names.column_ident(c) or "" for c in move.columns]
+                rel = Relation([], [], [], False)
+            else:  # a table's or a query's rows into a path
+                target = move.path
+                rel = resolver.relation(move.query, None, resolver.ctes_of(move.query, {}, None))
+                self._register_ctas(target, rel)
+        elif (unload := self._unload(tree)) is not None:
+            kind = Kind("unload", SourceCommand.UNLOAD)
+            target, query = unload
+            rel = resolver.relation(query, None, resolver.ctes_of(query, {}, None))
+            self._register_ctas(target, rel)
         elif isinstance(tree, exp.Insert) and isinstance(tree.expression, exp.Values):
             kind = Kind("insert", SourceCommand.INSERT_VALUES)
             node = tree.this
@@ -419,6 +457,21 @@ class Extractor:
             return None
         event = self._event(piece, kind, run, index, target, column_list, rel, resolver)
         return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=(event,))
+
+    def _unload(self, tree: exp.Expression) -> tuple[TableRef, exp.Query] | None:
+        """Redshift ``UNLOAD ('select …') TO 's3://…'``: the path written and the query read; None
+        for any other statement, or a query that does not parse."""
+        if not (isinstance(tree, exp.Command) and str(tree.this).upper() == "UNLOAD"):
+            return None
+        parts = unload_parts(tree.expression.name if tree.expression is not None else "")
+        path = storage_ref(parts[1]) if parts is not None else None
+        if parts is None or path is None:
+            return None
+        try:
+            query = sqlglot.parse_one(parts[0], read=self.dialect)
+        except sqlglot.errors.ParseError:
+            return None
+        return (path, query) if isinstance(query, exp.Query) else None
 
     def _move_schemas(self, moves: list[tuple[exp.Table, exp.Table]]) -> None:
         """After a swap or a replace, each written table has the columns of the table it took rows from."""
@@ -512,7 +565,7 @@ class Extractor:
         ``partition``: the columns of a ``PARTITION (…)`` clause, which the query gives after the
         other columns (dynamic ones from the select list, static ones as constants).
         """
-        insert_like = kind.name in ("insert", "update", "merge")
+        insert_like = kind.name in ("insert", "update", "merge") and not is_storage(target)  # a path: the query's
         schema = self.catalog.table(target) if insert_like else None
         types = {c.name: c.type for c in schema.columns} if schema else {}
         if partition and schema is not None and column_list is None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from headwater.model import ColumnRef, TableRef
+from headwater.model.storage import storage_uri
 
 REF = "hw"  # meta key: the ColumnRef of a resolved base-table column
 UNRESOLVED = "hw_unresolved"  # meta key: a column that could not be bound
@@ -115,8 +116,9 @@ class Scope:
 
 
 def column_node(table: TableRef, name: str) -> exp.Column:
-    """A resolved base-table column, rendered ``table.column``."""
-    node = exp.Column(this=exp.to_identifier(name), table=exp.to_identifier(table.name))
+    """A resolved base-table column, rendered ``table.column`` (a storage path's: ``"s3://b/k".column``)."""
+    label = storage_uri(table) if "://" in table.catalog else table.name
+    node = exp.Column(this=exp.to_identifier(name), table=exp.to_identifier(label))
     node.meta[REF] = ColumnRef(table, name)
     return node
 

@@ -15,6 +15,7 @@ from headwater.catalog import LayeredCatalog, TableSchema
 from headwater.catalog.listing import closest, tables_in
 from headwater.extract.guards import EmptyName, view_refused
 from headwater.extract.scope import Alts, Relation, Scope, Source
+from headwater.extract.storage import table_storage
 from headwater.extract.trees import QUERY_TYPES, clone
 from headwater.model import IndirectType, Severity, TableRef
 
@@ -51,7 +52,13 @@ class SourceBinder(_Base):
             return self._add_source(node.this, scope)  # ``FROM (t1)``, ``FROM ((a JOIN b ON …))``
         alias_node = node.args.get("alias")
         alias = self.names.table_ident(alias_node.this) if alias_node is not None and alias_node.this else None
-        if isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier):
+        path = table_storage(node, self.names.dialect or None) if isinstance(node, exp.Table) else None
+        if path is not None:  # a storage path read as a dataset: its columns are unknown
+            self.tables[path] = None
+            written = self.catalog.table(path)  # a path an earlier statement wrote
+            columns = list(written.column_names) if written is not None else None
+            src = Source(alias=alias or path.name, table=path, columns=columns)
+        elif isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier):
             src = self._table_source(node, scope, alias)
         elif isinstance(node, exp.Unnest) or (
             isinstance(node, exp.Lateral) and isinstance(node.this, exp.Explode | exp.Inline | exp.Unnest)

@@ -38,6 +38,13 @@ class SourceCommand(StrEnum):
     INSERT_VALUES = "InsertValuesCommand"
     DELETE = "DeleteFromTableCommand"
     ALTER_TABLE = "AlterTableCommand"
+    COPY = "CopyCommand"
+    UNLOAD = "UnloadCommand"
+
+
+RENAMED_FROM = "headwater.renamed_from"
+"""``context.external_catalog_properties`` key of an ``ALTER TABLE a RENAME TO b`` event (target b,
+source a): the old table, ``catalog.db.a``. The store renames a to b (``store.rename``)."""
 
 
 class DirectType(StrEnum):

@@ -29,6 +29,7 @@ from types import MappingProxyType
 from typing import Any
 
 from headwater.model.event import TableRef
+from headwater.model.storage import is_storage, storage_namespace, storage_of_dataset
 
 DEFAULT_NAMESPACE = "headwater"
 """The dataset namespace of a catalog nothing places, and the default job namespace."""
@@ -157,7 +158,14 @@ class OpenLineageNaming:
 
     def dataset(self, table: TableRef, event_place: Place | None = None) -> tuple[str, str]:
         """``(namespace, name)`` of a table; ``event_place`` is the place a hook saw for the event's
-        connection (it names ``internal`` when the user did not)."""
+        connection (it names ``internal`` when the user did not). A storage path is named by its
+        scheme (``headwater.model.storage``).
+
+        >>> OpenLineageNaming().dataset(TableRef("s3://bucket", None, "path/x.parquet"))
+        ('s3://bucket', 'path/x.parquet')
+        """
+        if is_storage(table):
+            return storage_namespace(table)
         place = self.catalogs.get(table.catalog)
         if table.catalog == INTERNAL and event_place is not None and INTERNAL not in (self.explicit or ()):
             place = event_place
@@ -180,6 +188,8 @@ class OpenLineageNaming:
         (True, True)
         >>> n.table("headwater", "hive.raw.events")
         TableRef(catalog='hive', database='raw', name='events')
+        >>> n.table("s3://bucket", "out/part-0.csv")
+        TableRef(catalog='s3://bucket', database=None, name='out/part-0.csv')
         """
         parts = name.split(".")
         best: tuple[int, str] | None = None
@@ -202,7 +212,7 @@ class OpenLineageNaming:
             if len(parts) == 2:
                 return TableRef(INTERNAL, parts[0], parts[1])
             return TableRef(parts[0], ".".join(parts[1:-1]), parts[-1])
-        return None
+        return storage_of_dataset(namespace, name)
 
 
 def event_place(properties: Mapping[str, str]) -> Place | None:

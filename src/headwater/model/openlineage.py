@@ -239,11 +239,31 @@ def _read_columns(event: LineageInfo) -> dict[TableRef, list[str]]:
     return seen
 
 
-def _schema(columns: Iterable[tuple[str, str | None]], producer: str) -> schema_dataset.SchemaDatasetFacet:
-    return schema_dataset.SchemaDatasetFacet(
-        fields=[schema_dataset.SchemaDatasetFacetFields(name=n, type=t) for n, t in columns],
-        producer=producer,
-    )
+def _schema(
+    columns: Iterable[tuple[str, str | None]], producer: str, nested: bool = False
+) -> schema_dataset.SchemaDatasetFacet:
+    """The schema facet of ``columns``; ``nested``: a struct field read (``asset.id``, see
+    ``extract.columns.struct_field``) is the field ``id`` nested in the column ``asset``."""
+    if not nested:
+        fields = [schema_dataset.SchemaDatasetFacetFields(name=n, type=t) for n, t in columns]
+        return schema_dataset.SchemaDatasetFacet(fields=fields, producer=producer)
+    tree: dict[str, Any] = {}  # name -> [type, children]
+    for name, type_ in columns:
+        level = tree
+        parts = name.split(".")
+        for k, part in enumerate(parts):
+            node = level.setdefault(part, [None, {}])
+            if k == len(parts) - 1:
+                node[0] = type_ or node[0]
+            level = node[1]
+
+    def build(level: dict[str, Any]) -> list[schema_dataset.SchemaDatasetFacetFields]:
+        return [
+            schema_dataset.SchemaDatasetFacetFields(name=n, type=t, **({"fields": build(kids)} if kids else {}))
+            for n, (t, kids) in level.items()
+        ]
+
+    return schema_dataset.SchemaDatasetFacet(fields=build(tree), producer=producer)
 
 
 def _types(catalog: Any, table: TableRef) -> Mapping[str, str | None]:
@@ -319,7 +339,7 @@ def to_run_event(
     for t, cols in _read_columns(event).items():
         types = _types(catalog, t)
         ns, name = names.of(t)
-        facets = {"schema": _schema(((c, types.get(c.lower())) for c in cols), producer)}
+        facets = {"schema": _schema(((c, types.get(c.lower())) for c in cols), producer, nested=True)}
         inputs.append(InputDataset(ns, name, facets=facets))
     out_ns, out_name = names.of(event.target.table)
     complete = event_type == RunState.COMPLETE

@@ -38,6 +38,7 @@ from headwater.model.secrets import redact_event
 from headwater.store.errors import InvalidInput
 from headwater.store.facts import Facts, FactsBuilder, Names, NodeKey
 from headwater.store.names import now_us, short_of, to_us
+from headwater.store.nested import parent_edges
 from headwater.store.types import EdgeType, NodeType
 
 _DIRECT = Dependency.DIRECT.value
@@ -117,6 +118,8 @@ def event_facts(event: LineageInfo, names: Names | None = None, expand_indirect:
             if ds is None:
                 ds = datasets[ct] = b.dataset(ct.catalog, ct.database, ct.name)
             key = fields[id(c)] = b.field(ds, c.column)
+            if "." in c.column:  # a struct field: its column too (``store.nested``)
+                parent_edges(b, ds, c.column)
         return key
 
     for s in event.sources:

@@ -30,6 +30,7 @@ from headwater.store.from_external import lineage_facts
 from headwater.store.from_openlineage import run_event_facts
 from headwater.store.jobs import ClosedJobs, JobHistory
 from headwater.store.names import to_us
+from headwater.store.rename import Renaming, apply_renaming, renaming_of, renaming_runs
 from headwater.store.resolve import resolve
 from headwater.store.results import (
     DeleteResult,
@@ -79,15 +80,20 @@ class LineageStore:
 
     # ---------------------------------------------------------------- recording
 
-    def _write(self, facts: Sequence[Facts]) -> WriteResult:
+    def _write(self, facts: Sequence[Facts | Renaming]) -> WriteResult:
         result = WriteResult()
         staged = NodeCache()
         with self._lock, self.engine.connect().execution_options(headwater_write=True) as conn:
             with conn.begin():
                 epoch = membership_epoch(conn)
                 known = self._nodes if epoch == self._epoch else NodeCache()
-                for part in chunks(list(facts), BATCH):
-                    result.add(apply(conn, part, known, staged))
+                for run in renaming_runs(facts):  # a rename changes names: the caches start over
+                    if isinstance(run, Renaming):
+                        apply_renaming(conn, run)
+                        known, staged, epoch = NodeCache(), NodeCache(), -1
+                        run = [run.facts]
+                    for part in chunks(run, BATCH):
+                        result.add(apply(conn, part, known, staged))
             # committed: the ids are valid from now on (nodes are never deleted), and so are the
             # memberships until a deletion closes some (it changes the epoch)
             with self._guard:
@@ -99,13 +105,13 @@ class LineageStore:
 
     def record(self, event: LineageInfo) -> WriteResult:
         """Record one headwater event; a replay of a recorded ``event_id`` changes nothing."""
-        return self._write([event_facts(event, self._names)])
+        return self._write([_translated(event, self._names)])
 
     def record_batch(self, events: Iterable[LineageInfo]) -> WriteResult:
         """Record many events in one transaction (all or nothing)."""
         names = self._names
         with gc_paused():
-            return self._write([event_facts(e, names) for e in events])
+            return self._write([_translated(e, names) for e in events])
 
     def record_lineage(
         self,
@@ -279,3 +285,9 @@ class LineageStore:
         """Close (or purge) the edges of one event, job or dataset."""
         with self._lock, self.engine.connect().execution_options(headwater_write=True) as conn, conn.begin():
             return _delete.delete_lineage(conn, event_id, job, dataset, purge, to_us(at))
+
+
+def _translated(event: LineageInfo, names: Names) -> Facts | Renaming:
+    """An event's facts, or the renaming it asks for (``store.rename``)."""
+    facts = event_facts(event, names)
+    return renaming_of(event, facts) or facts
