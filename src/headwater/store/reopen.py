@@ -1,0 +1,72 @@
+"""A recorded event that comes back after its job moved on is a new run, not a replay.
+
+Event ids are deterministic (a project statement's id comes from its file, ordinal and text), so a
+statement deleted from a file and later restored with the same text, or edited and edited back,
+arrives with an id the store already has. Skipped as a replay, it would leave its job closed, or on
+the other text's lineage. So a duplicate id is recorded again, under a derived id
+(``<event id>@<event time>``), when its event is newer than what its job did since the id was
+recorded: the job was closed after that (``hw_jobs.closed_us``), or its latest run is another
+statement's. A replay of an event that is older than those (a log read again) changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from sqlalchemy import Connection, func, select
+
+from headwater.store.facts import Facts
+from headwater.store.schema import events, jobs
+from headwater.store.write import chunks
+
+_ID_ROOM = events.c.event_id.type.length - 21  # "@" and the time (µs, up to 20 digits)
+_E, _J = events.c, jobs.c
+
+
+def reopen_id(event_id: str, event_us: int) -> str:
+    """The id a returning event is recorded under.
+
+    >>> reopen_id("3f2a", 1700000000000000)
+    '3f2a@1700000000000000'
+    """
+    return f"{event_id[:_ID_ROOM]}@{event_us}"
+
+
+def same_statement(event_id: str, recorded: str) -> bool:
+    """Whether ``recorded`` is ``event_id`` or one of its returns (``reopen_id``)."""
+    return recorded == event_id or recorded.startswith(event_id[:_ID_ROOM] + "@")
+
+
+def returning(conn: Connection, duplicates: Sequence[Facts]) -> list[Facts]:
+    """Those of ``duplicates`` (events whose id is recorded) that come back to a job that moved on,
+    each under its ``reopen_id``; the others are replays."""
+    with_job = [f for f in duplicates if f.job]
+    if not with_job:
+        return []
+    recorded: dict[str, tuple[int | None, int | None]] = {}
+    for part in chunks([f.event_id for f in with_job]):
+        q = select(_E.event_id, _E.job_id, _J.closed_us).outerjoin(jobs, _J.job_id == _E.job_id)
+        recorded.update({eid: (job, closed) for eid, job, closed in conn.execute(q.where(_E.event_id.in_(part)))})
+    job_ids = sorted({job for job, _ in recorded.values() if job is not None})
+    latest: dict[int, tuple[str, int]] = {}
+    for part in chunks(job_ids):
+        newest = select(_E.job_id, func.max(_E.event_us).label("t")).where(_E.job_id.in_(part)).group_by(_E.job_id)
+        sub = newest.subquery()
+        q = select(_E.job_id, _E.event_id, _E.event_us).join(sub, (sub.c.job_id == _E.job_id) & (sub.c.t == _E.event_us))
+        for job, eid, t in conn.execute(q):
+            if job not in latest or eid > latest[job][0]:
+                latest[job] = (eid, t)
+    out = []
+    for f in with_job:
+        job, closed = recorded.get(f.event_id, (None, None))
+        if job is None or job not in latest:
+            continue
+        last_id, last_us = latest[job]
+        moved_on = not same_statement(f.event_id, last_id) and f.event_us > last_us
+        if (closed is not None and f.event_us > closed) or moved_on:
+            again = reopen_id(f.event_id, f.event_us)
+            if last_id != again:
+                out.append(replace(f, event_id=again))
+    return out
+
