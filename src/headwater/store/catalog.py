@@ -1,7 +1,8 @@
 """The store as a catalog: tables and views the store knows bind the statements extracted later.
 
 A dataset's columns are those of the newest event that writes it (its statement's target columns,
-in their order, with their types); a view's definition is its ``CREATE VIEW`` statement. So
+in their order, with their types), else those of its recorded DDL (``from_ddl``: a ``CREATE TABLE``
+that nothing writes yet); a view's definition is its ``CREATE VIEW`` statement. So
 ingesting a project's third file alone, after the first two were ingested, binds it as ingesting
 all three at once does. A dataset the store knows only from reads is not described (the columns
 statements happened to read are not all of its columns), and the store never says which tables a
@@ -22,10 +23,13 @@ True
 
 from __future__ import annotations
 
-from sqlalchemy import text
+import json
+
+from sqlalchemy import select, text
 
 from headwater.catalog.base import ColumnSchema, TableSchema
 from headwater.model import SourceCommand, TableRef, event_from_json
+from headwater.store.from_ddl import COLUMNS_PROPERTY
 from headwater.store.names import dataset_name
 from headwater.store.schema import OPEN, edges, event_document, events, nodes
 from headwater.store.store import LineageStore
@@ -88,4 +92,14 @@ class StoreCatalog:
                 self._views.add(ref)
                 return TableSchema(columns, view_sql=event.context.sql, view_dialect=self.dialect)
             return TableSchema(columns)
-        return None
+        return self._defined(name)
+
+    def _defined(self, name: str) -> TableSchema | None:
+        """The columns of the dataset's recorded DDL (``from_ddl``), for a table nothing writes yet."""
+        with self.store.engine.connect() as conn:
+            q = select(nodes.c.properties).where(nodes.c.type == NodeType.DATASET.value, nodes.c.name == name)
+            props = conn.execute(q).scalar_one_or_none()
+        columns = json.loads(props).get(COLUMNS_PROPERTY) if props else None
+        if not columns:
+            return None
+        return TableSchema(tuple(ColumnSchema(name, typ) for name, typ in columns))

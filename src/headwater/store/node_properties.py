@@ -23,9 +23,7 @@ from headwater.store.types import PROCESS_TYPES
 from headwater.store.write import chunks
 
 
-def update_properties(
-    conn: Connection, todo: Sequence[Facts], ids: dict[NodeKey, int], latest: dict[int, int]
-) -> None:
+def update_properties(conn: Connection, todo: Sequence[Facts], ids: dict[NodeKey, int], latest: dict[int, int]) -> None:
     """Write the properties the recordings ``todo`` (in time order) give their nodes, where they differ
     from the stored ones. ``latest``: each stored job's newest event time before this batch."""
     wanted: dict[int, tuple[bool, dict[str, Any]]] = {}  # node id -> (replace?, properties)

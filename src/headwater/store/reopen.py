@@ -53,7 +53,9 @@ def returning(conn: Connection, duplicates: Sequence[Facts]) -> list[Facts]:
     for part in chunks(job_ids):
         newest = select(_E.job_id, func.max(_E.event_us).label("t")).where(_E.job_id.in_(part)).group_by(_E.job_id)
         sub = newest.subquery()
-        q = select(_E.job_id, _E.event_id, _E.event_us).join(sub, (sub.c.job_id == _E.job_id) & (sub.c.t == _E.event_us))
+        q = select(_E.job_id, _E.event_id, _E.event_us).join(
+            sub, (sub.c.job_id == _E.job_id) & (sub.c.t == _E.event_us)
+        )
         for job, eid, t in conn.execute(q):
             if job not in latest or eid > latest[job][0]:
                 latest[job] = (eid, t)
@@ -69,4 +71,3 @@ def returning(conn: Connection, duplicates: Sequence[Facts]) -> list[Facts]:
             if last_id != again:
                 out.append(replace(f, event_id=again))
     return out
-

@@ -25,6 +25,7 @@ from headwater.store import trace as _trace
 from headwater.store.engine import write_lock
 from headwater.store.errors import InvalidInput
 from headwater.store.facts import Facts, Names
+from headwater.store.from_ddl import TableDefinition, definition_facts
 from headwater.store.from_event import event_facts
 from headwater.store.from_external import lineage_facts
 from headwater.store.from_openlineage import run_event_facts
@@ -128,6 +129,10 @@ class LineageStore:
     ) -> WriteResult:
         """Many ``record_lineage`` calls (argument tuples) in one transaction (all or nothing)."""
         return self._write([lineage_facts(*call) for call in calls])
+
+    def record_definitions(self, definitions: Iterable[TableDefinition]) -> WriteResult:
+        """Record tables' DDL (``CREATE TABLE`` with columns) as catalog knowledge (``from_ddl``)."""
+        return self._write([definition_facts(d, names=self._names) for d in definitions])
 
     def record_openlineage(
         self,
