@@ -15,9 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from headwater.service import schemas as m
 from headwater.service.deps import get_store, no_nul_in_query, require
 from headwater.service.errors import EDGE_ID_MIN, NODE_ID_MAX, ApiError, as_api_errors, expecting
-from headwater.store import LineageStore, NodeNotFound, NodeType
 from headwater.service.routes_query import SeenSince
 from headwater.service.routes_query import _seen as check_seen_since
+from headwater.store import LineageStore, NodeNotFound, NodeType
 from headwater.store import search as s
 from headwater.store.jobs import hidden_jobs, parse_since
 from headwater.store.levels import Level
