@@ -29,7 +29,7 @@ from sqlalchemy import select, text
 
 from headwater.catalog.base import ColumnSchema, TableSchema
 from headwater.model import SourceCommand, TableRef, event_from_json
-from headwater.store.from_ddl import COLUMNS_PROPERTY
+from headwater.store.from_ddl import DDL_PROPERTY
 from headwater.store.names import dataset_name
 from headwater.store.schema import OPEN, edges, event_document, events, nodes
 from headwater.store.store import LineageStore
@@ -99,7 +99,16 @@ class StoreCatalog:
         with self.store.engine.connect() as conn:
             q = select(nodes.c.properties).where(nodes.c.type == NodeType.DATASET.value, nodes.c.name == name)
             props = conn.execute(q).scalar_one_or_none()
-        columns = json.loads(props).get(COLUMNS_PROPERTY) if props else None
+            event_id = json.loads(props).get(DDL_PROPERTY) if props else None
+            row = (
+                conn.execute(
+                    select(events.c.payload, events.c.payload_zlib).where(events.c.event_id == event_id)
+                ).first()
+                if event_id
+                else None
+            )
+        document = event_document(*row) if row is not None else None
+        columns = json.loads(document).get("columns") if document else None
         if not columns:
             return None
-        return TableSchema(tuple(ColumnSchema(name, typ) for name, typ in columns))
+        return TableSchema(tuple(ColumnSchema(column, typ) for column, typ in columns))

@@ -1,16 +1,16 @@
 """A table's definition (``CREATE TABLE`` with columns) as ``Facts``: catalog knowledge, no lineage.
 
-The dataset and its column nodes, the columns (names and types, in order) in the dataset's
-``properties.columns``, and an event row of kind ``ddl`` (its id from the file and the statement's
-text, so re-ingesting records nothing twice; a changed DDL replaces the columns). No job, no edge
-but the memberships: a table nothing writes yet is known, so the statements that read it bind
-(``StoreCatalog``).
+The dataset and its column nodes, and an event row of kind ``ddl`` holding the columns (names and
+types, in order) and the statement; the dataset's ``properties.ddl_event`` names that event (its id
+comes from the file and the statement's text, so re-ingesting records nothing twice; a changed DDL
+is a new event, and the property names it from then on). No job, no edge but the memberships: a
+table nothing writes yet is known, so the statements that read it bind (``StoreCatalog``).
 
 >>> from headwater.model import TableRef
 >>> d = TableDefinition(TableRef("internal", "mart", "fct"), (("sk", "BIGINT"), ("paid", None)), "CREATE …", "a.sql", 3)
 >>> f = definition_facts(d, 1_700_000_000_000_000)
->>> f.kind, f.job, f.nodes[("DATASET", "internal.mart.fct")].properties
-('ddl', None, {'columns': [['sk', 'BIGINT'], ['paid', None]]})
+>>> f.kind, f.job, f.nodes[("DATASET", "internal.mart.fct")].properties  # doctest: +ELLIPSIS
+('ddl', None, {'ddl_event': 'ddl:...'})
 >>> sorted(k[1] for k in f.nodes if k[0] == "FIELD")
 ['internal.mart.fct.paid', 'internal.mart.fct.sk']
 """
@@ -25,8 +25,8 @@ from headwater.model import TableRef
 from headwater.store.facts import Facts, FactsBuilder, Names
 from headwater.store.names import now_us
 
-COLUMNS_PROPERTY = "columns"
-"""The dataset property that holds the columns of its recorded DDL: ``[[name, type or null], …]``."""
+DDL_PROPERTY = "ddl_event"
+"""The dataset property naming the event of its latest recorded DDL (``{"columns": [[name, type], …], …}``)."""
 
 DDL_KIND = "ddl"
 """The ``kind`` of the event rows of table definitions (not lineage: ``get_lineage_stats`` leaves them out)."""
@@ -71,7 +71,7 @@ def definition_facts(d: TableDefinition, at: int | None = None, names: Names | N
     b = FactsBuilder(facts, names)
     ds = b.dataset(d.table.catalog, d.table.database, d.table.name)
     spec = facts.nodes[ds]  # shared by ``names``: replaced, not changed
-    facts.nodes[ds] = replace(spec, properties={**(spec.properties or {}), COLUMNS_PROPERTY: document["columns"]})
+    facts.nodes[ds] = replace(spec, properties={**(spec.properties or {}), DDL_PROPERTY: d.event_id})
     for name, _ in d.columns:
         b.field(ds, name)
     return facts
