@@ -74,7 +74,8 @@ def _short(name: str) -> str:
     return name.removeprefix("internal.")
 
 
-def assert_reader_answers(url: str) -> None:
+def assert_reader_answers(url: str, jobs: list[str] | None = JOBS) -> None:
+    """Every answer of the fixture's README; ``jobs``: the job names the store has (None: not asked)."""
     store = open_store(url)
     for column, expected in ORIGINS.items():
         got = sorted(_short(o.field.name) for o in store.get_field_origin(column, level="direct").origins)
@@ -115,9 +116,10 @@ def assert_reader_answers(url: str) -> None:
         "mart.fct_returns",
         "mart.fct_sales",
     ]
-    with store.engine.connect() as conn:
-        jobs = conn.execute(sa.text("SELECT name FROM hw_nodes WHERE type = 'JOB' ORDER BY name")).scalars()
-        assert [j.removeprefix("job:") for j in jobs] == JOBS
+    if jobs is not None:
+        with store.engine.connect() as conn:
+            names = conn.execute(sa.text("SELECT name FROM hw_nodes WHERE type = 'JOB' ORDER BY name")).scalars()
+            assert [j.removeprefix("job:") for j in names] == jobs
 
 
 def _figure(output: str, name: str) -> int:

@@ -24,16 +24,19 @@ True
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-from sqlalchemy import select, text
+from sqlalchemy import Connection, select, text
 
 from headwater.catalog.base import ColumnSchema, TableSchema
-from headwater.model import SourceCommand, TableRef, event_from_json
+from headwater.model import LineageInfo, SourceCommand, TableRef, event_from_json
 from headwater.store.from_ddl import DDL_PROPERTY
 from headwater.store.names import dataset_name
 from headwater.store.schema import OPEN, edges, event_document, events, nodes
-from headwater.store.store import LineageStore
 from headwater.store.types import EdgeType, NodeType
+
+if TYPE_CHECKING:
+    from headwater.store.store import LineageStore
 
 _NEWEST_WRITERS = text(
     f"SELECT e.payload, e.payload_zlib FROM {events.name} e "
@@ -45,6 +48,20 @@ _NEWEST_WRITERS = text(
 )
 """The newest events of the jobs that write a dataset through an open WRITE edge (one text statement:
 it is asked once per table a project reads that its own DDL does not describe)."""
+
+
+def newest_writer_event(conn: Connection, name: str) -> LineageInfo | None:
+    """The newest headwater event that writes the dataset ``name`` (normalised) with its columns,
+    through a job whose WRITE edge is open (a view's: its ``CREATE VIEW``)."""
+    for payload, packed in conn.execute(_NEWEST_WRITERS, {"name": name, "open": OPEN}):
+        document = event_document(payload, packed)
+        if document is None:
+            continue
+        event = event_from_json(document)
+        target = event.target.table
+        if dataset_name(target.catalog, target.database, target.name) == name and event.target.columns:
+            return event
+    return None
 
 
 class StoreCatalog:
@@ -78,21 +95,14 @@ class StoreCatalog:
             return None
         name = dataset_name(ref.catalog, ref.database, ref.name)
         with self.store.engine.connect() as conn:
-            rows = list(conn.execute(_NEWEST_WRITERS, {"name": name, "open": OPEN}))
-        for payload, packed in rows:
-            document = event_document(payload, packed)
-            if document is None:
-                continue
-            event = event_from_json(document)
-            target = event.target.table
-            if dataset_name(target.catalog, target.database, target.name) != name or not event.target.columns:
-                continue
-            columns = tuple(ColumnSchema(f.name, f.type) for f in event.target.columns)
-            if event.source_command is SourceCommand.CREATE_VIEW:
-                self._views.add(ref)
-                return TableSchema(columns, view_sql=event.context.sql, view_dialect=self.dialect)
-            return TableSchema(columns)
-        return self._defined(name)
+            event = newest_writer_event(conn, name)
+        if event is None:
+            return self._defined(name)
+        columns = tuple(ColumnSchema(f.name, f.type) for f in event.target.columns)
+        if event.source_command is SourceCommand.CREATE_VIEW:
+            self._views.add(ref)
+            return TableSchema(columns, view_sql=event.context.sql, view_dialect=self.dialect)
+        return TableSchema(columns)
 
     def _defined(self, name: str) -> TableSchema | None:
         """The columns of the dataset's recorded DDL (``from_ddl``), for a table nothing writes yet."""

@@ -13,8 +13,9 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine
 
-from headwater.model import LineageInfo
+from headwater.model import LineageInfo, event_to_json
 from headwater.model.ol_naming import OpenLineageNaming
+from headwater.model.secrets import redact_event
 from headwater.store import delete as _delete
 from headwater.store import fields as _fields
 from headwater.store import impact as _impact
@@ -45,6 +46,7 @@ from headwater.store.results import (
 )
 from headwater.store.traverse import DEFAULT_MAX_NODES
 from headwater.store.types import ChangeType, DatasetRef, Direction, ExecutionContext, FieldMapping
+from headwater.store.view_hops import through_views
 from headwater.store.write import NodeCache, WriteResult, apply, chunks, gc_paused, membership_epoch
 
 AsOf = datetime | str | int | None
@@ -100,13 +102,29 @@ class LineageStore:
 
     def record(self, event: LineageInfo) -> WriteResult:
         """Record one headwater event; a replay of a recorded ``event_id`` changes nothing."""
-        return self._write([event_facts(event, self._names)])
+        return self._write(self._event_facts([event]))
 
     def record_batch(self, events: Iterable[LineageInfo]) -> WriteResult:
         """Record many events in one transaction (all or nothing)."""
-        names = self._names
         with gc_paused():
-            return self._write([event_facts(e, names) for e in events])
+            return self._write(self._event_facts(events))
+
+    def _event_facts(self, events: Iterable[LineageInfo]) -> list[Facts]:
+        """The facts of headwater events; those read through views the store knows (the Doris form's
+        ``via``) as reading the views (``view_hops``), with the event as sent for their payload."""
+        names = self._names
+        events = list(events)
+        if not any(e.via for e in events):
+            return [event_facts(e, names) for e in events]
+        with self._read() as conn:
+            routed = through_views(conn, events)
+        out = []
+        for sent, event in zip(events, routed, strict=True):
+            f = event_facts(event, names)
+            if event is not sent:
+                f.payload = event_to_json(redact_event(sent))
+            out.append(f)
+        return out
 
     def record_lineage(
         self,
