@@ -1,5 +1,6 @@
 """(e) The warehouse recorded through OpenLineage RunEvents: headwater's own RunEvents of the three
-files (as the project ingest extracts and names them), ingested from a file into a fresh store and
+files (``headwater extract --project --format openlineage``: extracted and named as the project ingest
+does), ingested from a file into a fresh store and
 POSTed to the API, give the same nodes, edges and answers as ingesting the SQL. On SQLite and
 PostgreSQL."""
 
@@ -13,31 +14,33 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from headwater.catalog import open_catalog
 from headwater.cli.main import app
-from headwater.model.ol_naming import OpenLineageNaming, Place
-from headwater.model.openlineage import run_event_json
-from headwater.project import ProjectContext
 from headwater.service import create_app
 from headwater.store import open_store
 from headwater.store.from_ddl import DDL_PROPERTY
 from tests.pg_schema import fresh_schema_url
-from tests.project.conftest import FILES, WAREHOUSE
+from tests.project.conftest import WAREHOUSE
 from tests.project.test_warehouse import _figure, assert_reader_answers, ingest
 
 runner = CliRunner()
 PLACE = "hive://metastore:9083"
 
 
-def run_events(naming: OpenLineageNaming | None = None) -> list[str]:
-    """The RunEvents (JSON lines) of the warehouse's statements, extracted as one project."""
-    catalog = open_catalog(str(WAREHOUSE / "raw_schema.json"), None, "spark", "internal")
-    context = ProjectContext(catalog, dialect="spark")
-    out = []
-    for name in FILES:
-        for event in context.extract(name, (WAREHOUSE / name).read_text()).events:
-            out.append(run_event_json(event, naming=naming))
-    return out
+def run_events(*namespace: str) -> list[str]:
+    """The RunEvents (JSON lines) of the warehouse's statements, as ``headwater extract --project`` gives
+    them: extracted and named as the project ingest does."""
+    args = [
+        "extract",
+        str(WAREHOUSE),
+        "--project",
+        "--dialect",
+        "spark",
+        "--schema",
+        str(WAREHOUSE / "raw_schema.json"),
+    ]
+    result = runner.invoke(app, [*args, "--format", "openlineage", *(x for n in namespace for x in ("--namespace", n))])
+    assert result.exit_code == 0, result.output
+    return result.stdout.splitlines()
 
 
 def graph(url: str) -> tuple[set[tuple[str, str]], set[tuple], dict[tuple[str, str], str | None]]:
@@ -70,7 +73,7 @@ def graph(url: str) -> tuple[set[tuple[str, str]], set[tuple], dict[tuple[str, s
 def test_e_run_events_ingested_and_posted_give_the_direct_answers(store_url: str, tmp_path: Path) -> None:
     direct = f"sqlite:///{tmp_path / 'direct.db'}"
     ingest(direct, str(WAREHOUSE))
-    lines = run_events(OpenLineageNaming({"internal": Place(PLACE)}))
+    lines = run_events(PLACE)
     assert len(lines) == 13 and all(json.loads(x)["outputs"][0]["namespace"] == PLACE for x in lines)
     events_file = tmp_path / "warehouse.openlineage.jsonl"
     events_file.write_text("\n".join(lines) + "\n")
