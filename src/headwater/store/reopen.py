@@ -5,8 +5,10 @@ statement deleted from a file and later restored with the same text, or edited a
 arrives with an id the store already has. Skipped as a replay, it would leave its job closed, or on
 the other text's lineage. So a duplicate id is recorded again, under a derived id
 (``<event id>@<event time>``), when its event is newer than what its job did since the id was
-recorded: the job was closed after that (``hw_jobs.closed_us``), or its latest run is another
-statement's. A replay of an event that is older than those (a log read again) changes nothing.
+recorded: the job was closed after that (``hw_jobs.closed_us``), its latest run is another
+statement's, or its latest run is this statement with a worse status (PARTIAL, now COMPLETE: the
+statement binds better than when it was first recorded). A replay of an event that is older than
+those (a log read again) changes nothing.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from headwater.store.write import chunks
 
 _ID_ROOM = events.c.event_id.type.length - 21  # "@" and the time (µs, up to 20 digits)
 _E, _J = events.c, jobs.c
+_RANK = {"UNAVAILABLE": 1, "PARTIAL": 2, "COMPLETE": 3}
 
 
 def reopen_id(event_id: str, event_us: int) -> str:
@@ -49,24 +52,28 @@ def returning(conn: Connection, duplicates: Sequence[Facts]) -> list[Facts]:
         q = select(_E.event_id, _E.job_id, _J.closed_us).outerjoin(jobs, _J.job_id == _E.job_id)
         recorded.update({eid: (job, closed) for eid, job, closed in conn.execute(q.where(_E.event_id.in_(part)))})
     job_ids = sorted({job for job, _ in recorded.values() if job is not None})
-    latest: dict[int, tuple[str, int]] = {}
+    latest: dict[int, tuple[str, int, str | None]] = {}
     for part in chunks(job_ids):
         newest = select(_E.job_id, func.max(_E.event_us).label("t")).where(_E.job_id.in_(part)).group_by(_E.job_id)
         sub = newest.subquery()
-        q = select(_E.job_id, _E.event_id, _E.event_us).join(
+        q = select(_E.job_id, _E.event_id, _E.event_us, _E.status).join(
             sub, (sub.c.job_id == _E.job_id) & (sub.c.t == _E.event_us)
         )
-        for job, eid, t in conn.execute(q):
+        for job, eid, t, status in conn.execute(q):
             if job not in latest or eid > latest[job][0]:
-                latest[job] = (eid, t)
+                latest[job] = (eid, t, status)
     out = []
     for f in with_job:
         job, closed = recorded.get(f.event_id, (None, None))
         if job is None or job not in latest:
             continue
-        last_id, last_us = latest[job]
-        moved_on = not same_statement(f.event_id, last_id) and f.event_us > last_us
-        if (closed is not None and f.event_us > closed) or moved_on:
+        last_id, last_us, last_status = latest[job]
+        newer = f.event_us > last_us
+        moved_on = newer and not same_statement(f.event_id, last_id)
+        # the same statement bound better than when it was recorded (a file ingested before the files
+        # it reads: PARTIAL then, COMPLETE now that the store knows their tables)
+        improved = newer and _RANK.get(f.status or "", 0) > _RANK.get(last_status or "", 0)
+        if (closed is not None and f.event_us > closed) or moved_on or improved:
             again = reopen_id(f.event_id, f.event_us)
             if last_id != again:
                 out.append(replace(f, event_id=again))
