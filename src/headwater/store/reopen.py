@@ -1,14 +1,15 @@
-"""A recorded event that comes back after its job moved on is a new run, not a replay.
+"""A project statement's event that comes back after its job moved on is a new run, not a replay.
 
-Event ids are deterministic (a project statement's id comes from its file, ordinal and text), so a
+A project statement's event id comes from its file, ordinal and text (``headwater.project``), so a
 statement deleted from a file and later restored with the same text, or edited and edited back,
 arrives with an id the store already has. Skipped as a replay, it would leave its job closed, or on
-the other text's lineage. So a duplicate id is recorded again, under a derived id
-(``<event id>@<event time>``), when its event is newer than what its job did since the id was
-recorded: the job was closed after that (``hw_jobs.closed_us``), its latest run is another
-statement's, or its latest run is this statement with a worse status (PARTIAL, now COMPLETE: the
-statement binds better than when it was first recorded). A replay of an event that is older than
-those (a log read again) changes nothing.
+the other text's lineage. So a duplicate id of an event with a project file is recorded again, under
+a derived id (``<event id>@<event time>``), when its event is newer than what its job did since: the
+job was closed after that (``hw_jobs.closed_us``), its latest run is a different statement (another
+fingerprint), or its latest run is this statement with a worse status (PARTIAL, now COMPLETE: the
+statement binds better than when it was first recorded). A replay of an older event changes
+nothing, nor does any duplicate without a project file (query logs and producers have one id per
+run: theirs are replays).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def same_statement(event_id: str, recorded: str) -> bool:
 def returning(conn: Connection, duplicates: Sequence[Facts]) -> list[Facts]:
     """Those of ``duplicates`` (events whose id is recorded) that come back to a job that moved on,
     each under its ``reopen_id``; the others are replays."""
-    with_job = [f for f in duplicates if f.job]
+    with_job = [f for f in duplicates if f.job and f.file is not None]  # project statements
     if not with_job:
         return []
     recorded: dict[str, tuple[int | None, int | None]] = {}
@@ -52,24 +53,24 @@ def returning(conn: Connection, duplicates: Sequence[Facts]) -> list[Facts]:
         q = select(_E.event_id, _E.job_id, _J.closed_us).outerjoin(jobs, _J.job_id == _E.job_id)
         recorded.update({eid: (job, closed) for eid, job, closed in conn.execute(q.where(_E.event_id.in_(part)))})
     job_ids = sorted({job for job, _ in recorded.values() if job is not None})
-    latest: dict[int, tuple[str, int, str | None]] = {}
+    latest: dict[int, tuple[str, int, str | None, str | None]] = {}
     for part in chunks(job_ids):
         newest = select(_E.job_id, func.max(_E.event_us).label("t")).where(_E.job_id.in_(part)).group_by(_E.job_id)
         sub = newest.subquery()
-        q = select(_E.job_id, _E.event_id, _E.event_us, _E.status).join(
+        q = select(_E.job_id, _E.event_id, _E.event_us, _E.status, _E.fingerprint).join(
             sub, (sub.c.job_id == _E.job_id) & (sub.c.t == _E.event_us)
         )
-        for job, eid, t, status in conn.execute(q):
+        for job, eid, t, status, fingerprint in conn.execute(q):
             if job not in latest or eid > latest[job][0]:
-                latest[job] = (eid, t, status)
+                latest[job] = (eid, t, status, fingerprint)
     out = []
     for f in with_job:
         job, closed = recorded.get(f.event_id, (None, None))
         if job is None or job not in latest:
             continue
-        last_id, last_us, last_status = latest[job]
+        last_id, last_us, last_status, last_fingerprint = latest[job]
         newer = f.event_us > last_us
-        moved_on = newer and not same_statement(f.event_id, last_id)
+        moved_on = newer and not same_statement(f.event_id, last_id) and f.fingerprint != last_fingerprint
         # the same statement bound better than when it was recorded (a file ingested before the files
         # it reads: PARTIAL then, COMPLETE now that the store knows their tables)
         improved = newer and _RANK.get(f.status or "", 0) > _RANK.get(last_status or "", 0)
