@@ -167,9 +167,8 @@ def extract(
         bool,
         typer.Option(
             "--project",
-            help="The files (directories: their *.sql files) are one project, as headwater ingest takes them: one "
-            "session, files in dependency order, views as datasets, each statement named as its job (FILE#N or "
-            "a -- name: comment). The events are those ingest records (e.g. RunEvents to ingest or post later).",
+            help="The files (directories: their *.sql files) as one project, as headwater ingest takes "
+            "them: one session, dependency order, views as datasets, jobs FILE#N or by -- name:.",
         ),
     ] = False,
     root: Annotated[
