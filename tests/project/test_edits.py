@@ -5,14 +5,18 @@ lineage as it was. On SQLite and PostgreSQL, through ``headwater ingest`` of a c
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 from pathlib import Path
 
+from typer.testing import CliRunner
+
+from headwater.cli.main import app
 from headwater.store import open_store
 from headwater.store.names import now_us
 from tests.project.conftest import WAREHOUSE
-from tests.project.test_warehouse import RETURNS, SALES, ingest
+from tests.project.test_warehouse import RETURNS, SALES, _figure, ingest
 
 COLUMN = "rpt.exec_summary.store_channel_revenue"
 OLD_LINE = "c.net_revenue AS store_channel_revenue"
@@ -86,6 +90,13 @@ def test_c_an_edited_statement_is_a_new_version_and_its_old_source_is_closed(sto
         23,
     )  # the INSERT, under its "-- name:"
     assert _writers(store_url, "rpt.exec_summary") == ["exec_summary"]  # one job, not two
+    # the job node shows its current statement; `query job` every version's
+    assert NEW_LINE in open_store(store_url).job_history("exec_summary").job.properties["sql"]
+    args = ["query", "job", "exec_summary", "--format", "json", "--store", store_url]
+    shown = CliRunner().invoke(app, args)
+    assert shown.exit_code == 0, shown.output
+    sqls = [v["sql"] for v in json.loads(shown.output)["versions"]]
+    assert [OLD_LINE in s for s in sqls] == [True, False] and NEW_LINE in sqls[1]
 
     # before the edit: the old source, and only it
     assert _sources(store_url, COLUMN, as_of=before) == ["mart.channel_summary.net_revenue"]
@@ -120,10 +131,6 @@ def test_a_file_with_a_failed_statement_closes_nothing(sqlite_url: str, tmp_path
     wh = _project(tmp_path)
     ingest(sqlite_url, str(wh))
     _edit(wh / "03_reports.sql", "FROM mart.v_customer_360;", "FROM mart.v_customer_360 WHERE (;")
-    from typer.testing import CliRunner
-
-    from headwater.cli.main import app
-
     args = ["ingest", str(wh), "--dialect", "spark", "--schema", str(wh / "raw_schema.json"), "--store", sqlite_url]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 1, result.output
@@ -173,12 +180,59 @@ def test_prune_of_a_subdirectory_leaves_the_files_outside_it(sqlite_url: str, tm
 
 
 def test_prune_needs_sql_files(sqlite_url: str, tmp_path: Path) -> None:
-    from typer.testing import CliRunner
-
-    from headwater.cli.main import app
-
     events = tmp_path / "none.jsonl"
     events.write_text("")
     result = CliRunner().invoke(app, ["ingest", str(events), "--prune", "--store", sqlite_url])
     assert result.exit_code == 2, result.output
     assert "--prune needs the project's SQL files" in result.output
+
+
+def test_a_deleted_statement_restored_with_the_same_text_reopens_its_job(store_url: str, tmp_path: Path) -> None:
+    """The restored statement's event has the id recorded before the deletion: it is a new run, not a
+    replay, and its job a new version from the restore on."""
+    wh = _project(tmp_path)
+    reports = wh / "03_reports.sql"
+    original = reports.read_text()
+    trend = "rpt.customer_trend.revenue_change"
+    ingest(store_url, str(wh))
+    at_first = _between_runs()
+    _edit(reports, TREND, "")
+    assert "jobs closed, no longer in their file: 1 (03_reports.sql#2)" in ingest(store_url, str(wh))
+    at_deleted = _between_runs()
+    reports.write_text(original)
+    out = ingest(store_url, str(wh))
+    # recorded: the restored statement (exec_summary's position in the file, so its event id, is the
+    # first run's again: the same statement as its latest run, a duplicate)
+    assert "jobs closed" not in out and _figure(out, "recorded") == 1, out
+    at_restored = _between_runs()
+    again = ingest(store_url, str(wh))  # unchanged: nothing new, nothing closed
+    assert "jobs closed" not in again and _figure(again, "recorded") == 0, again
+
+    for at, writers in ((at_first, ["03_reports.sql#2"]), (at_deleted, []), (at_restored, ["03_reports.sql#2"])):
+        assert _writers(store_url, "rpt.customer_trend", as_of=at) == writers, at
+        assert _origins(store_url, trend, as_of=at) == (sorted(SALES + RETURNS) if writers else [trend]), at
+    assert _writers(store_url, "rpt.customer_trend") == ["03_reports.sql#2"]
+    assert _origins(store_url, trend) == sorted(SALES + RETURNS)
+    history = open_store(store_url).job_history("03_reports.sql#2")
+    assert history.closed is None and [v.version for v in history.versions] == [1, 2]
+    first, second = history.versions
+    assert first.valid_to is not None and at_first < first.valid_to.timestamp() * 1e6 < at_deleted
+    assert second.valid_to is None and at_deleted < second.valid_from.timestamp() * 1e6 < at_restored
+    assert first.sql == second.sql and "LAG(yearly_revenue)" in (second.sql or "")
+
+
+def test_an_edit_undone_brings_the_first_text_back(sqlite_url: str, tmp_path: Path) -> None:
+    """A → B → A: the third ingest's event has the first one's id, and its lineage is current again."""
+    wh = _project(tmp_path)
+    reports = wh / "03_reports.sql"
+    ingest(sqlite_url, str(wh))
+    _edit(reports, OLD_LINE, NEW_LINE)
+    ingest(sqlite_url, str(wh))
+    at_edited = _between_runs()
+    _edit(reports, NEW_LINE, OLD_LINE)
+    ingest(sqlite_url, str(wh))
+    assert _sources(sqlite_url, COLUMN) == ["mart.channel_summary.net_revenue"]
+    assert _origins(sqlite_url, COLUMN) == SALES
+    assert _sources(sqlite_url, COLUMN, as_of=at_edited) == ["mart.channel_summary.returns_value"]
+    versions = open_store(sqlite_url).job_history("exec_summary").versions
+    assert [(v.version, OLD_LINE in (v.sql or "")) for v in versions] == [(1, True), (2, False), (3, True)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -162,6 +163,20 @@ def extract(
         str | None, typer.Option("--query-id", help="Query id for the events (default: generated).")
     ] = None,
     user: Annotated[str | None, typer.Option("--user", help="User for the query context.")] = None,
+    project: Annotated[
+        bool,
+        typer.Option(
+            "--project",
+            help="The files (directories: their *.sql files) as one project, as headwater ingest takes "
+            "them: one session, dependency order, views as datasets, jobs FILE#N or by -- name:.",
+        ),
+    ] = False,
+    root: Annotated[
+        Path | None,
+        typer.Option(
+            "--root", help="With --project: the root job names are relative to (default: the files' common directory)."
+        ),
+    ] = None,
 ) -> None:
     """Extract lineage events from SQL scripts.
 
@@ -176,6 +191,30 @@ def extract(
         catalog = open_catalog(schema, catalog_url, sqlglot_dialect(dialect), default_catalog)
     except CatalogError as err:
         fail(str(err), EXIT_USAGE)
+    naming = None
+    if format == OutputFormat.openlineage:
+        from headwater.dispatch.settings import SettingsError, command_naming
+
+        try:
+            naming = command_naming(namespace or (), catalog_url, dialect)
+        except SettingsError as err:
+            fail(f"--namespace: {err}", EXIT_USAGE)
+    if project:
+        options = ExtractOptions(dialect=dialect, statements=statements.value)
+        failed = _extract_project(
+            files or [],
+            root,
+            catalog,
+            options,
+            default_db,
+            default_catalog,
+            format,
+            console,
+            explain_skips,
+            verbose,
+            naming,
+        )
+        raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
     failed = False
     for path in files or ["-"]:
         try:
@@ -194,17 +233,61 @@ def extract(
         if not result.statements:
             warn(f"{path}: no SQL statement")
         warn_dialect(result, dialect, "standard input" if path == "-" else path)
-        naming = None
-        if format == OutputFormat.openlineage:
-            from headwater.dispatch.settings import SettingsError, command_naming
-
-            try:
-                naming = command_naming(namespace or (), catalog_url, dialect)
-            except SettingsError as err:
-                fail(f"--namespace: {err}", EXIT_USAGE)
         print_result(result, format, console, explain_skips, None, verbose, naming, extractor.catalog, dialect)
         failed = failed or statement_failed(result)
     raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
+
+
+def _extract_project(
+    files: list[str],
+    root: Path | None,
+    catalog: object,
+    options: ExtractOptions,
+    default_db: str | None,
+    default_catalog: str,
+    fmt: OutputFormat,
+    console: Console,
+    explain_skips: bool,
+    verbose: bool,
+    naming: object,
+) -> bool:
+    """``extract --project``: the files as one project (``headwater.project``), printed file by file in
+    running order; True when a statement failed."""
+    from headwater.extract.split import split_script
+    from headwater.project import ProjectContext, collect_files, order_files, project_root
+
+    paths = [Path(f) for f in files]
+    if not paths or "-" in files:
+        fail("--project needs SQL files or directories (not standard input)", EXIT_USAGE)
+    dialect = options.dialect
+    project = []
+    for pf in collect_files(paths, root or project_root(paths)):
+        try:
+            text = read_sql_input(str(pf.path))
+        except ValueError as err:
+            stderr_console().print(line(Text("error:", style="red"), " ", str(err)))
+            return True
+        project.append((pf, text, split_script(text, dialect)))
+    ordered = order_files({pf.relpath: pieces for pf, _, pieces in project}, dialect, default_db, default_catalog)
+    if ordered.cycle:
+        warn(f"the files {', '.join(ordered.cycle)} read tables one another writes (a cycle): they run in name order")
+    rank = {name: k for k, name in enumerate(ordered.order)}
+    project.sort(key=lambda item: rank[item[0].relpath])
+    context = ProjectContext(
+        catalog,  # type: ignore[arg-type]
+        dialect=dialect,
+        database=default_db,
+        default_catalog=default_catalog,
+        statements=options.statements,
+    )
+    failed = False
+    for pf, text, pieces in project:
+        extraction = context.extract(pf.relpath, text, pieces)
+        result = ScriptResult(tuple(replace(o.result, events=o.events) for o in extraction.statements))
+        warn_dialect(result, dialect, str(pf.path))
+        print_result(result, fmt, console, explain_skips, None, verbose, naming, context.extractor.catalog, dialect)
+        failed = failed or statement_failed(result)
+    return failed
 
 
 def run_demo() -> ScriptResult:

@@ -41,6 +41,7 @@ from headwater.model.ol_naming import OpenLineageNaming
 from headwater.project import ProjectContext, ProjectFile, StatementOutcome, collect_files, order_files, project_root
 from headwater.store import LineageStore, StoreError
 from headwater.store.catalog import StoreCatalog
+from headwater.store.from_ddl import TableDefinition
 from headwater.store.names import now_us
 
 EVENT_SUFFIXES = {".jsonl", ".ndjson", ".json"}
@@ -75,6 +76,7 @@ class IngestTotals:
     incomplete: dict[str, int] = field(default_factory=dict)  # status → events
     codes: dict[str, int] = field(default_factory=dict)  # diagnostic code (WARNING, ERROR) → incomplete events
     incomplete_where: list[str] = field(default_factory=list)
+    defined: int = 0  # tables whose DDL was recorded (new or changed): catalog knowledge, no lineage
     closed: list[str] = field(default_factory=list)  # jobs whose statement left its file
     pruned: list[str] = field(default_factory=list)  # jobs of files that left the project (--prune)
     kept_open: list[str] = field(default_factory=list)  # files whose jobs were not closed (a statement failed)
@@ -93,7 +95,7 @@ class IngestTotals:
 
 # events counts both kinds; how many of them are OpenLineage RunEvents is said under the table
 COLUMNS = ("files", "statements", "events", "recorded", "duplicates", "skipped", "failed")
-EVENT, OPENLINEAGE = "event", "openlineage"
+EVENT, OPENLINEAGE, DEFINITION = "event", "openlineage", "definition"
 # the store itself failing (unreachable, "database is locked"): not one bad input, so the run stops
 FATAL_STORE_ERRORS: tuple[type[Exception], ...] = (OperationalError, InterfaceError)
 
@@ -193,6 +195,9 @@ def _read_events(path: Path, totals: IngestTotals) -> list[Item]:
 
 
 def _write(lineage: LineageStore, kind: str, values: list[Any], totals: IngestTotals) -> None:
+    if kind == DEFINITION:
+        totals.defined += lineage.record_definitions(values).recorded
+        return
     res = lineage.record_openlineage(values) if kind == OPENLINEAGE else lineage.record_batch(values)
     totals.recorded += res.recorded
     totals.duplicates += res.duplicates
@@ -472,16 +477,25 @@ def ingest(
                 context = new_context()
             progress.update(task, description=f"ingesting {pf.relpath}")
             items: list[Item] = []
+            definitions: list[Item] = []
             names: set[str] = set()
             names_in[pf.relpath] = names
 
             def step(
-                outcome: StatementOutcome, pf: ProjectFile = pf, items: list[Item] = items, names: set[str] = names
+                outcome: StatementOutcome,
+                pf: ProjectFile = pf,
+                items: list[Item] = items,
+                definitions: list[Item] = definitions,
+                names: set[str] = names,
             ) -> None:
                 s = outcome.result
                 totals.statements += 1
                 where = f"{pf.path}:{s.line}"
                 names.update(_job_names(outcome))
+                for table, schema in outcome.defined:
+                    columns = tuple((c.name, c.type) for c in schema.columns)
+                    definition = TableDefinition(table, columns, s.sql, pf.relpath, s.line)
+                    definitions.append(Item(where, DEFINITION, definition))
                 if s.failed:
                     names_in[pf.relpath] = None  # its job, and the ordinals after it, are not known
                     totals.fail(where, s.error.message if s.error else "failed")
@@ -497,9 +511,10 @@ def ingest(
             except Exception as exc:  # an extractor bug: name it, go on with the next file
                 totals.fail(str(pf.path), exc)
                 items.clear()
+                definitions.clear()
                 names_in[pf.relpath] = None
             totals.events += len(items)
-            record_items(lineage, items, batch, totals)
+            record_items(lineage, definitions + items, batch, totals)
             if store_catalog is not None:
                 store_catalog.refresh()
         for path in event_paths:
@@ -572,6 +587,8 @@ def _summary(console: Console, totals: IngestTotals) -> None:
     if totals.openlineage:
         console.print(f"of the events, OpenLineage RunEvents: {totals.openlineage}")
     plain = {"markup": False, "highlight": False, "soft_wrap": True}
+    if totals.defined:
+        console.print(f"table definitions recorded (DDL, for later statements to bind): {totals.defined}", **plain)
     if totals.closed:
         console.print(f"jobs closed, no longer in their file: {len(totals.closed)} ({_names(totals.closed)})", **plain)
     if totals.pruned:

@@ -23,9 +23,12 @@ from __future__ import annotations
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, replace
 
-from headwater.catalog import Catalog
+from sqlglot import exp
+
+from headwater.catalog import Catalog, TableSchema
 from headwater.extract import ExtractOptions, Extractor, RunInfo
 from headwater.extract.context import generated_query_id
+from headwater.extract.ddl import is_temporary, table_ref
 from headwater.extract.result import StatementResult
 from headwater.extract.split import Piece, split_script
 from headwater.model import LineageInfo, TableRef, make_event_id
@@ -42,6 +45,8 @@ class StatementOutcome:
     result: StatementResult
     job: str | None
     events: tuple[LineageInfo, ...]
+    defined: tuple[tuple[TableRef, TableSchema], ...] = ()
+    """The table a ``CREATE TABLE`` with columns defined, with its columns (``store.from_ddl``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,11 +118,29 @@ class ProjectContext:
                 ordinal += 1
                 job = file_job_name(relpath, ordinal, name_before(lines, piece.line) or given_name(piece.sql))
                 events = tuple(_named(e, job, relpath, ordinal, piece, len(events) > 1) for e in events)
-            outcome = StatementOutcome(result, job, events)
+            outcome = StatementOutcome(result, job, events, self._defined(piece) if result.kind == "ddl" else ())
             out.append(outcome)
             if on_statement is not None:
                 on_statement(outcome)
         return FileExtraction(relpath, tuple(out))
+
+    def _defined(self, piece: Piece) -> tuple[tuple[TableRef, TableSchema], ...]:
+        """The table ``piece`` (a DDL statement just run) defined with its columns, if it is a
+        ``CREATE TABLE`` that lists them; as the session's catalog now has it."""
+        tree = piece.tree
+        if not (isinstance(tree, exp.Create) and str(tree.args.get("kind") or "").upper() == "TABLE"):
+            return ()
+        if is_temporary(tree):  # session-scoped: nothing for the store to know
+            return ()
+        schema_node = tree.this
+        if not (isinstance(schema_node, exp.Schema) and isinstance(schema_node.this, exp.Table)):
+            return ()
+        ex = self.extractor
+        ref = table_ref(schema_node.this, ex.names, ex.session)
+        schema = ex.catalog.table(ref)
+        if ref.database is None or schema is None or not schema.columns or schema.view_sql is not None:
+            return ()
+        return ((ref, schema),)
 
 
 def _named(event: LineageInfo, job: str, relpath: str, ordinal: int, piece: Piece, several: bool) -> LineageInfo:

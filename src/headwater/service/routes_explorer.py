@@ -15,8 +15,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from headwater.service import schemas as m
 from headwater.service.deps import get_store, no_nul_in_query, require
 from headwater.service.errors import EDGE_ID_MIN, NODE_ID_MAX, ApiError, as_api_errors, expecting
+from headwater.service.routes_query import SeenSince
+from headwater.service.routes_query import _seen as check_seen_since
 from headwater.store import LineageStore, NodeNotFound, NodeType
 from headwater.store import search as s
+from headwater.store.jobs import hidden_jobs, parse_since
 from headwater.store.levels import Level
 from headwater.store.names import to_us
 
@@ -289,14 +292,17 @@ def field_paths(
     level: Annotated[
         Level | None, Query(description="which mappings to follow: direct, field or all (see /field-origin)")
     ] = None,
+    seen_since: SeenSince = None,
 ) -> FieldPaths:
     """A field's origin subgraph (upstream) and impact subgraph (downstream): every path, not one per end."""
+    since = parse_since(check_seen_since(seen_since))
     with (
         as_api_errors("query.field", field),
         expecting(store, "query.field", field, "field"),
         store.engine.connect() as conn,
     ):
-        r = s.field_paths(conn, field, include_indirect, to_us(as_of), max_depth, max_nodes, level)
+        hidden = hidden_jobs(conn, since)
+        r = s.field_paths(conn, field, include_indirect, to_us(as_of), max_depth, max_nodes, level, hidden)
     return FieldPaths.model_validate(r)
 
 

@@ -1,7 +1,8 @@
 """The store as a catalog: tables and views the store knows bind the statements extracted later.
 
 A dataset's columns are those of the newest event that writes it (its statement's target columns,
-in their order, with their types); a view's definition is its ``CREATE VIEW`` statement. So
+in their order, with their types), else those of its recorded DDL (``from_ddl``: a ``CREATE TABLE``
+that nothing writes yet); a view's definition is its ``CREATE VIEW`` statement. So
 ingesting a project's third file alone, after the first two were ingested, binds it as ingesting
 all three at once does. A dataset the store knows only from reads is not described (the columns
 statements happened to read are not all of its columns), and the store never says which tables a
@@ -22,14 +23,20 @@ True
 
 from __future__ import annotations
 
-from sqlalchemy import text
+import json
+from typing import TYPE_CHECKING
+
+from sqlalchemy import Connection, select, text
 
 from headwater.catalog.base import ColumnSchema, TableSchema
-from headwater.model import SourceCommand, TableRef, event_from_json
+from headwater.model import LineageInfo, SourceCommand, TableRef, event_from_json
+from headwater.store.from_ddl import DDL_PROPERTY
 from headwater.store.names import dataset_name
 from headwater.store.schema import OPEN, edges, event_document, events, nodes
-from headwater.store.store import LineageStore
 from headwater.store.types import EdgeType, NodeType
+
+if TYPE_CHECKING:
+    from headwater.store.store import LineageStore
 
 _NEWEST_WRITERS = text(
     f"SELECT e.payload, e.payload_zlib FROM {events.name} e "
@@ -41,6 +48,20 @@ _NEWEST_WRITERS = text(
 )
 """The newest events of the jobs that write a dataset through an open WRITE edge (one text statement:
 it is asked once per table a project reads that its own DDL does not describe)."""
+
+
+def newest_writer_event(conn: Connection, name: str) -> LineageInfo | None:
+    """The newest headwater event that writes the dataset ``name`` (normalised) with its columns,
+    through a job whose WRITE edge is open (a view's: its ``CREATE VIEW``)."""
+    for payload, packed in conn.execute(_NEWEST_WRITERS, {"name": name, "open": OPEN}):
+        document = event_document(payload, packed)
+        if document is None:
+            continue
+        event = event_from_json(document)
+        target = event.target.table
+        if dataset_name(target.catalog, target.database, target.name) == name and event.target.columns:
+            return event
+    return None
 
 
 class StoreCatalog:
@@ -74,18 +95,30 @@ class StoreCatalog:
             return None
         name = dataset_name(ref.catalog, ref.database, ref.name)
         with self.store.engine.connect() as conn:
-            rows = list(conn.execute(_NEWEST_WRITERS, {"name": name, "open": OPEN}))
-        for payload, packed in rows:
-            document = event_document(payload, packed)
-            if document is None:
-                continue
-            event = event_from_json(document)
-            target = event.target.table
-            if dataset_name(target.catalog, target.database, target.name) != name or not event.target.columns:
-                continue
-            columns = tuple(ColumnSchema(f.name, f.type) for f in event.target.columns)
-            if event.source_command is SourceCommand.CREATE_VIEW:
-                self._views.add(ref)
-                return TableSchema(columns, view_sql=event.context.sql, view_dialect=self.dialect)
-            return TableSchema(columns)
-        return None
+            event = newest_writer_event(conn, name)
+        if event is None:
+            return self._defined(name)
+        columns = tuple(ColumnSchema(f.name, f.type) for f in event.target.columns)
+        if event.source_command is SourceCommand.CREATE_VIEW:
+            self._views.add(ref)
+            return TableSchema(columns, view_sql=event.context.sql, view_dialect=self.dialect)
+        return TableSchema(columns)
+
+    def _defined(self, name: str) -> TableSchema | None:
+        """The columns of the dataset's recorded DDL (``from_ddl``), for a table nothing writes yet."""
+        with self.store.engine.connect() as conn:
+            q = select(nodes.c.properties).where(nodes.c.type == NodeType.DATASET.value, nodes.c.name == name)
+            props = conn.execute(q).scalar_one_or_none()
+            event_id = json.loads(props).get(DDL_PROPERTY) if props else None
+            row = (
+                conn.execute(
+                    select(events.c.payload, events.c.payload_zlib).where(events.c.event_id == event_id)
+                ).first()
+                if event_id
+                else None
+            )
+        document = event_document(*row) if row is not None else None
+        columns = json.loads(document).get("columns") if document else None
+        if not columns:
+            return None
+        return TableSchema(tuple(ColumnSchema(column, typ) for column, typ in columns))

@@ -14,6 +14,7 @@ not seen since a time, for queries to leave out, and ``expire_jobs`` closes them
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections.abc import Collection
@@ -129,11 +130,17 @@ def job_history(conn: Connection, name: str | int, as_of: int | None = None) -> 
         for r in conn.execute(select(_EV.id, _EV.kind, _EV.payload, _EV.payload_zlib).where(_EV.id.in_(missing))):
             sql = _sql_and_source(r.kind, _payload(r))[0]
             fingerprints[r.id] = sql_fingerprint(sql) if sql else None
+    ends = _closings(conn, node.id)
     groups: list[list[Any]] = []
+    gaps: list[int | None] = []  # when each version ended before the next one's first run, if it did
     for r in runs:
-        if groups and fingerprints[groups[-1][-1].id] == fingerprints[r.id]:
+        prev = groups[-1][-1] if groups else None
+        gap = _closed_between(ends, prev.event_us, r.event_us) if prev is not None else None
+        if prev is not None and gap is None and fingerprints[prev.id] == fingerprints[r.id]:
             groups[-1].append(r)
         else:
+            if groups:
+                gaps.append(gap)
             groups.append([r])
     latest_ids = [g[-1].id for g in groups]
     docs = {
@@ -148,7 +155,7 @@ def job_history(conn: Connection, name: str | int, as_of: int | None = None) -> 
     versions = []
     for k, g in enumerate(groups):
         last = g[-1]
-        end = groups[k + 1][0].event_us if k + 1 < len(groups) else closed
+        end = (gaps[k] or groups[k + 1][0].event_us) if k + 1 < len(groups) else closed
         sql, file, line = docs.get(last.id, (None, None, None))
         versions.append(
             JobVersion(
@@ -175,6 +182,23 @@ def job_history(conn: Connection, name: str | int, as_of: int | None = None) -> 
         closed=from_us(closed),
         versions=versions,
     )
+
+
+def _closings(conn: Connection, job: int) -> list[int]:
+    """The times at which edges of ``job`` were closed, ascending."""
+    q = select(edges.c.valid_to).distinct().where(edges.c.job_id == job, edges.c.valid_to != OPEN)
+    return sorted(conn.execute(q).scalars())
+
+
+def _closed_between(ends: list[int], after: int, before: int) -> int | None:
+    """The latest closing strictly between two runs: the job was closed (its statement left its
+    file, ``db expire``) and a later run reopened it, a new version even with the same statement.
+
+    >>> _closed_between([5, 9, 20], 4, 10), _closed_between([5, 10], 5, 10)
+    (9, None)
+    """
+    k = bisect.bisect_left(ends, before) - 1
+    return ends[k] if k >= 0 and ends[k] > after else None
 
 
 def _close(conn: Connection, ids: list[int], at: int) -> ClosedJobs:

@@ -301,18 +301,20 @@ def field_paths(
     max_depth: int | None = None,
     max_nodes: int = 2000,
     level: str | None = None,
+    hidden_jobs: Collection[int] = (),
 ) -> FieldPaths:
     """The field's origin subgraph and impact subgraph (all paths, not only one per end field).
 
     ``level`` (``levels``) says which mappings are followed, both ways; without one,
-    ``include_indirect`` picks ``all`` (True) or ``direct`` (False).
+    ``include_indirect`` picks ``all`` (True) or ``direct`` (False). The mappings of ``hidden_jobs``
+    (``jobs.hidden_jobs``: ``seen_since``) are left out.
     """
     lvl = parse_level(level, include_indirect)
     root = resolve(conn, node, types=(NodeType.FIELD,))
     sides = []
     all_ids: set[int] = set()
     for upstream in (True, False):
-        w = field_walk(conn, root.id, upstream, lvl, as_of, max_depth, max_nodes)
+        w = field_walk(conn, root.id, upstream, lvl, as_of, max_depth, max_nodes, hidden_jobs)
         depth = {n: (-d if upstream else d) for n, d in w.depth.items() if n != root.id}
         # An edge belongs to the path when both its ends were reached (a capped walk may see edges
         # to nodes it did not keep).

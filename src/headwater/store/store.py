@@ -13,8 +13,9 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine
 
-from headwater.model import LineageInfo
+from headwater.model import LineageInfo, event_to_json
 from headwater.model.ol_naming import OpenLineageNaming
+from headwater.model.secrets import redact_event
 from headwater.store import delete as _delete
 from headwater.store import fields as _fields
 from headwater.store import impact as _impact
@@ -25,6 +26,7 @@ from headwater.store import trace as _trace
 from headwater.store.engine import write_lock
 from headwater.store.errors import InvalidInput
 from headwater.store.facts import Facts, Names
+from headwater.store.from_ddl import TableDefinition, definition_facts
 from headwater.store.from_event import event_facts
 from headwater.store.from_external import lineage_facts
 from headwater.store.from_openlineage import run_event_facts
@@ -45,6 +47,7 @@ from headwater.store.results import (
 )
 from headwater.store.traverse import DEFAULT_MAX_NODES
 from headwater.store.types import ChangeType, DatasetRef, Direction, ExecutionContext, FieldMapping
+from headwater.store.view_hops import through_views
 from headwater.store.write import NodeCache, WriteResult, apply, chunks, gc_paused, membership_epoch
 
 AsOf = datetime | str | int | None
@@ -105,13 +108,29 @@ class LineageStore:
 
     def record(self, event: LineageInfo) -> WriteResult:
         """Record one headwater event; a replay of a recorded ``event_id`` changes nothing."""
-        return self._write([_translated(event, self._names)])
+        return self._write(self._event_facts([event]))
 
     def record_batch(self, events: Iterable[LineageInfo]) -> WriteResult:
         """Record many events in one transaction (all or nothing)."""
-        names = self._names
         with gc_paused():
-            return self._write([_translated(e, names) for e in events])
+            return self._write(self._event_facts(events))
+
+    def _event_facts(self, events: Iterable[LineageInfo]) -> list[Facts | Renaming]:
+        """The facts of headwater events; those read through views the store knows (the Doris form's
+        ``via``) as reading the views (``view_hops``), with the event as sent for their payload."""
+        names = self._names
+        events = list(events)
+        if not any(e.via for e in events):
+            return [_translated(e, names) for e in events]
+        with self._read() as conn:
+            routed = through_views(conn, events)
+        out: list[Facts | Renaming] = []
+        for sent, event in zip(events, routed, strict=True):
+            f = _translated(event, names)
+            if event is not sent and isinstance(f, Facts):
+                f.payload = event_to_json(redact_event(sent))
+            out.append(f)
+        return out
 
     def record_lineage(
         self,
@@ -134,6 +153,10 @@ class LineageStore:
     ) -> WriteResult:
         """Many ``record_lineage`` calls (argument tuples) in one transaction (all or nothing)."""
         return self._write([lineage_facts(*call) for call in calls])
+
+    def record_definitions(self, definitions: Iterable[TableDefinition]) -> WriteResult:
+        """Record tables' DDL (``CREATE TABLE`` with columns) as catalog knowledge (``from_ddl``)."""
+        return self._write([definition_facts(d, names=self._names) for d in definitions])
 
     def record_openlineage(
         self,

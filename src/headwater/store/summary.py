@@ -7,6 +7,7 @@ from collections import Counter
 from sqlalchemy import Connection, func, or_, select
 
 from headwater.store import indirect
+from headwater.store.from_ddl import DDL_KIND
 from headwater.store.names import from_us
 from headwater.store.resolve import fetch_nodes, resolve
 from headwater.store.results import LineageStats, LineageSummary
@@ -74,7 +75,7 @@ def get_lineage_stats(conn: Connection, as_of: int | None = None) -> LineageStat
     A dataset-level mapping counts once per column it applies to, as a MAPS_TO edge."""
     nq = select(nodes.c.type, func.count()).group_by(nodes.c.type)
     eq = select(_E.type, func.count()).where(valid_at(as_of)).group_by(_E.type)
-    evq = select(func.count()).select_from(events)
+    evq = select(func.count()).select_from(events).where(events.c.kind != DDL_KIND)  # lineage events only
     if as_of is not None:
         nq = nq.where(nodes.c.created_us <= as_of)
         evq = evq.where(events.c.event_us <= as_of)

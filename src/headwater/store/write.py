@@ -1,6 +1,7 @@
 """Store a batch of ``Facts`` in one transaction: idempotent, set-based, time-aware.
 
-1. events already recorded are dropped (``event_id`` is unique: a replay changes nothing);
+1. events already recorded are dropped (``event_id`` is unique: a replay changes nothing), unless
+   one comes back to a job that moved on since (``reopen.returning``: a restored statement);
 2. node ids come from the store's cache of committed nodes, then from one bulk read by name; the
    missing nodes are inserted (SQLite: with ids assigned here, the write transaction being
    ``BEGIN IMMEDIATE``; PostgreSQL: ``INSERT … ON CONFLICT DO NOTHING RETURNING``, then a read of what
@@ -427,6 +428,9 @@ def apply(
     """Record ``batch`` inside the caller's transaction. ``known``: what the caller knows of committed
     nodes (read only); ``staged`` receives what this batch learnt, for the caller to add to ``known``
     once the transaction commits (nodes inserted by a transaction that rolls back must be forgotten)."""
+    from headwater.store.node_properties import update_properties  # they import this module
+    from headwater.store.reopen import returning
+
     result = WriteResult()
     now = now_us()
     if _pg(conn):
@@ -441,6 +445,7 @@ def apply(
             unique[f.event_id] = f
     seen = {r[0] for r in _in(conn, f"SELECT event_id FROM {events.name} WHERE event_id IN ({{}})", list(unique))}
     todo = [f for f in unique.values() if f.event_id not in seen]
+    todo += returning(conn, [f for f in unique.values() if f.event_id in seen]) if seen else []
     result.duplicates += len(unique) - len(todo)
     if not todo:
         return result
@@ -468,6 +473,7 @@ def apply(
     result.recorded = len(todo)
     result.event_ids = [f.event_id for f in todo]
     _seen_jobs(conn, todo, ids)
+    update_properties(conn, todo, ids, latest)
     wanted = [(f, _wanted(f, ids, pks[f.event_id])) for f in todo]
     uses: dict[int | None, int] = {}
     for _, w in wanted:
