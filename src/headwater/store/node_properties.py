@@ -7,8 +7,9 @@ Nodes the store does not have are left out: properties describe lineage, they ma
 >>> from headwater.dispatch.sample import tiny_event
 >>> store = open_store("sqlite://")
 >>> _ = store.record(tiny_event("q1"))
+>>> updates = {("DATASET", "internal.db.t"): {"dbt.layer": "marts"}, ("DATASET", "x.y"): {"a": "b"}}
 >>> with store.engine.begin() as conn:
-...     set_properties(conn, {("DATASET", "internal.db.t"): {"dbt.layer": "marts"}, ("DATASET", "x.y"): {"a": "b"}}, "dbt.")
+...     set_properties(conn, updates, "dbt.")
 1
 >>> store.resolve("internal.db.t").properties["dbt.layer"]
 'marts'

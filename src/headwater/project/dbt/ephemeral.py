@@ -3,15 +3,15 @@
 (``extra_ctes_injected``); when it does not, they are put in front here, so the reader's columns
 trace through the ephemeral model's SELECT to the relations it reads, never stopping at a CTE.
 
+>>> from dataclasses import replace
 >>> from headwater.project.dbt.manifest import DbtNode
 >>> cte = ("model.p.e", " __dbt__cte__e as (select a from s.t)")
 >>> n = DbtNode("model.p.m", "model", "m", "d", "s", "m", "table", "select a from __dbt__cte__e",
 ...             extra_ctes=(cte,), ctes_injected=False)
 >>> resolved_code(n)
 'with __dbt__cte__e as (select a from s.t) select a from __dbt__cte__e'
->>> n2 = DbtNode("model.p.m", "model", "m", "d", "s", "m", "table", "-- x\\nWITH b AS (select 1) select a from __dbt__cte__e",
-...              extra_ctes=(cte,), ctes_injected=False)
->>> resolved_code(n2)
+>>> code = "-- x\\nWITH b AS (select 1) select a from __dbt__cte__e"
+>>> resolved_code(replace(n, compiled_code=code))
 '-- x\\nWITH __dbt__cte__e as (select a from s.t), b AS (select 1) select a from __dbt__cte__e'
 """
 
@@ -32,5 +32,5 @@ def resolved_code(node: DbtNode) -> str | None:
     ctes = ", ".join(sql.strip() for _, sql in node.extra_ctes)
     m = _LEADING_WITH.match(code)
     if m:
-        return f"{m.group(1)}{m.group(2)} {ctes}, {code[m.end():]}"
+        return f"{m.group(1)}{m.group(2)} {ctes}, {code[m.end() :]}"
     return f"with {ctes} {code.lstrip()}"

@@ -17,7 +17,7 @@ from typing import Any
 
 from headwater.catalog import Catalog, ChainCatalog, ColumnSchema
 from headwater.extract.context import generated_query_id
-from headwater.model import Field, LineageInfo, QueryContext, SourceCommand, Target, TableRef, make_event_id
+from headwater.model import Field, LineageInfo, QueryContext, SourceCommand, TableRef, Target, make_event_id
 from headwater.model.job import JOB_FILE_PROPERTY, JOB_LINE_PROPERTY, JOB_PROPERTY
 from headwater.project.context import ProjectContext, StatementOutcome
 from headwater.project.dbt.artifacts import Artifacts
@@ -140,7 +140,8 @@ def extract_dbt(
             continue
         if node.resource_type == "seed":
             known = catalog.table(relation) if catalog is not None else None
-            event = _as_run(_seed_event(node, relation, known.columns if known else ()), node, relpath, run, invocation, at)
+            seed = _seed_event(node, relation, known.columns if known else ())
+            event = _as_run(seed, node, relpath, run, invocation, at)
             out.models.append(ModelOutcome(node, relation, relpath, None, (event,)))
             continue
         target_known = catalog is not None and catalog.table(relation) is not None

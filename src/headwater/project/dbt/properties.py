@@ -17,7 +17,6 @@ Values are short strings (``dbt.tags`` joined by commas), so every view can show
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 

@@ -25,6 +25,7 @@ from headwater.extract.split import sqlglot_dialect
 from headwater.model import TableRef
 from headwater.project.dbt.manifest import DbtNode
 
+
 @cache
 def _names(dialect: str) -> Names:
     return Names.for_dialect(dialect)

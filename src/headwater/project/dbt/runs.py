@@ -51,7 +51,7 @@ class RunResult:
 
     @property
     def duration_ms(self) -> int:
-        return int(round(self.execution_time * 1000)) if self.execution_time is not None else -1
+        return round(self.execution_time * 1000) if self.execution_time is not None else -1
 
 
 def _timing(result: Mapping[str, Any]) -> tuple[str | None, str | None]:
