@@ -130,12 +130,17 @@ def job_history(conn: Connection, name: str | int, as_of: int | None = None) -> 
             sql = _sql_and_source(r.kind, _payload(r))[0]
             fingerprints[r.id] = sql_fingerprint(sql) if sql else None
     groups: list[list[Any]] = []
+    group_fp: list[str | None] = []  # a group's statement: a run without one (a producer's run state) joins
     for r in runs:
-        if groups and fingerprints[groups[-1][-1].id] == fingerprints[r.id]:
+        fp = fingerprints[r.id]
+        if groups and (fp is None or group_fp[-1] in (fp, None)):
             groups[-1].append(r)
+            group_fp[-1] = group_fp[-1] or fp
         else:
             groups.append([r])
-    latest_ids = [g[-1].id for g in groups]
+            group_fp.append(fp)
+    stated = [[r for r in g if fingerprints[r.id] is not None] or g for g in groups]
+    latest_ids = [g[-1].id for g in stated]
     docs = {
         r.id: _sql_and_source(r.kind, _payload(r))
         for r in conn.execute(
@@ -147,7 +152,7 @@ def job_history(conn: Connection, name: str | int, as_of: int | None = None) -> 
         closed = None
     versions = []
     for k, g in enumerate(groups):
-        last = g[-1]
+        last = stated[k][-1]  # the latest run that states the version's statement
         end = groups[k + 1][0].event_us if k + 1 < len(groups) else closed
         sql, file, line = docs.get(last.id, (None, None, None))
         versions.append(
@@ -157,7 +162,7 @@ def job_history(conn: Connection, name: str | int, as_of: int | None = None) -> 
                 valid_from=from_us(g[0].event_us),
                 valid_to=from_us(end),
                 runs=len(g),
-                last_seen=from_us(last.event_us),
+                last_seen=from_us(g[-1].event_us),
                 sql=sql,
                 file=file,
                 line=line,
