@@ -20,7 +20,8 @@
   ``headwater ingest --dbt`` names it (``job:model.shop.orders``), so the two producers never make
   two jobs of one model; a namespace no mapping places is read as the node's ``database`` there
   (``postgres://127.0.0.1:5432`` + ``shop.marts.orders`` → catalog ``shop``), so its datasets are the
-  ``--dbt`` ones; an ephemeral model named as an input (it is no relation) is left out. When such a
+  ``--dbt`` ones; an ephemeral model named as an input (it is no relation), and a column input named
+  with fewer parts than the model's relation (a CTE the producer did not resolve), are left out. When such a
   job's current lineage was extracted by headwater, the store keeps it and records the run
   (``store.producer_runs``).
 """
@@ -120,6 +121,13 @@ def _ephemeral(d: Mapping[str, Any]) -> bool:
     return isinstance(config, Mapping) and config.get("materialized") == "ephemeral"
 
 
+def _unresolved_cte(inp: Mapping[str, Any], output: Mapping[str, Any]) -> bool:
+    """A dbt event's column input named with fewer parts than the model's own relation: a CTE the
+    producer's SQL parser did not resolve (dbt names every relation in full)."""
+    name = inp.get("name")
+    return isinstance(name, str) and name.count(".") < str(output.get("name") or "").count(".")
+
+
 def run_event_facts(
     event: Mapping[str, Any],
     namespaces: Collection[str] = ("headwater",),
@@ -193,6 +201,8 @@ def run_event_facts(
             legacy = spec.get("transformationType")
             for j, inp in enumerate(spec.get("inputFields") or ()):
                 path = f"event.outputs[{k}].facets.columnLineage.fields.{column}.inputFields[{j}]"
+                if node is not None and _unresolved_cte(inp, d):
+                    continue
                 src = b.field(ds.key(_get(inp, "namespace", path), _get(inp, "name", path)), _get(inp, "field", path))
                 for dep, sub, desc, masking in _transformations(inp, legacy):
                     b.edge(

@@ -22,29 +22,32 @@ from headwater.store.schema import OPEN, edges, events, nodes
 from headwater.store.types import NodeType
 
 
-def extracted_jobs(conn: Connection, names: Sequence[str]) -> set[str]:
-    """The job names among ``names`` whose open edges a headwater event recorded."""
-    out: set[str] = set()
+def extracted_jobs(conn: Connection, names: Sequence[str]) -> dict[str, str | None]:
+    """The job names among ``names`` whose open edges a headwater event recorded, each with the
+    statement fingerprint of its latest headwater event (the current version's)."""
+    found: set[str] = set()
+    latest: dict[str, tuple[int, str | None]] = {}
     for start in range(0, len(names), 500):
+        part = names[start : start + 500]
+        headwater = (nodes.c.type == NodeType.JOB.value, nodes.c.name.in_(part), events.c.kind == "headwater")
         q = (
             select(nodes.c.name)
             .distinct()
             .join(edges, edges.c.job_id == nodes.c.id)
             .join(events, events.c.id == edges.c.event_pk)
-            .where(
-                nodes.c.type == NodeType.JOB.value,
-                nodes.c.name.in_(names[start : start + 500]),
-                edges.c.valid_to == OPEN,
-                events.c.kind == "headwater",
-            )
+            .where(*headwater, edges.c.valid_to == OPEN)
         )
-        out.update(conn.execute(q).scalars())
-    return out
+        found.update(conn.execute(q).scalars())
+        q2 = select(nodes.c.name, events.c.event_us, events.c.fingerprint).join(events, events.c.job_id == nodes.c.id)
+        for name, t, fp in conn.execute(q2.where(*headwater)):
+            if name not in latest or t >= latest[name][0]:
+                latest[name] = (t, fp)
+    return {name: latest[name][1] if name in latest else None for name in found}
 
 
 def runs_only_where_extracted(conn: Connection, run_events: Sequence[Mapping[str, Any]], facts: Sequence[Facts]) -> int:
-    """Strip the lineage of other producers' ``facts`` whose job headwater extracted (in place);
-    returns how many were stripped."""
+    """Strip the lineage of other producers' ``facts`` whose job headwater extracted (in place: the
+    run is one of the job's current version); returns how many were stripped."""
     foreign = [f for e, f in zip(run_events, facts, strict=True) if headwater_facet(e) is None and f.job and f.edges]
     if not foreign:
         return 0
@@ -54,5 +57,6 @@ def runs_only_where_extracted(conn: Connection, run_events: Sequence[Mapping[str
         if f.job and f.job[1] in extracted:
             f.nodes = {f.job: f.nodes[f.job]}
             f.edges = []
+            f.fingerprint = extracted[f.job[1]]
             stripped += 1
     return stripped
