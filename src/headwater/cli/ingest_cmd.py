@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -42,6 +42,9 @@ from headwater.project import ProjectContext, ProjectFile, StatementOutcome, col
 from headwater.store import LineageStore, StoreError
 from headwater.store.catalog import StoreCatalog
 from headwater.store.names import now_us
+
+if TYPE_CHECKING:
+    from headwater.project.dbt import Artifacts
 
 EVENT_SUFFIXES = {".jsonl", ".ndjson", ".json"}
 
@@ -540,7 +543,7 @@ def ingest(
         raise typer.Exit(1)
 
 
-def _dbt_artifacts(path: Path, files: list[Path], console: Console) -> tuple[Any, str]:
+def _dbt_artifacts(path: Path, files: list[Path], console: Console) -> tuple[Artifacts, str]:
     """The artifacts of ``--dbt`` and the adapter's dialect; exit 2 with one line when unreadable."""
     from headwater.project.dbt import DbtArtifactError, load_artifacts, read_manifest
 
@@ -556,7 +559,7 @@ def _dbt_artifacts(path: Path, files: list[Path], console: Console) -> tuple[Any
 
 
 def _ingest_dbt(
-    artifacts: Any,
+    artifacts: Artifacts,
     lineage: LineageStore,
     base: Catalog | None,
     store_catalog: StoreCatalog | None,
@@ -570,10 +573,14 @@ def _ingest_dbt(
     no longer in the project."""
     from headwater.project.dbt import PROPERTY_PREFIX, extract_dbt, property_updates
 
-    extraction = extract_dbt(
-        artifacts, base, default_catalog=default_catalog, recorded_views=store_catalog if store_catalog else ()
-    )
     totals.files += 1
+    try:
+        extraction = extract_dbt(
+            artifacts, base, default_catalog=default_catalog, recorded_views=store_catalog if store_catalog else ()
+        )
+    except Exception as exc:  # an extractor bug: name it, record nothing of the project
+        totals.fail(str(artifacts.target / "manifest.json"), exc)
+        return
     items: list[Item] = []
     for m in extraction.models:
         totals.statements += 1

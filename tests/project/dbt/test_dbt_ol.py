@@ -4,7 +4,6 @@ with their run states, and never make a second job of a model."""
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ import httpx
 import pytest
 
 from headwater.store import open_store
+from tests.explorer.helpers import free_port
 from tests.project.dbt.conftest import DbtProject
 from tests.project.dbt.helpers import Names, ingest, job_events, node_names, origins
 from tests.project.dbt.test_dbt_ingest import JOBS, ORIGINS
@@ -34,12 +34,6 @@ class Served:
     store_url: str
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def serve(tmp_path: Path) -> Iterator[Served]:
     """``headwater serve`` as a subprocess on a free port, over a SQLite store in ``tmp_path``, with a
@@ -47,7 +41,7 @@ def serve(tmp_path: Path) -> Iterator[Served]:
     (tmp_path / "headwater.toml").write_text(NAMING)
     store_url = f"sqlite:///{tmp_path / 'lineage.db'}"
     open_store(store_url).close()  # created with its schema before the server opens it
-    port = _free_port()
+    port = free_port()
     exe = Path(sys.executable).parent / "headwater"
     proc = subprocess.Popen(
         [str(exe), "serve", "--store", store_url, "--host", "127.0.0.1", "--port", str(port)],
