@@ -80,6 +80,7 @@ class IngestTotals:
     incomplete_where: list[str] = field(default_factory=list)
     closed: list[str] = field(default_factory=list)  # jobs whose statement left its file
     pruned: list[str] = field(default_factory=list)  # jobs of files that left the project (--prune)
+    removed_models: list[str] = field(default_factory=list)  # jobs of models that left the dbt project
     kept_open: list[str] = field(default_factory=list)  # files whose jobs were not closed (a statement failed)
 
     def fail(self, where: str, exc: BaseException | str) -> None:
@@ -601,7 +602,7 @@ def _ingest_dbt(
     record_items(lineage, runs, batch, totals)
     lineage.set_node_properties(property_updates(extraction.properties), PROPERTY_PREFIX)
     project = extraction.manifest.project
-    totals.pruned = lineage.prune_files(extraction.files, under=project, at=at).jobs
+    totals.removed_models = lineage.prune_files(extraction.files, under=project, at=at).jobs
 
 
 def _job_names(outcome: StatementOutcome) -> set[str]:
@@ -662,6 +663,9 @@ def _summary(console: Console, totals: IngestTotals) -> None:
             f"({_names(totals.pruned)})",
             **plain,
         )
+    if totals.removed_models:
+        gone = totals.removed_models
+        console.print(f"jobs closed, their model no longer in the dbt project: {len(gone)} ({_names(gone)})", **plain)
     if totals.kept_open:
         console.print(
             f"jobs not closed in {', '.join(totals.kept_open)}: a statement failed (fix it and ingest again)",

@@ -79,7 +79,7 @@ def test_a_removed_model_is_closed(built: DbtProject, store_url: str) -> None:
     built.build()
     before = _between()
     output = ingest(store_url, "--dbt", str(built.dir))
-    assert "jobs closed, their file no longer in the project (--prune): 1 (model.hw_shop.country_revenue)" in output
+    assert "jobs closed, their model no longer in the dbt project: 1 (model.hw_shop.country_revenue)" in output
     store = open_store(store_url)
     assert origins(store, n, "marts.country_revenue.revenue") == {}
     assert origins(store, n, "marts.country_revenue.revenue", as_of=before) == {"raw.payments.amount": D}
