@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -43,6 +43,9 @@ from headwater.store import LineageStore, StoreError
 from headwater.store.catalog import StoreCatalog
 from headwater.store.from_ddl import TableDefinition
 from headwater.store.names import now_us
+
+if TYPE_CHECKING:
+    from headwater.project.dbt import Artifacts
 
 EVENT_SUFFIXES = {".jsonl", ".ndjson", ".json"}
 
@@ -79,6 +82,7 @@ class IngestTotals:
     defined: int = 0  # tables whose DDL was recorded (new or changed): catalog knowledge, no lineage
     closed: list[str] = field(default_factory=list)  # jobs whose statement left its file
     pruned: list[str] = field(default_factory=list)  # jobs of files that left the project (--prune)
+    removed_models: list[str] = field(default_factory=list)  # jobs of models that left the dbt project
     kept_open: list[str] = field(default_factory=list)  # files whose jobs were not closed (a statement failed)
 
     def fail(self, where: str, exc: BaseException | str) -> None:
@@ -321,13 +325,22 @@ def _rate(progress: Progress, task: TaskID) -> str:
 
 def ingest(
     files: Annotated[
-        list[Path],
+        list[Path] | None,
         typer.Argument(
             help="SQL scripts or directories of them (one project), or event files (.jsonl/.ndjson/.json, also "
             "rotated: lineage.jsonl.1) holding headwater events and/or OpenLineage RunEvents."
         ),
-    ],
+    ] = None,
     store: StoreOpt = None,
+    dbt: Annotated[
+        Path | None,
+        typer.Option(
+            "--dbt",
+            help="A dbt project directory (or its target directory): its artifacts (target/manifest.json; "
+            "catalog.json and run_results.json when present), every model, snapshot and seed a job named by "
+            "its unique id, in the adapter's dialect. See docs/dbt.md.",
+        ),
+    ] = None,
     dialect: Annotated[str, typer.Option(help="SQL dialect of the scripts.")] = "doris",
     default_db: Annotated[
         str | None, typer.Option("--default-db", help="Database of unqualified tables (until a USE).")
@@ -406,9 +419,16 @@ def ingest(
     from headwater.dispatch.settings import SettingsError
     from headwater.model.ol_naming import NamingError
 
+    files = files or []
+    console = Console()
+    artifacts = None
+    if dbt is not None:
+        artifacts, dialect = _dbt_artifacts(dbt, files, console)
+    elif not files:
+        console.print("error: give SQL or event files, or --dbt PROJECT_DIR", style="red")
+        raise typer.Exit(2)
     check_dialect(dialect)
     default_db = default_db or database
-    console = Console()
     try:
         naming = _naming(namespace, catalog_url, dialect)
     except (NamingError, SettingsError) as exc:
@@ -442,6 +462,8 @@ def ingest(
             recorded_views=store_catalog if store_catalog is not None else (),
         )
 
+    if artifacts is not None:
+        _ingest_dbt(artifacts, lineage, base, store_catalog, default_catalog, batch, totals, run_at)
     with _progress(console) as progress:
         # read and split every SQL file first: the order needs their statements
         project: list[tuple[ProjectFile, str, list]] = []
@@ -537,6 +559,67 @@ def ingest(
         raise typer.Exit(1)
 
 
+def _dbt_artifacts(path: Path, files: list[Path], console: Console) -> tuple[Artifacts, str]:
+    """The artifacts of ``--dbt`` and the adapter's dialect; exit 2 with one line when unreadable."""
+    from headwater.project.dbt import DbtArtifactError, load_artifacts, read_manifest
+
+    if any(not _event_suffix(p) for p in files):
+        console.print("error: --dbt reads the project's artifacts: give no SQL files with it", style="red")
+        raise typer.Exit(2)
+    try:
+        artifacts = load_artifacts(path)
+    except DbtArtifactError as exc:
+        console.print(f"error: --dbt {exc}", style="red", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+    return artifacts, read_manifest(artifacts.manifest).dialect
+
+
+def _ingest_dbt(
+    artifacts: Artifacts,
+    lineage: LineageStore,
+    base: Catalog | None,
+    store_catalog: StoreCatalog | None,
+    default_catalog: str,
+    batch: int,
+    totals: IngestTotals,
+    at: int,
+) -> None:
+    """Record a dbt project's lineage (``headwater.project.dbt``): its jobs' events in dependency
+    order, failed runs as run states, the project's node properties; then close the jobs of models
+    no longer in the project."""
+    from headwater.project.dbt import PROPERTY_PREFIX, extract_dbt, property_updates
+
+    totals.files += 1
+    try:
+        extraction = extract_dbt(
+            artifacts, base, default_catalog=default_catalog, recorded_views=store_catalog if store_catalog else ()
+        )
+    except Exception as exc:  # an extractor bug: name it, record nothing of the project
+        totals.fail(str(artifacts.target / "manifest.json"), exc)
+        return
+    items: list[Item] = []
+    for m in extraction.models:
+        totals.statements += 1
+        result = m.outcome.result if m.outcome else None
+        if result is not None and result.failed:
+            totals.fail(m.relpath, result.error.message if result.error else "failed")
+        elif not m.events:
+            totals.skipped += 1
+            if m.not_recorded:
+                totals.problems.append(f"{m.relpath}: {m.node.unique_id}: {m.not_recorded}")
+        for e in m.events:
+            _note_status(totals, m.relpath, e)
+            items.append(Item(m.relpath, EVENT, e))
+    runs = [Item(f"{artifacts.target}/run_results.json", OPENLINEAGE, e) for e in extraction.run_events]
+    totals.events += len(items) + len(runs)
+    totals.openlineage += len(runs)
+    record_items(lineage, items, batch, totals)
+    record_items(lineage, runs, batch, totals)
+    lineage.set_node_properties(property_updates(extraction.properties), PROPERTY_PREFIX)
+    project = extraction.manifest.project
+    totals.removed_models = lineage.prune_files(extraction.files, under=project, at=at).jobs
+
+
 def _job_names(outcome: StatementOutcome) -> set[str]:
     """The job names a statement of a project file has (one per target of a multi-insert)."""
     names = {outcome.job} if outcome.job else set()
@@ -597,6 +680,9 @@ def _summary(console: Console, totals: IngestTotals) -> None:
             f"({_names(totals.pruned)})",
             **plain,
         )
+    if totals.removed_models:
+        gone = totals.removed_models
+        console.print(f"jobs closed, their model no longer in the dbt project: {len(gone)} ({_names(gone)})", **plain)
     if totals.kept_open:
         console.print(
             f"jobs not closed in {', '.join(totals.kept_open)}: a statement failed (fix it and ingest again)",

@@ -19,7 +19,7 @@ the files then run in name order.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from sqlglot import exp
@@ -89,7 +89,20 @@ def order_files(
         for g in by_name:
             if g != f and writes[g] & reads[f]:
                 after[f].add(g)
-    waiting = {f: len(after[f]) for f in by_name}
+    return run_order(by_name, after)
+
+
+def run_order(names: Sequence[str], after: Mapping[str, Collection[str]]) -> FileOrder:
+    """``names`` in an order where each runs after those ``after`` lists for it (name order breaks
+    ties); with a cycle, name order and the names the cycle held back.
+
+    >>> run_order(["b", "a", "c"], {"a": {"c"}})
+    FileOrder(order=['b', 'c', 'a'], cycle=None)
+    >>> run_order(["a", "b"], {"a": {"b"}, "b": {"a"}})
+    FileOrder(order=['a', 'b'], cycle=['a', 'b'])
+    """
+    by_name = sorted(names)
+    waiting = {f: len(set(after.get(f, ())) & set(by_name)) for f in by_name}
     ready = [f for f in by_name if not waiting[f]]
     heapq.heapify(ready)
     order: list[str] = []
@@ -97,7 +110,7 @@ def order_files(
         f = heapq.heappop(ready)
         order.append(f)
         for g in by_name:
-            if f in after[g]:
+            if f in after.get(g, ()):
                 waiting[g] -= 1
                 if not waiting[g]:
                     heapq.heappush(ready, g)

@@ -15,7 +15,15 @@
   (transformation type/subtype → dependency/subtype; legacy ``transformationType`` IDENTITY →
   IDENTITY, anything else TRANSFORMATION); the facet's ``dataset`` entries apply to every output field
   (INDIRECT ones are stored once per input field, like a headwater event's dataset-level entries);
-- FAIL and ABORT events are counted but assert no edges.
+- FAIL and ABORT events are counted but assert no edges;
+- a dbt node's event (``openlineage-dbt``'s ``dbt_node`` job facet) is the job of that node as
+  ``headwater ingest --dbt`` names it (``job:model.shop.orders``), so the two producers never make
+  two jobs of one model; a namespace no mapping places is read as the node's ``database`` there
+  (``postgres://127.0.0.1:5432`` + ``shop.marts.orders`` → catalog ``shop``), so its datasets are the
+  ``--dbt`` ones; an ephemeral model named as an input (it is no relation), and a column input named
+  with fewer parts than the model's relation (a CTE the producer did not resolve), are left out. When such a
+  job's current lineage was extracted by headwater, the store keeps it and records the run
+  (``store.producer_runs``).
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from headwater.model.codec import EventFormatError
-from headwater.model.ol_naming import OpenLineageNaming
+from headwater.model.ol_naming import OpenLineageNaming, Place
 from headwater.model.ol_restore import headwater_facet, restore_event
 from headwater.model.secrets import redact_run_event
 from headwater.store.errors import InvalidInput
@@ -86,6 +94,40 @@ def _transformations(inp: Mapping[str, Any], legacy: str | None) -> list[tuple[s
     return out
 
 
+def dbt_node(job: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The ``dbt_node`` job facet of an ``openlineage-dbt`` event, when it names a node."""
+    facet = (job.get("facets") or {}).get("dbt_node")
+    if isinstance(facet, Mapping) and isinstance(facet.get("unique_id"), str) and facet["unique_id"].strip():
+        return facet
+    return None
+
+
+def _placed_for_dbt(
+    naming: OpenLineageNaming, node: Mapping[str, Any], datasets: list[Any], namespaces: Collection[str]
+) -> OpenLineageNaming:
+    """``naming`` with each unplaced namespace of a dbt event read as the node's database there."""
+    database = node.get("database")
+    if not isinstance(database, str) or not database:
+        return naming
+    for d in datasets:
+        ns, name = d["namespace"], d["name"]
+        if name.split(".")[0].lower() == database.lower() and naming.table(ns, name, tuple(namespaces)) is None:
+            naming = naming.with_place(database, Place(ns, database))
+    return naming
+
+
+def _ephemeral(d: Mapping[str, Any]) -> bool:
+    config = ((d.get("facets") or {}).get("dbt_model") or {}).get("config") or {}
+    return isinstance(config, Mapping) and config.get("materialized") == "ephemeral"
+
+
+def _unresolved_cte(inp: Mapping[str, Any], output: Mapping[str, Any]) -> bool:
+    """A dbt event's column input named with fewer parts than the model's own relation: a CTE the
+    producer's SQL parser did not resolve (dbt names every relation in full)."""
+    name = inp.get("name")
+    return isinstance(name, str) and name.count(".") < str(output.get("name") or "").count(".")
+
+
 def run_event_facts(
     event: Mapping[str, Any],
     namespaces: Collection[str] = ("headwater",),
@@ -127,7 +169,16 @@ def run_event_facts(
         payload=json.dumps(redact_run_event(event), sort_keys=True, default=str),  # no SQL secret kept
     )
     b = FactsBuilder(facts)
-    job = b.node(NodeType.JOB, f"ol:{job_ns}/{job_nm}", job_nm.lower(), properties={"namespace": job_ns})
+    node = dbt_node(job_d)
+    if node is not None:
+        uid = node["unique_id"].strip()
+        alias = node.get("alias") if isinstance(node.get("alias"), str) else uid.rsplit(".", 1)[-1]
+        props = {"namespace": job_ns, "openlineage.name": job_nm}
+        job = b.node(NodeType.JOB, f"job:{uid}", f"{alias}#{uid[:8]}", properties=props)
+        inputs = [d for d in inputs if not _ephemeral(d)]
+        naming = _placed_for_dbt(naming or OpenLineageNaming(), node, [*inputs, *outputs], namespaces)
+    else:
+        job = b.node(NodeType.JOB, f"ol:{job_ns}/{job_nm}", job_nm.lower(), properties={"namespace": job_ns})
     facts.job = job
     if event_type in ("FAIL", "ABORT"):
         return facts
@@ -150,6 +201,8 @@ def run_event_facts(
             legacy = spec.get("transformationType")
             for j, inp in enumerate(spec.get("inputFields") or ()):
                 path = f"event.outputs[{k}].facets.columnLineage.fields.{column}.inputFields[{j}]"
+                if node is not None and _unresolved_cte(inp, d):
+                    continue
                 src = b.field(ds.key(_get(inp, "namespace", path), _get(inp, "name", path)), _get(inp, "field", path))
                 for dep, sub, desc, masking in _transformations(inp, legacy):
                     b.edge(

@@ -133,16 +133,21 @@ def job_history(conn: Connection, name: str | int, as_of: int | None = None) -> 
     ends = _closings(conn, node.id)
     groups: list[list[Any]] = []
     gaps: list[int | None] = []  # when each version ended before the next one's first run, if it did
+    group_fp: list[str | None] = []  # a group's statement: a run without one (a producer's run state) joins
     for r in runs:
+        fp = fingerprints[r.id]
         prev = groups[-1][-1] if groups else None
         gap = _closed_between(ends, prev.event_us, r.event_us) if prev is not None else None
-        if prev is not None and gap is None and fingerprints[prev.id] == fingerprints[r.id]:
+        if groups and gap is None and (fp is None or group_fp[-1] in (fp, None)):
             groups[-1].append(r)
+            group_fp[-1] = group_fp[-1] or fp
         else:
             if groups:
                 gaps.append(gap)
             groups.append([r])
-    latest_ids = [g[-1].id for g in groups]
+            group_fp.append(fp)
+    stated = [[r for r in g if fingerprints[r.id] is not None] or g for g in groups]
+    latest_ids = [g[-1].id for g in stated]
     docs = {
         r.id: _sql_and_source(r.kind, _payload(r))
         for r in conn.execute(
@@ -154,7 +159,7 @@ def job_history(conn: Connection, name: str | int, as_of: int | None = None) -> 
         closed = None
     versions = []
     for k, g in enumerate(groups):
-        last = g[-1]
+        last = stated[k][-1]  # the latest run that states the version's statement
         end = (gaps[k] or groups[k + 1][0].event_us) if k + 1 < len(groups) else closed
         sql, file, line = docs.get(last.id, (None, None, None))
         versions.append(
@@ -164,7 +169,7 @@ def job_history(conn: Connection, name: str | int, as_of: int | None = None) -> 
                 valid_from=from_us(g[0].event_us),
                 valid_to=from_us(end),
                 runs=len(g),
-                last_seen=from_us(last.event_us),
+                last_seen=from_us(g[-1].event_us),
                 sql=sql,
                 file=file,
                 line=line,

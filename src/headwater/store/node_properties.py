@@ -1,4 +1,6 @@
-"""Node properties follow the recordings: a job's are those of its latest statement, a dataset's
+"""Node properties: recordings keep them current, a project states more of them.
+
+Node properties follow the recordings: a job's are those of its latest statement, a dataset's
 gather what every recording said of it.
 
 A node is inserted with the properties of the first recording that names it. A later recording
@@ -7,20 +9,41 @@ new version; an older event recorded late changes nothing, and ``job_history`` k
 version's SQL), and a dataset's properties gain what the recording says (a dataset first seen as a
 table that a ``CREATE VIEW`` then defines becomes a ``VIEW``; a DDL's columns are replaced by the
 newer DDL's).
+
+Properties that a project states about nodes the store has (a dbt model's description, tags,
+owner, layer), merged into those nodes: the keys under a prefix (``dbt.``) are replaced as a whole,
+so a description removed from the project leaves the node; other keys are kept (``dataset_type``).
+Nodes the store does not have are left out: properties describe lineage, they make none.
+
+>>> from headwater.store import open_store
+>>> from headwater.dispatch.sample import tiny_event
+>>> store = open_store("sqlite://")
+>>> _ = store.record(tiny_event("q1"))
+>>> updates = {("DATASET", "internal.db.t"): {"dbt.layer": "marts"}, ("DATASET", "x.y"): {"a": "b"}}
+>>> with store.engine.begin() as conn:
+...     set_properties(conn, updates, "dbt.")
+1
+>>> store.resolve("internal.db.t").properties["dbt.layer"]
+'marts'
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, select, update
 
+from headwater.model import TableRef
 from headwater.store.facts import Facts, NodeKey
+from headwater.store.names import dataset_name, field_name
 from headwater.store.schema import nodes
-from headwater.store.types import PROCESS_TYPES
+from headwater.store.types import PROCESS_TYPES, NodeType
 from headwater.store.write import chunks
+
+_N = nodes.c
+PROJECT_PREFIXES = ("dbt.",)  # keys a project states (``set_properties``), not a recording
 
 
 def update_properties(conn: Connection, todo: Sequence[Facts], ids: dict[NodeKey, int], latest: dict[int, int]) -> None:
@@ -47,9 +70,55 @@ def update_properties(conn: Connection, todo: Sequence[Facts], ids: dict[NodeKey
     changes = []
     for nid, (whole, props) in wanted.items():
         before = stored.get(nid)
-        merged = props if whole else {**(json.loads(before) if before else {}), **props}
+        old = json.loads(before) if before else {}
+        if whole:  # a new version's own properties, with what a project stated of the job kept
+            merged = {k: v for k, v in old.items() if k.startswith(PROJECT_PREFIXES)} | props
+        else:
+            merged = {**old, **props}
         text = json.dumps(merged, sort_keys=True)
         if text != before:
-            changes.append({"i": nid, "p": text})
+            changes.append({"nid": nid, "props": text})
+    _write(conn, changes)
+
+
+def dataset_key(table: TableRef) -> NodeKey:
+    """The key of a table's dataset node (as ``from_event`` names it)."""
+    return (NodeType.DATASET.value, dataset_name(table.catalog, table.database, table.name))
+
+
+def field_key(table: TableRef, column: str) -> NodeKey:
+    return (NodeType.FIELD.value, field_name(dataset_key(table)[1], column))
+
+
+def job_key(name: str) -> NodeKey:
+    """The key of a job node that a producer named ``name`` (``headwater.job``)."""
+    return (NodeType.JOB.value, f"job:{name}")
+
+
+def set_properties(conn: Connection, updates: Mapping[NodeKey, Mapping[str, str]], prefix: str) -> int:
+    """Merge ``updates`` into the nodes' properties (keys starting with ``prefix`` replaced); returns
+    how many nodes changed."""
+    by_name: dict[str, list[NodeKey]] = {}
+    for key in updates:
+        by_name.setdefault(key[1], []).append(key)
+    names = sorted(by_name)
+    changed: list[dict[str, object]] = []
+    for start in range(0, len(names), 500):
+        part = names[start : start + 500]
+        rows = conn.execute(select(_N.id, _N.type, _N.name, _N.properties).where(_N.name.in_(part))).all()
+        for nid, typ, name, raw in rows:
+            new = updates.get((typ, name))
+            if new is None:
+                continue
+            old = json.loads(raw) if raw else {}
+            merged = {k: v for k, v in old.items() if not k.startswith(prefix)} | dict(new)
+            if merged != old:
+                changed.append({"nid": nid, "props": json.dumps(merged, sort_keys=True) if merged else None})
+    _write(conn, changed)
+    return len(changed)
+
+
+def _write(conn: Connection, changes: list[dict[str, Any]]) -> None:
+    """Store each change's ``props`` (JSON text or None) on node ``nid``."""
     if changes:
-        conn.execute(update(nodes).where(nodes.c.id == bindparam("i")).values(properties=bindparam("p")), changes)
+        conn.execute(update(nodes).where(_N.id == bindparam("nid")).values(properties=bindparam("props")), changes)

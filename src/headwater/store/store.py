@@ -32,6 +32,8 @@ from headwater.store.from_external import lineage_facts
 from headwater.store.from_openlineage import run_event_facts
 from headwater.store.jobs import ClosedJobs, JobHistory
 from headwater.store.names import to_us
+from headwater.store.node_properties import set_properties
+from headwater.store.producer_runs import runs_only_where_extracted
 from headwater.store.rename import Renaming, apply_renaming, renaming_of, renaming_runs
 from headwater.store.resolve import resolve
 from headwater.store.results import (
@@ -168,7 +170,14 @@ class LineageStore:
         ``naming`` (default: the store's) says which namespaces are which catalogs."""
         items = [run_event] if isinstance(run_event, Mapping) else list(run_event)
         naming = naming or self.naming
-        return self._write([run_event_facts(e, self.namespaces, naming) for e in items])
+        facts = [run_event_facts(e, self.namespaces, naming) for e in items]
+        with self._read() as conn:  # another producer's run of a job headwater extracted: the run only
+            runs_only_where_extracted(conn, items, facts)
+        return self._write(facts)
+
+    def set_node_properties(self, updates: Mapping[tuple[str, str], Mapping[str, str]], prefix: str) -> int:
+        """Merge properties into existing nodes (by (type, name) key; keys under ``prefix`` replaced)."""
+        return self._writing(lambda conn: set_properties(conn, updates, prefix))
 
     # ---------------------------------------------------------------- queries
 
