@@ -71,10 +71,9 @@ def update_properties(conn: Connection, todo: Sequence[Facts], ids: dict[NodeKey
     for nid, (whole, props) in wanted.items():
         before = stored.get(nid)
         old = json.loads(before) if before else {}
-        if whole:  # a new version's own properties, with what a project stated of the job kept
-            merged = {k: v for k, v in old.items() if k.startswith(PROJECT_PREFIXES)} | props
-        else:
-            merged = {**old, **props}
+        # a new version's own properties (with what a project stated of the job), or more of them
+        kept = {k: v for k, v in old.items() if k.startswith(PROJECT_PREFIXES)} if whole else old
+        merged = kept | props
         text = json.dumps(merged, sort_keys=True)
         if text != before:
             changes.append({"nid": nid, "props": text})
