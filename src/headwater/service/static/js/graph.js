@@ -9,6 +9,8 @@ const PILL_W_MAX = 300;
 const PILL_H = 32;
 const STUB_W = 170;
 const STUB_H = 30;
+const GROUP_W = 190;
+const GROUP_H = 44;
 const PROCESS = new Set(["JOB", "PIPELINE", "PIPELINE_STEP"]);
 const FLAT = new Set(["SOURCE_SYSTEM"]);
 
@@ -43,7 +45,7 @@ export const TYPE_COLOURS = {
 const FLOW_COLOUR = "#94a3b8";
 const OTHER_COLOUR = "#64748b";
 
-export const expandable = (n) => !PROCESS.has(n.type) && !FLAT.has(n.type);
+export const expandable = (n) => !PROCESS.has(n.type) && !FLAT.has(n.type) && n.type !== "GROUP";
 
 // The name a person reads on a node: a job's stable name (the file and statement, or the name it
 // was given) rather than its store key; other nodes their short name.
@@ -111,6 +113,7 @@ function fitMiddle(text, px, weight, maxWidth) {
 // Widths follow the names (within bounds) so that most names show whole.
 export function nodeSize(node, rows, extraRow) {
   if (node.kind === "stub") return { width: STUB_W, height: STUB_H };
+  if (node.type === "GROUP") return { width: GROUP_W, height: GROUP_H };
   if (PROCESS.has(node.type)) {
     return { width: clamp(textWidth(displayName(node), 12, 500) + 44, 140, PILL_W_MAX), height: PILL_H };
   }
@@ -142,6 +145,11 @@ export class GraphView {
     this.bounds = { width: 0, height: 0 };
     this.positions = new Map();
     this.lodTexts = [];
+    this.marked = []; // elements a highlight changed: the next one undoes only these
+    this._size = null;
+    new ResizeObserver(() => {
+      this._size = null;
+    }).observe(svg);
     this._panning();
     this._events();
   }
@@ -168,12 +176,16 @@ export class GraphView {
   // scene: {nodes: [{node, kind, box, rows, extraRow, expanded, root, side}], edges: [{edge, points}],
   //         stubs, columnEdges: [{edge, from, to}], rowsOf}
   render(scene) {
+    this.viewSize(); // measured before the new cards exist: no forced layout of them
     this.viewport.replaceChildren();
+    this.marked = [];
     this.elements.clear();
     this.positions.clear();
     this.lodTexts = [];
     this._lodBucket = null;
     this.scene = scene;
+    const gGroups = el("g", { class: "groups" }, this.viewport);
+    for (const b of scene.groups || []) this._groupBox(gGroups, b);
     const gEdges = el("g", { class: "edges" }, this.viewport);
     const gNodes = el("g", { class: "nodes" }, this.viewport);
     const gCols = el("g", { class: "cedges" }, this.viewport);
@@ -183,6 +195,16 @@ export class GraphView {
     this._columnEdges(gCols, scene.columnEdges);
     this.bounds = { width: scene.width, height: scene.height };
     this._apply();
+  }
+
+  // The canvas size, measured once per resize (a measure after a redraw would force a layout of
+  // every card).
+  viewSize() {
+    if (!this._size || !this._size.width) {
+      const r = this.svg.getBoundingClientRect();
+      this._size = { width: r.width, height: r.height };
+    }
+    return this._size;
   }
 
   _edge(parent, { edge, points }) {
@@ -212,11 +234,12 @@ export class GraphView {
       }, parent);
       el("rect", { width: box.width, height: box.height, rx: 15 }, g);
       const t = el("text", { x: box.width / 2, y: box.height / 2 + 4, "text-anchor": "middle" }, g);
-      t.textContent = `+${item.stub.hidden} more — show ${Math.min(50, item.stub.hidden)}`;
+      t.textContent = item.stub.hidden > 50 ? `+${item.stub.hidden} more — search…` : `+${item.stub.hidden} more — show`;
       el("title", {}, g).textContent = `${item.stub.shown} of ${item.stub.shown + item.stub.hidden} neighbours shown`;
       this.elements.set(`stub:${item.id}`, g);
       return;
     }
+    if (node.type === "GROUP") return this._group(parent, item);
     const cls = ["node", `t-${node.type}`];
     if (item.root) cls.push("root");
     if (item.expanded) cls.push("expanded");
@@ -258,10 +281,7 @@ export class GraphView {
       }, g);
       el("rect", { width: 20, height: 20, rx: 5 }, tg);
       el("path", { d: item.expanded ? "M5,8 L10,13 L15,8" : "M8,5 L13,10 L8,15" }, tg);
-      el("title", {}, tg).textContent = item.expanded ? "hide columns" : "show columns";
     }
-    const badge = el("text", { class: "pathbadge", x: box.width - 34, y: 38, "text-anchor": "end" }, g);
-    this.elements.set(`badge:${node.id}`, badge);
     if (!item.rows) return;
     const prefix = `${node.short}.`;
     if (!item.rows.length && !item.extraRow) {
@@ -295,6 +315,40 @@ export class GraphView {
       const t = el("text", { x: 16, y: 15 }, r);
       t.textContent = `+${item.extraRow} more columns — show all`;
     }
+  }
+
+  // A group's box in one column of the layout, labelled with its name.
+  _groupBox(parent, b) {
+    const g = el("g", { class: "groupbox", "data-group": b.group, transform: `translate(${b.x},${b.y})` }, parent);
+    el("rect", { width: b.width, height: b.height, rx: 10 }, g);
+    const t = el("text", { class: "gname", x: 10, y: 16 }, g);
+    t.textContent = fit(b.group, 11, 650, b.width - 20);
+    this._lodText(el("text", { class: "lodname", x: 6, y: 14 }, g), b.group, b.width + 40, 700);
+    el("title", {}, g).textContent = b.group;
+  }
+
+  // Jobs folded into one node: a stack of pills, the count and what they write; a click unfolds it.
+  _group(parent, item) {
+    const { node, box } = item;
+    const g = el("g", {
+      class: "node group",
+      "data-kind": "group",
+      "data-id": node.id,
+      "data-type": "GROUP",
+      "data-count": node.members.length,
+      transform: `translate(${box.x},${box.y})`,
+      tabindex: 0,
+      role: "button",
+    }, parent);
+    this.elements.set(`node:${node.id}`, g);
+    el("title", {}, g).textContent = `${node.members.length} jobs write this table: click to show them`;
+    el("rect", { class: "card back", x: 6, y: -5, width: box.width - 12, height: box.height, rx: 16 }, g);
+    el("rect", { class: "card", width: box.width, height: box.height, rx: 16 }, g);
+    el("circle", { cx: 16, cy: 16, r: 5, fill: TYPE_COLOURS.JOB }, g);
+    el("text", { class: "name", x: 28, y: 20 }, g).textContent = node.short;
+    el("text", { class: "sub", x: 28, y: 35 }, g).textContent = "writers — click to show";
+    this._lodText(el("text", { class: "lodname", x: 8, y: box.height / 2 }, g), node.short, box.width + 90, 600);
+    return g;
   }
 
   portOf(end, out) {
@@ -345,36 +399,51 @@ export class GraphView {
 
   // hl: {root: fieldId|null, up: Set, down: Set, edgesUp: Set, edgesDown: Set, nodes: Set,
   //      flowEdges: Set, badges: Map datasetId -> count, selectedNode: id|null}
+  // Incremental: only the elements the previous highlight marked are unmarked, so a selection
+  // costs what it touches, not the size of the graph.
   highlight(hl) {
-    for (const e of this.viewport.querySelectorAll(".hl, .hl-up, .hl-down, .hl-root, .selected")) {
-      e.classList.remove("hl", "hl-up", "hl-down", "hl-root", "selected");
+    for (const e of this.marked) {
+      if (e.classList.contains("pathbadge")) e.remove();
+      else e.classList.remove("hl", "hl-up", "hl-down", "hl-root", "selected");
     }
-    for (const b of this.viewport.querySelectorAll(".pathbadge")) b.textContent = "";
+    this.marked = [];
     const on = !!(hl && (hl.root !== null || hl.nodes.size));
     this.svg.classList.toggle("has-hl", on && hl.root !== null);
     if (!hl) return;
     const mark = (key, ...cls) => {
       const e = this.elements.get(key);
-      if (e) e.classList.add("hl", ...cls);
+      if (!e) return;
+      e.classList.add("hl", ...cls);
+      this.marked.push(e);
     };
     if (hl.root !== null) mark(`field:${hl.root}`, "hl-root");
     hl.up.forEach((id) => mark(`field:${id}`, "hl-up"));
     hl.down.forEach((id) => mark(`field:${id}`, "hl-down"));
-    hl.edgesUp.forEach((id) => mark(`cedge:${id}`, "hl-up"));
-    hl.edgesDown.forEach((id) => mark(`cedge:${id}`, "hl-down"));
+    const cols = this.viewport.querySelector(".cedges");
+    const lift = (id, cls) => {
+      mark(`cedge:${id}`, cls);
+      const e = this.elements.get(`cedge:${id}`);
+      if (e && cols) cols.appendChild(e); // highlighted column edges drawn last, above the others
+    };
+    hl.edgesUp.forEach((id) => lift(id, "hl-up"));
+    hl.edgesDown.forEach((id) => lift(id, "hl-down"));
     hl.nodes.forEach((id) => mark(`node:${id}`));
     hl.flowEdges.forEach((id) => mark(`edge:${id}`));
     for (const [id, n] of hl.badges) {
-      const b = this.elements.get(`badge:${id}`);
-      if (b) b.textContent = `${n} on path`;
+      const g = this.elements.get(`node:${id}`);
+      const box = this.positions.get(id);
+      if (!g || !box) continue;
+      const b = el("text", { class: "pathbadge", x: box.width - 34, y: 38, "text-anchor": "end" }, g);
+      b.textContent = `${n} on path`;
+      this.marked.push(b);
     }
     if (hl.selectedNode !== null && hl.selectedNode !== undefined) {
       const e = this.elements.get(`node:${hl.selectedNode}`);
-      if (e) e.classList.add("selected");
+      if (e) {
+        e.classList.add("selected");
+        this.marked.push(e);
+      }
     }
-    // Highlighted column edges drawn last, above the others.
-    const cols = this.viewport.querySelector(".cedges");
-    if (cols) for (const e of [...cols.querySelectorAll(".cedge.hl")]) cols.appendChild(e);
   }
 
   // ---------------------------------------------------------------- pan and zoom
@@ -407,7 +476,6 @@ export class GraphView {
   // A level-of-detail label: its text is cut to the room it has at the scale it is drawn at.
   _lodText(t, full, room, weight, middle = false) {
     this.lodTexts.push({ t, full, room, weight, middle });
-    el("title", {}, t).textContent = full;
     t.appendChild(document.createTextNode(full));
   }
 
@@ -432,7 +500,7 @@ export class GraphView {
         const r = box.getBoundingClientRect();
         const gx = (e.clientX - r.left - m.ox) / m.s;
         const gy = (e.clientY - r.top - m.oy) / m.s;
-        const v = this.svg.getBoundingClientRect();
+        const v = this.viewSize();
         this.t.x = v.width / 2 - gx * this.t.k;
         this.t.y = v.height / 2 - gy * this.t.k;
         this._apply();
@@ -449,7 +517,7 @@ export class GraphView {
   _minimap() {
     const box = this.mini;
     if (!box) return;
-    const v = this.svg.getBoundingClientRect();
+    const v = this.viewSize();
     const { x, y, k } = this.t;
     const w = this.bounds.width;
     const h = this.bounds.height;
@@ -481,7 +549,7 @@ export class GraphView {
   }
 
   zoomBy(factor, cx, cy) {
-    const r = this.svg.getBoundingClientRect();
+    const r = this.viewSize();
     const px = cx ?? r.width / 2;
     const py = cy ?? r.height / 2;
     const k = Math.min(2.5, Math.max(0.08, this.t.k * factor));
@@ -494,7 +562,7 @@ export class GraphView {
   // Fit the whole graph, down to MIN_FIT_SCALE (where every card's label is still readable); a
   // graph larger than that is shown at MIN_FIT_SCALE around `focusId` (the root), with the minimap.
   fit(focusId, anchor = 0.5) {
-    const r = this.svg.getBoundingClientRect();
+    const r = this.viewSize();
     const pad = 40;
     const w = Math.max(1, this.bounds.width);
     const h = Math.max(1, this.bounds.height);
@@ -518,7 +586,7 @@ export class GraphView {
   centerOn(id, anchor = 0.5) {
     const box = this.positions.get(id);
     if (!box) return;
-    const r = this.svg.getBoundingClientRect();
+    const r = this.viewSize();
     this.t.x = r.width * anchor - (box.x + box.width / 2) * this.t.k;
     this.t.y = r.height / 2 - (box.y + Math.min(box.height, 300) / 2) * this.t.k;
     this._apply();
@@ -587,6 +655,8 @@ export class GraphView {
           return this.h.onNode?.(Number(id));
         case "stub":
           return this.h.onStub?.(id);
+        case "group":
+          return this.h.onGroup?.(id);
         case "morecols":
           return this.h.onMoreColumns?.(Number(id));
         case "cedge":
