@@ -54,11 +54,13 @@ WATCH = """
 window.__hw = {};
 new MutationObserver((list) => {
     const now = performance.now();
+    const hw = window.__hw;
     for (const m of list) {
-        if (m.target.id !== 'graph') continue;
-        if (m.attributeName === 'data-draw-ms' && !window.__hw.drawn) window.__hw.drawn = now;
-        if (m.attributeName === 'class' && m.target.classList.contains('has-hl') && !window.__hw.marked) window.__hw.marked = now;
-        if (m.attributeName === 'data-selected' && m.target.dataset.selected && !window.__hw.path) window.__hw.path = now;
+        const g = m.target;
+        if (g.id !== 'graph') continue;
+        if (m.attributeName === 'data-draw-ms' && !hw.drawn) hw.drawn = now;
+        if (m.attributeName === 'class' && g.classList.contains('has-hl') && !hw.marked) hw.marked = now;
+        if (m.attributeName === 'data-selected' && g.dataset.selected && !hw.path) hw.path = now;
     }
 }).observe(document, {subtree: true, attributes: true, attributeFilter: ['data-draw-ms', 'class', 'data-selected']});
 """
@@ -143,7 +145,11 @@ def before(checkout: Path, rounds: int) -> dict[str, float]:
     child process of this run."""
     env = {**os.environ, "HEADWATER_BENCH_SRC": str(checkout / "src")}
     out = subprocess.run(
-        [sys.executable, __file__, "--rounds", str(rounds), "--json"], env=env, check=True, capture_output=True, text=True
+        [sys.executable, __file__, "--rounds", str(rounds), "--json"],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return json.loads(out.stdout)[WIDE]
 
