@@ -78,35 +78,44 @@ function el(name, attrs = {}, parent = null) {
 }
 
 const measurer = document.createElement("canvas").getContext("2d");
-function textWidth(text, px, weight) {
-  measurer.font = `${weight} ${px}px system-ui, -apple-system, "Segoe UI", sans-serif`;
+let measurerFont = "";
+// Text widths, with the canvas font set only when it changes (setting it parses it again).
+function width(text, px, weight) {
+  const font = `${weight} ${px}px system-ui, -apple-system, "Segoe UI", sans-serif`;
+  if (font !== measurerFont) {
+    measurer.font = font;
+    measurerFont = font;
+  }
   return measurer.measureText(text).width;
 }
-function fit(text, px, weight, maxWidth) {
-  measurer.font = `${weight} ${px}px system-ui, -apple-system, "Segoe UI", sans-serif`;
-  if (measurer.measureText(text).width <= maxWidth) return text;
+const textWidth = width;
+
+// The longest `cut(n)` (n from 0 to max) that fits `maxWidth`: a binary search, as a cut's width
+// grows with n.
+function longestFit(cut, max, px, weight, maxWidth) {
   let lo = 0;
-  let hi = text.length;
+  let hi = max;
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
-    if (measurer.measureText(`${text.slice(0, mid)}…`).width <= maxWidth) lo = mid;
+    if (width(cut(mid), px, weight) <= maxWidth) lo = mid;
     else hi = mid - 1;
   }
-  return `${text.slice(0, lo)}…`;
+  return cut(lo);
+}
+
+function fit(text, px, weight, maxWidth) {
+  if (width(text, px, weight) <= maxWidth) return text;
+  return longestFit((n) => `${text.slice(0, n)}…`, text.length, px, weight, maxWidth);
 }
 
 // Cut in the middle: a job's name keeps its file's start and its statement's end (02_ma…sql#5).
 function fitMiddle(text, px, weight, maxWidth) {
-  measurer.font = `${weight} ${px}px system-ui, -apple-system, "Segoe UI", sans-serif`;
-  if (measurer.measureText(text).width <= maxWidth) return text;
-  let keep = text.length - 1;
-  while (keep > 2) {
+  if (width(text, px, weight) <= maxWidth) return text;
+  const cut = (keep) => {
     const head = Math.ceil(keep / 2);
-    const cut = `${text.slice(0, head)}…${text.slice(text.length - (keep - head))}`;
-    if (measurer.measureText(cut).width <= maxWidth) return cut;
-    keep -= 1;
-  }
-  return `${text.slice(0, 1)}…`;
+    return keep < 2 ? `${text.slice(0, 1)}…` : `${text.slice(0, head)}…${text.slice(text.length - (keep - head))}`;
+  };
+  return longestFit(cut, text.length - 1, px, weight, maxWidth);
 }
 
 // The size a node takes: cards grow with their shown rows.

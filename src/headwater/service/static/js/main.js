@@ -198,14 +198,20 @@ async function doSync() {
       status("tracing the column…");
       preselect(route.sel);
       const field = `#${route.sel}`;
+      // all three asked at once; the paths are drawn when they come, the lists of the side panel
+      // (the slower answers) are filled in after
+      const lists = Promise.all([
+        api.fieldOrigin(field, route.level, route.asof),
+        api.fieldImpact(field, route.level, route.asof),
+      ]);
+      lists.catch(() => {}); // a failure is shown by columnLists, once the paths are drawn
       const paths = await api.fieldPaths(field, route.level, route.asof);
       data.paths = paths;
       for (const side of [paths.upstream, paths.downstream]) {
         for (const n of side.nodes) if (n.parent_id !== null) data.fieldParent.set(n.id, n.parent_id);
       }
       if (paths.field.parent_id !== null) data.fieldParent.set(paths.field.id, paths.field.parent_id);
-      // The lists of the side panel come after the paths are drawn (they are the slower answers).
-      track(columnLists(pathsKey, field));
+      track(columnLists(pathsKey, lists));
     }
   }
   status("");
@@ -528,11 +534,15 @@ function pathOnly(view) {
 }
 
 // The origin and impact lists of the selected column, filled into the side panel when they come.
-async function columnLists(pathsKey, field) {
-  const [origin, impact] = await Promise.all([
-    api.fieldOrigin(field, route.level, route.asof),
-    api.fieldImpact(field, route.level, route.asof),
-  ]);
+async function columnLists(pathsKey, lists) {
+  let origin;
+  let impact;
+  try {
+    [origin, impact] = await lists;
+  } catch (err) {
+    if (data.pathsKey === pathsKey) notices([["error", `origin and impact lists: ${err.message || err}`]]);
+    return;
+  }
   if (data.pathsKey !== pathsKey) return;
   Object.assign(data, { origin, impact });
   await details();
