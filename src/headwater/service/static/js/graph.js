@@ -277,7 +277,6 @@ export class GraphView {
     type.textContent = fit(where ? `${node.type} · ${where}` : node.type, 10, 600, box.width - 50);
     const name = el("text", { class: "name", x: 14, y: 35 }, g);
     name.textContent = fit(node.short, 13.5, 650, box.width - 50);
-    this._lodText(el("text", { class: "lodname", x: 10, y: HEADER / 2 }, g), node.short, box.width + 60, 650);
     if (expandable(node)) {
       const tg = el("g", {
         class: "toggle",
@@ -291,6 +290,8 @@ export class GraphView {
       el("rect", { width: 20, height: 20, rx: 5 }, tg);
       el("path", { d: item.expanded ? "M5,8 L10,13 L15,8" : "M8,5 L13,10 L8,15" }, tg);
     }
+    // after the toggle: zoomed out, the name (with its halo) is painted over it
+    this._lodText(el("text", { class: "lodname", x: 10, y: HEADER / 2 }, g), node.short, box.width + 60, 650);
     if (!item.rows) return;
     const prefix = `${node.short}.`;
     if (!item.rows.length && !item.extraRow) {
