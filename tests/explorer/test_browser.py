@@ -479,7 +479,9 @@ def test_a_selected_column_is_marked_before_the_store_answers_and_nothing_is_red
     g = store.get_lineage(b, Direction.UPSTREAM, 1)
     parent = {n.id: n.parent_id for n in g.nodes}
     from_first = {e.id for e in g.edges if e.type == "MAPS_TO" and parent.get(e.source) == first}
-    assert len(from_first) == 2  # l8_t00.b (TRANSFORMATION) and l8_t00.id (FILTER) and ids(page, "[data-kind=cedge].hl") == from_first
+    assert (
+        len(from_first) == 2
+    )  # l8_t00.b (TRANSFORMATION) and l8_t00.id (FILTER) and ids(page, "[data-kind=cedge].hl") == from_first
     held[0].continue_()
     settle(page)
     assert ids(page, "[data-kind=cedge].hl") >= from_first

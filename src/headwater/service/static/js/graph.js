@@ -141,6 +141,14 @@ export function nodeSize(node, rows, extraRow) {
 }
 
 const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, Math.ceil(v)));
+// Above this many cards, only what is near the view is drawn.
+export const CULL_MIN = 1200;
+const spanOf = (points) => ({
+  x0: Math.min(...points.map((p) => p.x)),
+  y0: Math.min(...points.map((p) => p.y)) - 6,
+  x1: Math.max(...points.map((p) => p.x)),
+  y1: Math.max(...points.map((p) => p.y)) + 6,
+});
 
 export class GraphView {
   constructor(svg, handlers) {
@@ -153,7 +161,7 @@ export class GraphView {
     this.viewport = el("g", { class: "viewport" }, svg);
     this.bounds = { width: 0, height: 0 };
     this.positions = new Map();
-    this.lodTexts = [];
+    this.lodTexts = new Map();
     this.marked = []; // elements a highlight changed: the next one undoes only these
     this._size = null;
     new ResizeObserver(() => {
@@ -184,26 +192,101 @@ export class GraphView {
 
   // scene: {nodes: [{node, kind, box, rows, extraRow, expanded, root, side}], edges: [{edge, points}],
   //         stubs, columnEdges: [{edge, from, to}], rowsOf}
+  //
+  // A graph of more than CULL_MIN cards draws only what is near the view (culling): every card,
+  // edge and box is a "drawable" with its bounds, drawn when it comes within half a view's width or
+  // height of the view and removed when it leaves that; the highlight is applied again to what
+  // comes in. Below CULL_MIN everything is drawn once.
   render(scene) {
     this.viewSize(); // measured before the new cards exist: no forced layout of them
     this.viewport.replaceChildren();
     this.marked = [];
     this.elements.clear();
     this.positions.clear();
-    this.lodTexts = [];
+    this.lodTexts = new Map(); // drawable key -> its level-of-detail labels
     this._lodBucket = null;
     this.scene = scene;
-    const gGroups = el("g", { class: "groups" }, this.viewport);
-    for (const b of scene.groups || []) this._groupBox(gGroups, b);
-    const gEdges = el("g", { class: "edges" }, this.viewport);
-    const gNodes = el("g", { class: "nodes" }, this.viewport);
-    const gCols = el("g", { class: "cedges" }, this.viewport);
+    const layer = (cls) => el("g", { class: cls }, this.viewport);
+    const gGroups = layer("groups");
+    const gEdges = layer("edges");
+    const gNodes = layer("nodes");
+    const gCols = layer("cedges");
     for (const item of scene.nodes) this.positions.set(item.id, item.box);
-    for (const e of scene.edges) this._edge(gEdges, e);
-    for (const item of scene.nodes) this._node(gNodes, item);
-    this._columnEdges(gCols, scene.columnEdges);
+    const all = [];
+    const add = (key, b, draw, keys) => all.push({ key, x0: b.x0, y0: b.y0, x1: b.x1, y1: b.y1, draw, keys });
+    const boxOf = (b) => ({ x0: b.x, y0: b.y - 10, x1: b.x + b.width, y1: b.y + b.height });
+    (scene.groups || []).forEach((b, k) => add(`group:${k}`, boxOf(b), () => this._groupBox(gGroups, b), []));
+    for (const e of scene.edges) {
+      if (!e.points || e.points.length < 2) continue;
+      add(`edge:${e.edge.id}`, spanOf(e.points), () => this._edge(gEdges, e), [`edge:${e.edge.id}`]);
+    }
+    for (const item of scene.nodes) {
+      const keys = [`${item.kind === "stub" ? "stub" : "node"}:${item.id}`, ...(item.rows || []).map((f) => `field:${f.id}`)];
+      add(keys[0], boxOf(item.box), () => this._node(gNodes, item), keys);
+    }
+    for (const c of this._routeColumnEdges(scene.columnEdges)) {
+      add(`cedge:${c.item.edge.id}`, spanOf([c.a, c.b]), () => this._columnEdge(gCols, c), [`cedge:${c.item.edge.id}`]);
+    }
+    this.drawables = all;
+    this.drawn = new Map(); // drawable key -> element
+    this.culling = scene.nodes.length > CULL_MIN;
+    this._culled = null;
+    this.hl = null;
+    if (!this.culling) this._draw(() => true);
     this.bounds = { width: scene.width, height: scene.height };
     this._apply();
+  }
+
+  // Draw the drawables `keep` says yes to and remove the others; true when some were added.
+  _draw(keep) {
+    let added = false;
+    for (const d of this.drawables) {
+      const el = this.drawn.get(d.key);
+      if (keep(d)) {
+        if (el) continue;
+        this._owner = d.key;
+        this.drawn.set(d.key, d.draw());
+        added = true;
+      } else if (el) {
+        el.remove();
+        this.drawn.delete(d.key);
+        this.lodTexts.delete(d.key);
+        for (const k of d.keys) this.elements.delete(k);
+      }
+    }
+    this._owner = null;
+    if (added) {
+      this._lodBucket = null;
+      if (this.hl) this.highlight(this.hl);
+    }
+    return added;
+  }
+
+  // Culling: when the view leaves the region drawn, draw the view and half a view around it.
+  _cull() {
+    if (!this.culling) return;
+    const { width, height } = this.viewSize();
+    const { x, y, k } = this.t;
+    const v = { x0: -x / k, y0: -y / k, x1: (width - x) / k, y1: (height - y) / k };
+    const r = this._culled;
+    if (r && v.x0 >= r.x0 && v.y0 >= r.y0 && v.x1 <= r.x1 && v.y1 <= r.y1) return;
+    const mx = (v.x1 - v.x0) / 2;
+    const my = (v.y1 - v.y0) / 2;
+    const w = { x0: v.x0 - mx, y0: v.y0 - my, x1: v.x1 + mx, y1: v.y1 + my };
+    this._culled = w;
+    this._draw((d) => d.x1 >= w.x0 && d.x0 <= w.x1 && d.y1 >= w.y0 && d.y0 <= w.y1);
+  }
+
+  // Everything drawn while `fn` runs (an export copies the whole graph), then culled again.
+  whole(fn) {
+    if (!this.culling) return fn();
+    this._draw(() => true);
+    try {
+      return fn();
+    } finally {
+      this._culled = null;
+      this._cull();
+    }
   }
 
   // The canvas size, measured once per resize (a measure after a redraw would force a layout of
@@ -228,6 +311,7 @@ export class GraphView {
     el("path", { class: "hit", d }, g);
     el("path", { class: "line", d, stroke: FLOW_COLOUR, "marker-end": this.marker(FLOW_COLOUR) }, g);
     this.elements.set(`edge:${edge.id}`, g);
+    return g;
   }
 
   _node(parent, item) {
@@ -246,7 +330,7 @@ export class GraphView {
       t.textContent = item.stub.hidden > 50 ? `+${item.stub.hidden} more — search…` : `+${item.stub.hidden} more — show`;
       el("title", {}, g).textContent = `${item.stub.shown} of ${item.stub.shown + item.stub.hidden} neighbours shown`;
       this.elements.set(`stub:${item.id}`, g);
-      return;
+      return g;
     }
     if (node.type === "GROUP") return this._group(parent, item);
     const cls = ["node", `t-${node.type}`];
@@ -268,7 +352,7 @@ export class GraphView {
       const t = el("text", { class: "name", x: 28, y: box.height / 2 + 4 }, g);
       t.textContent = fit(displayName(node), 12, 500, box.width - 40);
       this._lodText(el("text", { class: "lodname", x: 8, y: box.height / 2 }, g), displayName(node), box.width + 90, 500, true);
-      return;
+      return g;
     }
     el("rect", { class: "card", width: box.width, height: box.height, rx: 8 }, g);
     el("rect", { class: "accent", width: 5, height: box.height, rx: 2, fill: colour }, g);
@@ -292,7 +376,7 @@ export class GraphView {
     }
     // after the toggle: zoomed out, the name (with its halo) is painted over it
     this._lodText(el("text", { class: "lodname", x: 10, y: HEADER / 2 }, g), node.short, box.width + 60, 650);
-    if (!item.rows) return;
+    if (!item.rows) return g;
     const prefix = `${node.short}.`;
     if (!item.rows.length && !item.extraRow) {
       const t = el("text", { class: "empty", x: 14, y: HEADER + 15 }, g);
@@ -325,6 +409,7 @@ export class GraphView {
       const t = el("text", { x: 16, y: 15 }, r);
       t.textContent = `+${item.extraRow} more columns — show all`;
     }
+    return g;
   }
 
   // A group's box in one column of the layout, labelled with its name.
@@ -335,6 +420,7 @@ export class GraphView {
     t.textContent = fit(b.group, 11, 650, b.width - 20);
     this._lodText(el("text", { class: "lodname", x: 6, y: 14 }, g), b.group, b.width + 40, 700);
     el("title", {}, g).textContent = b.group;
+    return g;
   }
 
   // Jobs folded into one node: a stack of pills, the count and what they write; a click unfolds it.
@@ -370,7 +456,8 @@ export class GraphView {
     return { x, y: box.y + HEADER + k * ROW + ROW / 2, card: false };
   }
 
-  _columnEdges(parent, items) {
+  // Column edges between the same two ports are drawn side by side, 3 units apart.
+  _routeColumnEdges(items) {
     const groups = new Map();
     const routed = [];
     for (const item of items) {
@@ -380,31 +467,33 @@ export class GraphView {
       const key = `${a.x},${a.y}>${b.x},${b.y}`;
       if (!groups.has(key)) groups.set(key, []);
       groups.get(key).push(item);
-      routed.push([item, a, b, key]);
+      routed.push({ item, a, b, group: groups.get(key) });
     }
-    for (const [item, a, b, key] of routed) {
-      const group = groups.get(key);
-      const shift = (group.indexOf(item) - (group.length - 1) / 2) * 3;
-      const e = item.edge;
-      const colour = colourOf(e);
-      const g = el("g", {
-        class: `cedge ${e.dependency === "INDIRECT" ? "indirect" : "direct"}`,
-        "data-kind": "cedge",
-        "data-id": e.id,
-        "data-subtype": e.subtype || "",
-        "data-parallel": group.map((x) => x.edge.id).join(","),
-      }, parent);
-      const d = curve({ x: a.x, y: a.y + shift }, { x: b.x, y: b.y + shift });
-      el("path", { class: "hit", d }, g);
-      el("path", {
-        class: "line",
-        d,
-        stroke: colour,
-        "stroke-dasharray": e.dependency === "INDIRECT" ? "6 4" : null,
-        "marker-end": this.marker(colour),
-      }, g);
-      this.elements.set(`cedge:${e.id}`, g);
-    }
+    return routed;
+  }
+
+  _columnEdge(parent, { item, a, b, group }) {
+    const shift = (group.indexOf(item) - (group.length - 1) / 2) * 3;
+    const e = item.edge;
+    const colour = colourOf(e);
+    const g = el("g", {
+      class: `cedge ${e.dependency === "INDIRECT" ? "indirect" : "direct"}`,
+      "data-kind": "cedge",
+      "data-id": e.id,
+      "data-subtype": e.subtype || "",
+      "data-parallel": group.map((x) => x.edge.id).join(","),
+    }, parent);
+    const d = curve({ x: a.x, y: a.y + shift }, { x: b.x, y: b.y + shift });
+    el("path", { class: "hit", d }, g);
+    el("path", {
+      class: "line",
+      d,
+      stroke: colour,
+      "stroke-dasharray": e.dependency === "INDIRECT" ? "6 4" : null,
+      "marker-end": this.marker(colour),
+    }, g);
+    this.elements.set(`cedge:${e.id}`, g);
+    return g;
   }
 
   // hl: {root: fieldId|null, up: Set, down: Set, edgesUp: Set, edgesDown: Set, nodes: Set,
@@ -412,6 +501,7 @@ export class GraphView {
   // Incremental: only the elements the previous highlight marked are unmarked, so a selection
   // costs what it touches, not the size of the graph.
   highlight(hl) {
+    this.hl = hl;
     for (const e of this.marked) {
       if (e.classList.contains("pathbadge")) e.remove();
       else e.classList.remove("hl", "hl-up", "hl-down", "hl-root", "selected");
@@ -459,6 +549,7 @@ export class GraphView {
   // ---------------------------------------------------------------- pan and zoom
 
   _apply() {
+    this._cull(); // at once: what a move brings into view exists when the move returns
     if (this._frame) return;
     this._frame = requestAnimationFrame(() => {
       this._frame = null;
@@ -485,17 +576,18 @@ export class GraphView {
 
   // A level-of-detail label: its text is cut to the room it has at the scale it is drawn at.
   _lodText(t, full, room, weight, middle = false) {
-    this.lodTexts.push({ t, full, room, weight, middle });
+    const key = this._owner ?? "";
+    if (!this.lodTexts.has(key)) this.lodTexts.set(key, []);
+    this.lodTexts.get(key).push({ t, full, room, weight, middle });
     t.appendChild(document.createTextNode(full));
   }
 
   _fitLodTexts(k) {
     const bucket = Math.round(k * 40);
-    if (bucket === this._lodBucket && this._lodCount === this.lodTexts.length) return;
+    if (bucket === this._lodBucket) return; // (drawing more resets the bucket)
     this._lodBucket = bucket;
-    this._lodCount = this.lodTexts.length;
     const px = LOD_PX / (bucket / 40);
-    for (const { t, full, room, weight, middle } of this.lodTexts) {
+    for (const { t, full, room, weight, middle } of [...this.lodTexts.values()].flat()) {
       t.lastChild.nodeValue = middle ? fitMiddle(full, px, weight, room) : fit(full, px, weight, room);
     }
   }

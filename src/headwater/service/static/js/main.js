@@ -1000,11 +1000,11 @@ $("level").addEventListener("change", (ev) => go({ level: ev.target.value, ind: 
 const exportName = () => (route.sel !== null ? nameOf(route.sel) : data.lineage?.root.short || "lineage").replace(/[^\w.-]+/g, "_");
 $("export-svg").addEventListener("click", () => {
   $("export-menu").open = false;
-  exportSvg($("graph"), graph.bounds, exportName());
+  graph.whole(() => exportSvg($("graph"), graph.bounds, exportName())); // every card, also the culled
 });
 $("export-png").addEventListener("click", () => {
   $("export-menu").open = false;
-  track(exportPng($("graph"), graph.bounds, exportName()));
+  track(graph.whole(() => exportPng($("graph"), graph.bounds, exportName()))); // copied before its first await
 });
 $("group-by").addEventListener("change", (ev) => go({ group: ev.target.value }, true));
 $("path-only").addEventListener("change", (ev) => {
