@@ -4,6 +4,8 @@
   one job reading tables 3t, 3t + 1 and 3t + 2 (mod 38) of layer k - 1. Upstream of ``l9_t00`` at
   full depth is a graph of 498 nodes (268 tables, 230 jobs) and 920 edges.
 - ``hub``: 10 sources → ``hub`` → 120 marts → 120 reports: ``hub`` has a fan-out of 120 jobs.
+- ``fan_in_events``: a table ``fan_in`` written by 52 jobs, each copying one source ``feed_00`` …
+  ``feed_51`` (a separate store, for the folding of many writers).
 
 Every table has the columns ``id``, ``a``, ``b`` and ``c``: ``id`` and ``a`` are copied (IDENTITY),
 ``b`` computed (TRANSFORMATION), ``c`` aggregated (AGGREGATION), and the first input's ``id``
@@ -40,7 +42,7 @@ def table(name: str) -> TableRef:
     return TableRef("internal", DB, name)
 
 
-def event(target: str, inputs: list[str], k: int) -> LineageInfo:
+def event(target: str, inputs: list[str], k: int, qid: str | None = None) -> LineageInfo:
     """``INSERT INTO target SELECT … FROM inputs[0] JOIN inputs[1] … WHERE inputs[0].id > 0``."""
     tgt = table(target)
     srcs = [table(i) for i in inputs]
@@ -88,7 +90,7 @@ def event(target: str, inputs: list[str], k: int) -> LineageInfo:
         f"       {' + '.join(f'{s.name}.b' for s in srcs)} AS b,\n       SUM({srcs[-1].name}.c) AS c\n"
         f"FROM {first.name} {joins}\nWHERE {first.name}.id > 0\nGROUP BY 1, 2, 3"
     )
-    qid = f"synth-{target}"
+    qid = qid or f"synth-{target}"
     return LineageInfo(
         event_id=make_event_id(qid, tgt),
         source_command=SourceCommand.INSERT_INTO,
@@ -126,6 +128,17 @@ def synthetic_events() -> list[LineageInfo]:
         out.append(event(f"mart_{k:03d}", ["hub"], n))
         n += 1
         out.append(event(f"rpt_{k:03d}", [f"mart_{k:03d}"], n))
+    return out
+
+
+FAN_IN = 52
+
+
+def fan_in_events() -> list[LineageInfo]:
+    """``INSERT INTO fan_in SELECT … FROM feed_k`` for k < 52, then ``fan_in`` → ``fan_in_report``:
+    52 jobs write ``fan_in``."""
+    out = [event("fan_in", [f"feed_{k:02d}"], k, qid=f"synth-fan_in-{k}") for k in range(FAN_IN)]
+    out.append(event("fan_in_report", ["fan_in"], FAN_IN))
     return out
 
 

@@ -406,11 +406,14 @@ def test_fan_out_over_50_shows_50_then_more(page: Any, big_server: Server) -> No
     assert stub.count() == 1 and stub.text_content().startswith("+70 more")
     assert "70 neighbours are folded" in page.locator("#notices").inner_text()
     assert page.locator("[data-kind=node]").count() == 1 + 1 + 10 + 50 + 50
-    # the "more" node sits below the first 50: pan to it, as a user would, and click it
+    # the "more" node sits below the first 50: pan to it, as a user would, and click it; behind
+    # more than 50 it opens the list of them, which can draw the next 50
     page.evaluate("id => window.headwater.graph.centerOn(id)", stub.get_attribute("data-id"))
     stub.click()
+    assert page.locator("#more-list").is_visible()
+    page.click("#more-next")
     settle(page)
-    assert jobs_down() == 100 and stub.text_content().startswith("+20 more — show 20")
+    assert jobs_down() == 100 and stub.locator("text").text_content() == "+20 more — show"
     # or use the banner's button
     page.click("#notices button.more")
     settle(page)
@@ -449,6 +452,42 @@ def test_column_path_across_collapsed_cards(page: Any, big_server: Server) -> No
     n_up = len(paths["upstream"]["nodes"])
     assert n_up > 100
     assert page.locator("#tab-details").inner_text().count(f"{n_up} upstream") == 1
+
+
+def test_a_selected_column_is_marked_before_the_store_answers_and_nothing_is_redrawn(
+    page: Any, big_server: Server
+) -> None:
+    store = big_server.store
+    root = nid(store, "l9_t00")
+    first = nid(store, "l8_t00")
+    goto(page, big_server, f"/node/{root}?dir=UPSTREAM&depth=2&exp={root},{first}")
+    # every card and column edge drawn gets a mark only this page's JavaScript knows
+    drawn = page.evaluate(
+        "() => { const els = document.querySelectorAll('#graph [data-kind]'); els.forEach(e => (e.__kept = 1)); "
+        "return els.length; }"
+    )
+    held: list[Any] = []
+    page.route("**/api/v1/explorer/field-paths*", lambda route: held.append(route))
+    b = nid(store, "l9_t00.b")
+    page.click(f"[data-kind=field][data-id='{b}']")
+    page.wait_for_function("() => document.querySelector('#graph').classList.contains('has-hl')")
+    while not held:  # the paths are asked for, and not answered yet
+        page.wait_for_timeout(20)
+    assert page.evaluate("() => window.headwater.data.paths") is None
+    assert page.get_attribute(f"[data-kind=field][data-id='{b}']", "class") == "field hl hl-root"
+    # the column edges into b that are drawn (from l8_t00, expanded) are marked at once, no other
+    g = store.get_lineage(b, Direction.UPSTREAM, 1)
+    parent = {n.id: n.parent_id for n in g.nodes}
+    from_first = {e.id for e in g.edges if e.type == "MAPS_TO" and parent.get(e.source) == first}
+    assert (
+        len(from_first) == 2
+    )  # l8_t00.b (TRANSFORMATION) and l8_t00.id (FILTER) and ids(page, "[data-kind=cedge].hl") == from_first
+    held[0].continue_()
+    settle(page)
+    assert ids(page, "[data-kind=cedge].hl") >= from_first
+    assert page.locator("#origin-list").count() == 1  # the side panel's lists came after
+    kept = page.evaluate("() => [...document.querySelectorAll('#graph [data-kind]')].filter(e => e.__kept).length")
+    assert kept == drawn  # the same elements: highlighted in place, not drawn again
 
 
 def test_a_server_with_tokens_asks_for_one(page: Any, demo_server: Server) -> None:

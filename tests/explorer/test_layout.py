@@ -12,22 +12,25 @@ from tests.explorer.helpers import Server
 
 ROOT = Path(__file__).resolve().parents[2]
 
-RUN = """async ([nodes, edges, options]) => {
+RUN = """async ([nodes, edges, options, groups]) => {
     const { layeredLayout } = await import('/js/layout.js');
     const r = layeredLayout({
-        nodes: nodes.map(id => ({ id, width: 100, height: 40 })),
+        nodes: nodes.map(id => ({ id, width: 100, height: 40, group: (groups || {})[id] ?? null })),
         edges: edges.map(([s, t], k) => ({ id: `e${k}`, source: s, target: t })),
     }, options || {});
     return {
         nodes: Object.fromEntries([...r.nodes].map(([id, b]) => [id, b])),
         edges: Object.fromEntries([...r.edges].map(([id, pts]) => [id, pts])),
         crossings: r.crossings,
+        groups: r.groups,
     };
 }"""
 
 
-def layout(page: Any, nodes: list[str], edges: list[tuple[str, str]], **options: Any) -> dict[str, Any]:
-    return page.evaluate(RUN, [nodes, [list(e) for e in edges], options])
+def layout(
+    page: Any, nodes: list[str], edges: list[tuple[str, str]], groups: dict[str, str] | None = None, **options: Any
+) -> dict[str, Any]:
+    return page.evaluate(RUN, [nodes, [list(e) for e in edges], options, groups])
 
 
 def test_crossings_are_removed_and_layers_run_left_to_right(page: Any, demo_server: Server) -> None:
@@ -79,6 +82,28 @@ def test_crossing_reduction_on_a_random_dag(page: Any, demo_server: Server) -> N
     before = layout(page, nodes, edges, sweeps=0)["crossings"]
     after = layout(page, nodes, edges)["crossings"]
     assert after < before / 2, (before, after)
+
+
+def test_groups_stay_together_in_each_layer_in_boxes_that_do_not_overlap(page: Any, demo_server: Server) -> None:
+    page.goto(f"{demo_server.url}/")
+    # two databases whose tables alternate in the input order, each layer feeding the next crosswise
+    nodes = [f"{db}{k}_{layer}" for layer in range(3) for k in range(3) for db in "xy"]
+    edges = [(f"x{k}_{L}", f"y{k}_{L + 1}") for L in range(2) for k in range(3)]
+    edges += [(f"y{k}_{L}", f"x{k}_{L + 1}") for L in range(2) for k in range(3)]
+    groups = {n: f"db_{n[0]}" for n in nodes}
+    r = layout(page, nodes, edges, groups)
+    n = r["nodes"]
+    for layer in range(3):
+        order = [groups[k] for k in sorted((k for k in n if n[k]["layer"] == layer), key=lambda k: n[k]["order"])]
+        assert order in (["db_x"] * 3 + ["db_y"] * 3, ["db_y"] * 3 + ["db_x"] * 3), order  # contiguous
+    assert sorted(g["group"] for g in r["groups"]) == ["db_x"] * 3 + ["db_y"] * 3  # one box per layer and group
+    for g in r["groups"]:
+        members = [b for k, b in n.items() if groups[k] == g["group"] and g["x"] <= b["x"] < g["x"] + g["width"]]
+        assert len(members) == 3
+        assert all(g["y"] < b["y"] and b["y"] + b["height"] < g["y"] + g["height"] for b in members)
+    for a, b in itertools.combinations(r["groups"], 2):
+        apart = a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
+        assert apart or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"]
 
 
 def test_static_files_are_package_data() -> None:

@@ -85,6 +85,24 @@ def label_sizes(page: Any) -> list[tuple[str, float]]:
     )
 
 
+def in_view(page: Any) -> set[int]:
+    """The cards (datasets and jobs) whose box meets the canvas at the current pan and zoom."""
+    return set(
+        page.evaluate(
+            """() => {
+                const g = window.headwater.graph;
+                const { width, height } = g.viewSize();
+                const { x, y, k } = g.t;
+                return window.headwater.ui.scene.nodes
+                    .filter((it) => it.kind === 'node')
+                    .filter(({ box: b }) => (b.x + b.width) * k + x >= 0 && b.x * k + x <= width
+                        && (b.y + b.height) * k + y >= 0 && b.y * k + y <= height)
+                    .map((it) => it.id);
+            }"""
+        )
+    )
+
+
 def visible(page: Any, selector: str) -> set[int]:
     return {
         int(x)
@@ -252,15 +270,38 @@ def test_the_2000_table_store_fits_legibly_and_folds_its_fan_in(page: Any, wide_
     goto(page, wide_server, f"/node/{root}?dir=UPSTREAM&depth=all&limit=10000")
     nodes = int(page.eval_on_selector("#graph", "g => g.dataset.nodes"))
     assert nodes == 2047 + 1023
+    # only the cards near the view are drawn (culling), every one in view is, and each is legible
+    drawn = ids(page, "#graph [data-kind=node]")
+    assert root in drawn and len(drawn) < nodes / 3
+    assert in_view(page) <= drawn
     sizes = label_sizes(page)
-    assert len(sizes) == nodes
+    assert len(sizes) == len(drawn)
     assert all(text and px >= 9 for text, px in sizes)
+    # the view moved to the far end of the tree: what comes into view is drawn, the root is not
+    page.evaluate(
+        "() => { const g = window.headwater.graph; g.t.x = 40; g.t.y = 300 - g.bounds.height * g.t.k; g._apply(); }"
+    )
+    far = in_view(page)
+    drawn = ids(page, "#graph [data-kind=node]")
+    assert far and far <= drawn and root not in drawn
+    assert all(text and px >= 9 for text, px in label_sizes(page))
+    # an export holds every card, drawn or not
+    svg = page.evaluate(
+        """async () => {
+            const { graphSvg } = await import('/js/export.js');
+            const g = window.headwater.graph;
+            return g.whole(() => graphSvg(document.getElementById('graph'), g.bounds).text);
+        }"""
+    )
+    assert svg.count('data-kind="node"') == nodes
+    assert ids(page, "#graph [data-kind=node]") == drawn  # and the view is culled again
     assert page.locator("#minimap").is_visible()  # the graph is larger than the view
     assert page.locator("#notices .banner").count() <= 1
     shot(page, "wide-fit")
     # one column of the root: its whole upstream is hidden behind collapsed cards ("n on path")
     col = nid(store, "synth.w10_0000.c01")
     goto(page, wide_server, f"/node/{root}?dir=UPSTREAM&depth=all&limit=10000&exp={root}&sel={col}")
+    page.evaluate("id => window.headwater.graph.centerOn(id)", root)  # back from the far end
     badges = page.locator(".pathbadge").all_text_contents()
     assert sum(1 for b in badges if b.endswith("on path")) > 100
     assert WIDE_COLUMNS == 25

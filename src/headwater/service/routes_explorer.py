@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Query
+from fastapi import APIRouter, Depends, Path, Query, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from headwater.service import schemas as m
@@ -48,6 +48,12 @@ _STATEMENT = {
     "context": {"query_id": "hw-9618", "user": "lineage_user", "client_ip": "192.0.2.10", "database": "lineage_demo"},
     "deleted": False,
 }
+
+
+def _json(model: BaseModel) -> Response:
+    """The answer serialised once by its own model: FastAPI's generic path would validate it again
+    and encode it in Python, which costs more than the query on a large path (1 MB and up)."""
+    return Response(model.model_dump_json(), media_type="application/json")
 
 
 def _cfg(example: dict[str, Any]) -> ConfigDict:
@@ -266,7 +272,7 @@ def children(
 
 
 @router.post("/columns", operation_id="explorer_columns", response_model=ColumnEdges, responses=ERRORS)
-def columns(store: Store, body: ColumnsRequest) -> ColumnEdges:
+def columns(store: Store, body: ColumnsRequest) -> Response:
     """Fields of some datasets and every column-level (MAPS_TO) edge touching them, at `as_of`."""
     for k, d in enumerate(body.datasets):
         if not 0 <= d <= NODE_ID_MAX:  # beyond the id column: no such node, and no query
@@ -278,7 +284,7 @@ def columns(store: Store, body: ColumnsRequest) -> ColumnEdges:
         missing = int(exc.ref.lstrip("#")) if exc.ref.lstrip("#").isdigit() else None
         at = f"[{body.datasets.index(missing)}]" if missing in body.datasets else ""
         raise ApiError(404, f"body.datasets{at}", str(exc)) from None
-    return ColumnEdges.model_validate(r)
+    return _json(ColumnEdges.model_validate(r))
 
 
 @router.get("/field-paths", operation_id="explorer_field_paths", response_model=FieldPaths, responses=ERRORS)
@@ -293,7 +299,7 @@ def field_paths(
         Level | None, Query(description="which mappings to follow: direct, field or all (see /field-origin)")
     ] = None,
     seen_since: SeenSince = None,
-) -> FieldPaths:
+) -> Response:
     """A field's origin subgraph (upstream) and impact subgraph (downstream): every path, not one per end."""
     since = parse_since(check_seen_since(seen_since))
     with (
@@ -303,7 +309,7 @@ def field_paths(
     ):
         hidden = hidden_jobs(conn, since)
         r = s.field_paths(conn, field, include_indirect, to_us(as_of), max_depth, max_nodes, level, hidden)
-    return FieldPaths.model_validate(r)
+    return _json(FieldPaths.model_validate(r))
 
 
 @router.get("/edges/{edge_id}", operation_id="explorer_edge", response_model=EdgeDetail, responses=ERRORS)

@@ -24,7 +24,7 @@ function graphRules() {
     } catch {
       continue; // another origin's sheet
     }
-    for (const r of rules) if (r.selectorText?.includes("#graph") || /^\.(node|edge|cedge|field|stub|toggle|lodname)/.test(r.selectorText || "")) out.push(r.cssText);
+    for (const r of rules) if (r.selectorText?.includes("#graph") || /^\.(node|edge|cedge|field|stub|toggle|lodname|groupbox)/.test(r.selectorText || "")) out.push(r.cssText);
   }
   const root = getComputedStyle(document.documentElement);
   const vars = ["--ink", "--muted", "--accent", "--root", "--line", "--bg", "--up", "--down"]

@@ -9,6 +9,8 @@ const PILL_W_MAX = 300;
 const PILL_H = 32;
 const STUB_W = 170;
 const STUB_H = 30;
+const GROUP_W = 190;
+const GROUP_H = 44;
 const PROCESS = new Set(["JOB", "PIPELINE", "PIPELINE_STEP"]);
 const FLAT = new Set(["SOURCE_SYSTEM"]);
 
@@ -43,7 +45,7 @@ export const TYPE_COLOURS = {
 const FLOW_COLOUR = "#94a3b8";
 const OTHER_COLOUR = "#64748b";
 
-export const expandable = (n) => !PROCESS.has(n.type) && !FLAT.has(n.type);
+export const expandable = (n) => !PROCESS.has(n.type) && !FLAT.has(n.type) && n.type !== "GROUP";
 
 // The name a person reads on a node: a job's stable name (the file and statement, or the name it
 // was given) rather than its store key; other nodes their short name.
@@ -76,41 +78,51 @@ function el(name, attrs = {}, parent = null) {
 }
 
 const measurer = document.createElement("canvas").getContext("2d");
-function textWidth(text, px, weight) {
-  measurer.font = `${weight} ${px}px system-ui, -apple-system, "Segoe UI", sans-serif`;
+let measurerFont = "";
+// Text widths, with the canvas font set only when it changes (setting it parses it again).
+function width(text, px, weight) {
+  const font = `${weight} ${px}px system-ui, -apple-system, "Segoe UI", sans-serif`;
+  if (font !== measurerFont) {
+    measurer.font = font;
+    measurerFont = font;
+  }
   return measurer.measureText(text).width;
 }
-function fit(text, px, weight, maxWidth) {
-  measurer.font = `${weight} ${px}px system-ui, -apple-system, "Segoe UI", sans-serif`;
-  if (measurer.measureText(text).width <= maxWidth) return text;
+const textWidth = width;
+
+// The longest `cut(n)` (n from 0 to max) that fits `maxWidth`: a binary search, as a cut's width
+// grows with n.
+function longestFit(cut, max, px, weight, maxWidth) {
   let lo = 0;
-  let hi = text.length;
+  let hi = max;
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
-    if (measurer.measureText(`${text.slice(0, mid)}…`).width <= maxWidth) lo = mid;
+    if (width(cut(mid), px, weight) <= maxWidth) lo = mid;
     else hi = mid - 1;
   }
-  return `${text.slice(0, lo)}…`;
+  return cut(lo);
+}
+
+function fit(text, px, weight, maxWidth) {
+  if (width(text, px, weight) <= maxWidth) return text;
+  return longestFit((n) => `${text.slice(0, n)}…`, text.length, px, weight, maxWidth);
 }
 
 // Cut in the middle: a job's name keeps its file's start and its statement's end (02_ma…sql#5).
 function fitMiddle(text, px, weight, maxWidth) {
-  measurer.font = `${weight} ${px}px system-ui, -apple-system, "Segoe UI", sans-serif`;
-  if (measurer.measureText(text).width <= maxWidth) return text;
-  let keep = text.length - 1;
-  while (keep > 2) {
+  if (width(text, px, weight) <= maxWidth) return text;
+  const cut = (keep) => {
     const head = Math.ceil(keep / 2);
-    const cut = `${text.slice(0, head)}…${text.slice(text.length - (keep - head))}`;
-    if (measurer.measureText(cut).width <= maxWidth) return cut;
-    keep -= 1;
-  }
-  return `${text.slice(0, 1)}…`;
+    return keep < 2 ? `${text.slice(0, 1)}…` : `${text.slice(0, head)}…${text.slice(text.length - (keep - head))}`;
+  };
+  return longestFit(cut, text.length - 1, px, weight, maxWidth);
 }
 
 // The size a node takes: cards grow with their shown rows.
 // Widths follow the names (within bounds) so that most names show whole.
 export function nodeSize(node, rows, extraRow) {
   if (node.kind === "stub") return { width: STUB_W, height: STUB_H };
+  if (node.type === "GROUP") return { width: GROUP_W, height: GROUP_H };
   if (PROCESS.has(node.type)) {
     return { width: clamp(textWidth(displayName(node), 12, 500) + 44, 140, PILL_W_MAX), height: PILL_H };
   }
@@ -129,6 +141,14 @@ export function nodeSize(node, rows, extraRow) {
 }
 
 const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, Math.ceil(v)));
+// Above this many cards, only what is near the view is drawn.
+export const CULL_MIN = 1200;
+const spanOf = (points) => ({
+  x0: Math.min(...points.map((p) => p.x)),
+  y0: Math.min(...points.map((p) => p.y)) - 6,
+  x1: Math.max(...points.map((p) => p.x)),
+  y1: Math.max(...points.map((p) => p.y)) + 6,
+});
 
 export class GraphView {
   constructor(svg, handlers) {
@@ -141,7 +161,12 @@ export class GraphView {
     this.viewport = el("g", { class: "viewport" }, svg);
     this.bounds = { width: 0, height: 0 };
     this.positions = new Map();
-    this.lodTexts = [];
+    this.lodTexts = new Map();
+    this.marked = []; // elements a highlight changed: the next one undoes only these
+    this._size = null;
+    new ResizeObserver(() => {
+      this._size = null;
+    }).observe(svg);
     this._panning();
     this._events();
   }
@@ -167,22 +192,111 @@ export class GraphView {
 
   // scene: {nodes: [{node, kind, box, rows, extraRow, expanded, root, side}], edges: [{edge, points}],
   //         stubs, columnEdges: [{edge, from, to}], rowsOf}
+  //
+  // A graph of more than CULL_MIN cards draws only what is near the view (culling): every card,
+  // edge and box is a "drawable" with its bounds, drawn when it comes within half a view's width or
+  // height of the view and removed when it leaves that; the highlight is applied again to what
+  // comes in. Below CULL_MIN everything is drawn once.
   render(scene) {
+    this.viewSize(); // measured before the new cards exist: no forced layout of them
     this.viewport.replaceChildren();
+    this.marked = [];
     this.elements.clear();
     this.positions.clear();
-    this.lodTexts = [];
+    this.lodTexts = new Map(); // drawable key -> its level-of-detail labels
     this._lodBucket = null;
     this.scene = scene;
-    const gEdges = el("g", { class: "edges" }, this.viewport);
-    const gNodes = el("g", { class: "nodes" }, this.viewport);
-    const gCols = el("g", { class: "cedges" }, this.viewport);
+    const layer = (cls) => el("g", { class: cls }, this.viewport);
+    const gGroups = layer("groups");
+    const gEdges = layer("edges");
+    const gNodes = layer("nodes");
+    const gCols = layer("cedges");
     for (const item of scene.nodes) this.positions.set(item.id, item.box);
-    for (const e of scene.edges) this._edge(gEdges, e);
-    for (const item of scene.nodes) this._node(gNodes, item);
-    this._columnEdges(gCols, scene.columnEdges);
+    const all = [];
+    const add = (key, b, draw, keys) => all.push({ key, x0: b.x0, y0: b.y0, x1: b.x1, y1: b.y1, draw, keys });
+    const boxOf = (b) => ({ x0: b.x, y0: b.y - 10, x1: b.x + b.width, y1: b.y + b.height });
+    (scene.groups || []).forEach((b, k) => add(`group:${k}`, boxOf(b), () => this._groupBox(gGroups, b), []));
+    for (const e of scene.edges) {
+      if (!e.points || e.points.length < 2) continue;
+      add(`edge:${e.edge.id}`, spanOf(e.points), () => this._edge(gEdges, e), [`edge:${e.edge.id}`]);
+    }
+    for (const item of scene.nodes) {
+      const keys = [`${item.kind === "stub" ? "stub" : "node"}:${item.id}`, ...(item.rows || []).map((f) => `field:${f.id}`)];
+      add(keys[0], boxOf(item.box), () => this._node(gNodes, item), keys);
+    }
+    for (const c of this._routeColumnEdges(scene.columnEdges)) {
+      add(`cedge:${c.item.edge.id}`, spanOf([c.a, c.b]), () => this._columnEdge(gCols, c), [`cedge:${c.item.edge.id}`]);
+    }
+    this.drawables = all;
+    this.drawn = new Map(); // drawable key -> element
+    this.culling = scene.nodes.length > CULL_MIN;
+    this._culled = null;
+    this.hl = null;
+    if (!this.culling) this._draw(() => true);
     this.bounds = { width: scene.width, height: scene.height };
     this._apply();
+  }
+
+  // Draw the drawables `keep` says yes to and remove the others; true when some were added.
+  _draw(keep) {
+    let added = false;
+    for (const d of this.drawables) {
+      const el = this.drawn.get(d.key);
+      if (keep(d)) {
+        if (el) continue;
+        this._owner = d.key;
+        this.drawn.set(d.key, d.draw());
+        added = true;
+      } else if (el) {
+        el.remove();
+        this.drawn.delete(d.key);
+        this.lodTexts.delete(d.key);
+        for (const k of d.keys) this.elements.delete(k);
+      }
+    }
+    this._owner = null;
+    if (added) {
+      this._lodBucket = null;
+      if (this.hl) this.highlight(this.hl);
+    }
+    return added;
+  }
+
+  // Culling: when the view leaves the region drawn, draw the view and half a view around it.
+  _cull() {
+    if (!this.culling) return;
+    const { width, height } = this.viewSize();
+    const { x, y, k } = this.t;
+    const v = { x0: -x / k, y0: -y / k, x1: (width - x) / k, y1: (height - y) / k };
+    const r = this._culled;
+    if (r && v.x0 >= r.x0 && v.y0 >= r.y0 && v.x1 <= r.x1 && v.y1 <= r.y1) return;
+    const mx = (v.x1 - v.x0) / 2;
+    const my = (v.y1 - v.y0) / 2;
+    const w = { x0: v.x0 - mx, y0: v.y0 - my, x1: v.x1 + mx, y1: v.y1 + my };
+    this._culled = w;
+    this._draw((d) => d.x1 >= w.x0 && d.x0 <= w.x1 && d.y1 >= w.y0 && d.y0 <= w.y1);
+  }
+
+  // Everything drawn while `fn` runs (an export copies the whole graph), then culled again.
+  whole(fn) {
+    if (!this.culling) return fn();
+    this._draw(() => true);
+    try {
+      return fn();
+    } finally {
+      this._culled = null;
+      this._cull();
+    }
+  }
+
+  // The canvas size, measured once per resize (a measure after a redraw would force a layout of
+  // every card).
+  viewSize() {
+    if (!this._size || !this._size.width) {
+      const r = this.svg.getBoundingClientRect();
+      this._size = { width: r.width, height: r.height };
+    }
+    return this._size;
   }
 
   _edge(parent, { edge, points }) {
@@ -197,6 +311,7 @@ export class GraphView {
     el("path", { class: "hit", d }, g);
     el("path", { class: "line", d, stroke: FLOW_COLOUR, "marker-end": this.marker(FLOW_COLOUR) }, g);
     this.elements.set(`edge:${edge.id}`, g);
+    return g;
   }
 
   _node(parent, item) {
@@ -212,11 +327,12 @@ export class GraphView {
       }, parent);
       el("rect", { width: box.width, height: box.height, rx: 15 }, g);
       const t = el("text", { x: box.width / 2, y: box.height / 2 + 4, "text-anchor": "middle" }, g);
-      t.textContent = `+${item.stub.hidden} more — show ${Math.min(50, item.stub.hidden)}`;
+      t.textContent = item.stub.hidden > 50 ? `+${item.stub.hidden} more — search…` : `+${item.stub.hidden} more — show`;
       el("title", {}, g).textContent = `${item.stub.shown} of ${item.stub.shown + item.stub.hidden} neighbours shown`;
       this.elements.set(`stub:${item.id}`, g);
-      return;
+      return g;
     }
+    if (node.type === "GROUP") return this._group(parent, item);
     const cls = ["node", `t-${node.type}`];
     if (item.root) cls.push("root");
     if (item.expanded) cls.push("expanded");
@@ -236,7 +352,7 @@ export class GraphView {
       const t = el("text", { class: "name", x: 28, y: box.height / 2 + 4 }, g);
       t.textContent = fit(displayName(node), 12, 500, box.width - 40);
       this._lodText(el("text", { class: "lodname", x: 8, y: box.height / 2 }, g), displayName(node), box.width + 90, 500, true);
-      return;
+      return g;
     }
     el("rect", { class: "card", width: box.width, height: box.height, rx: 8 }, g);
     el("rect", { class: "accent", width: 5, height: box.height, rx: 2, fill: colour }, g);
@@ -245,7 +361,6 @@ export class GraphView {
     type.textContent = fit(where ? `${node.type} · ${where}` : node.type, 10, 600, box.width - 50);
     const name = el("text", { class: "name", x: 14, y: 35 }, g);
     name.textContent = fit(node.short, 13.5, 650, box.width - 50);
-    this._lodText(el("text", { class: "lodname", x: 10, y: HEADER / 2 }, g), node.short, box.width + 60, 650);
     if (expandable(node)) {
       const tg = el("g", {
         class: "toggle",
@@ -258,11 +373,10 @@ export class GraphView {
       }, g);
       el("rect", { width: 20, height: 20, rx: 5 }, tg);
       el("path", { d: item.expanded ? "M5,8 L10,13 L15,8" : "M8,5 L13,10 L8,15" }, tg);
-      el("title", {}, tg).textContent = item.expanded ? "hide columns" : "show columns";
     }
-    const badge = el("text", { class: "pathbadge", x: box.width - 34, y: 38, "text-anchor": "end" }, g);
-    this.elements.set(`badge:${node.id}`, badge);
-    if (!item.rows) return;
+    // after the toggle: zoomed out, the name (with its halo) is painted over it
+    this._lodText(el("text", { class: "lodname", x: 10, y: HEADER / 2 }, g), node.short, box.width + 60, 650);
+    if (!item.rows) return g;
     const prefix = `${node.short}.`;
     if (!item.rows.length && !item.extraRow) {
       const t = el("text", { class: "empty", x: 14, y: HEADER + 15 }, g);
@@ -295,6 +409,42 @@ export class GraphView {
       const t = el("text", { x: 16, y: 15 }, r);
       t.textContent = `+${item.extraRow} more columns — show all`;
     }
+    return g;
+  }
+
+  // A group's box in one column of the layout, labelled with its name.
+  _groupBox(parent, b) {
+    const g = el("g", { class: "groupbox", "data-group": b.group, transform: `translate(${b.x},${b.y})` }, parent);
+    el("rect", { width: b.width, height: b.height, rx: 10 }, g);
+    const t = el("text", { class: "gname", x: 10, y: 16 }, g);
+    t.textContent = fit(b.group, 11, 650, b.width - 20);
+    this._lodText(el("text", { class: "lodname", x: 6, y: 14 }, g), b.group, b.width + 40, 700);
+    el("title", {}, g).textContent = b.group;
+    return g;
+  }
+
+  // Jobs folded into one node: a stack of pills, the count and what they write; a click unfolds it.
+  _group(parent, item) {
+    const { node, box } = item;
+    const g = el("g", {
+      class: "node group",
+      "data-kind": "group",
+      "data-id": node.id,
+      "data-type": "GROUP",
+      "data-count": node.members.length,
+      transform: `translate(${box.x},${box.y})`,
+      tabindex: 0,
+      role: "button",
+    }, parent);
+    this.elements.set(`node:${node.id}`, g);
+    el("title", {}, g).textContent = `${node.members.length} jobs write this table: click to show them`;
+    el("rect", { class: "card back", x: 6, y: -5, width: box.width - 12, height: box.height, rx: 16 }, g);
+    el("rect", { class: "card", width: box.width, height: box.height, rx: 16 }, g);
+    el("circle", { cx: 16, cy: 16, r: 5, fill: TYPE_COLOURS.JOB }, g);
+    el("text", { class: "name", x: 28, y: 20 }, g).textContent = node.short;
+    el("text", { class: "sub", x: 28, y: 35 }, g).textContent = "writers — click to show";
+    this._lodText(el("text", { class: "lodname", x: 8, y: box.height / 2 }, g), node.short, box.width + 90, 600);
+    return g;
   }
 
   portOf(end, out) {
@@ -306,7 +456,8 @@ export class GraphView {
     return { x, y: box.y + HEADER + k * ROW + ROW / 2, card: false };
   }
 
-  _columnEdges(parent, items) {
+  // Column edges between the same two ports are drawn side by side, 3 units apart.
+  _routeColumnEdges(items) {
     const groups = new Map();
     const routed = [];
     for (const item of items) {
@@ -316,70 +467,89 @@ export class GraphView {
       const key = `${a.x},${a.y}>${b.x},${b.y}`;
       if (!groups.has(key)) groups.set(key, []);
       groups.get(key).push(item);
-      routed.push([item, a, b, key]);
+      routed.push({ item, a, b, group: groups.get(key) });
     }
-    for (const [item, a, b, key] of routed) {
-      const group = groups.get(key);
-      const shift = (group.indexOf(item) - (group.length - 1) / 2) * 3;
-      const e = item.edge;
-      const colour = colourOf(e);
-      const g = el("g", {
-        class: `cedge ${e.dependency === "INDIRECT" ? "indirect" : "direct"}`,
-        "data-kind": "cedge",
-        "data-id": e.id,
-        "data-subtype": e.subtype || "",
-        "data-parallel": group.map((x) => x.edge.id).join(","),
-      }, parent);
-      const d = curve({ x: a.x, y: a.y + shift }, { x: b.x, y: b.y + shift });
-      el("path", { class: "hit", d }, g);
-      el("path", {
-        class: "line",
-        d,
-        stroke: colour,
-        "stroke-dasharray": e.dependency === "INDIRECT" ? "6 4" : null,
-        "marker-end": this.marker(colour),
-      }, g);
-      this.elements.set(`cedge:${e.id}`, g);
-    }
+    return routed;
+  }
+
+  _columnEdge(parent, { item, a, b, group }) {
+    const shift = (group.indexOf(item) - (group.length - 1) / 2) * 3;
+    const e = item.edge;
+    const colour = colourOf(e);
+    const g = el("g", {
+      class: `cedge ${e.dependency === "INDIRECT" ? "indirect" : "direct"}`,
+      "data-kind": "cedge",
+      "data-id": e.id,
+      "data-subtype": e.subtype || "",
+      "data-parallel": group.map((x) => x.edge.id).join(","),
+    }, parent);
+    const d = curve({ x: a.x, y: a.y + shift }, { x: b.x, y: b.y + shift });
+    el("path", { class: "hit", d }, g);
+    el("path", {
+      class: "line",
+      d,
+      stroke: colour,
+      "stroke-dasharray": e.dependency === "INDIRECT" ? "6 4" : null,
+      "marker-end": this.marker(colour),
+    }, g);
+    this.elements.set(`cedge:${e.id}`, g);
+    return g;
   }
 
   // hl: {root: fieldId|null, up: Set, down: Set, edgesUp: Set, edgesDown: Set, nodes: Set,
   //      flowEdges: Set, badges: Map datasetId -> count, selectedNode: id|null}
+  // Incremental: only the elements the previous highlight marked are unmarked, so a selection
+  // costs what it touches, not the size of the graph.
   highlight(hl) {
-    for (const e of this.viewport.querySelectorAll(".hl, .hl-up, .hl-down, .hl-root, .selected")) {
-      e.classList.remove("hl", "hl-up", "hl-down", "hl-root", "selected");
+    this.hl = hl;
+    for (const e of this.marked) {
+      if (e.classList.contains("pathbadge")) e.remove();
+      else e.classList.remove("hl", "hl-up", "hl-down", "hl-root", "selected");
     }
-    for (const b of this.viewport.querySelectorAll(".pathbadge")) b.textContent = "";
+    this.marked = [];
     const on = !!(hl && (hl.root !== null || hl.nodes.size));
     this.svg.classList.toggle("has-hl", on && hl.root !== null);
     if (!hl) return;
     const mark = (key, ...cls) => {
       const e = this.elements.get(key);
-      if (e) e.classList.add("hl", ...cls);
+      if (!e) return;
+      e.classList.add("hl", ...cls);
+      this.marked.push(e);
     };
     if (hl.root !== null) mark(`field:${hl.root}`, "hl-root");
     hl.up.forEach((id) => mark(`field:${id}`, "hl-up"));
     hl.down.forEach((id) => mark(`field:${id}`, "hl-down"));
-    hl.edgesUp.forEach((id) => mark(`cedge:${id}`, "hl-up"));
-    hl.edgesDown.forEach((id) => mark(`cedge:${id}`, "hl-down"));
+    const cols = this.viewport.querySelector(".cedges");
+    const lift = (id, cls) => {
+      mark(`cedge:${id}`, cls);
+      const e = this.elements.get(`cedge:${id}`);
+      if (e && cols) cols.appendChild(e); // highlighted column edges drawn last, above the others
+    };
+    hl.edgesUp.forEach((id) => lift(id, "hl-up"));
+    hl.edgesDown.forEach((id) => lift(id, "hl-down"));
     hl.nodes.forEach((id) => mark(`node:${id}`));
     hl.flowEdges.forEach((id) => mark(`edge:${id}`));
     for (const [id, n] of hl.badges) {
-      const b = this.elements.get(`badge:${id}`);
-      if (b) b.textContent = `${n} on path`;
+      const g = this.elements.get(`node:${id}`);
+      const box = this.positions.get(id);
+      if (!g || !box) continue;
+      const b = el("text", { class: "pathbadge", x: box.width - 34, y: 38, "text-anchor": "end" }, g);
+      b.textContent = `${n} on path`;
+      this.marked.push(b);
     }
     if (hl.selectedNode !== null && hl.selectedNode !== undefined) {
       const e = this.elements.get(`node:${hl.selectedNode}`);
-      if (e) e.classList.add("selected");
+      if (e) {
+        e.classList.add("selected");
+        this.marked.push(e);
+      }
     }
-    // Highlighted column edges drawn last, above the others.
-    const cols = this.viewport.querySelector(".cedges");
-    if (cols) for (const e of [...cols.querySelectorAll(".cedge.hl")]) cols.appendChild(e);
   }
 
   // ---------------------------------------------------------------- pan and zoom
 
   _apply() {
+    this._cull(); // at once: what a move brings into view exists when the move returns
     if (this._frame) return;
     this._frame = requestAnimationFrame(() => {
       this._frame = null;
@@ -406,18 +576,18 @@ export class GraphView {
 
   // A level-of-detail label: its text is cut to the room it has at the scale it is drawn at.
   _lodText(t, full, room, weight, middle = false) {
-    this.lodTexts.push({ t, full, room, weight, middle });
-    el("title", {}, t).textContent = full;
+    const key = this._owner ?? "";
+    if (!this.lodTexts.has(key)) this.lodTexts.set(key, []);
+    this.lodTexts.get(key).push({ t, full, room, weight, middle });
     t.appendChild(document.createTextNode(full));
   }
 
   _fitLodTexts(k) {
     const bucket = Math.round(k * 40);
-    if (bucket === this._lodBucket && this._lodCount === this.lodTexts.length) return;
+    if (bucket === this._lodBucket) return; // (drawing more resets the bucket)
     this._lodBucket = bucket;
-    this._lodCount = this.lodTexts.length;
     const px = LOD_PX / (bucket / 40);
-    for (const { t, full, room, weight, middle } of this.lodTexts) {
+    for (const { t, full, room, weight, middle } of [...this.lodTexts.values()].flat()) {
       t.lastChild.nodeValue = middle ? fitMiddle(full, px, weight, room) : fit(full, px, weight, room);
     }
   }
@@ -432,7 +602,7 @@ export class GraphView {
         const r = box.getBoundingClientRect();
         const gx = (e.clientX - r.left - m.ox) / m.s;
         const gy = (e.clientY - r.top - m.oy) / m.s;
-        const v = this.svg.getBoundingClientRect();
+        const v = this.viewSize();
         this.t.x = v.width / 2 - gx * this.t.k;
         this.t.y = v.height / 2 - gy * this.t.k;
         this._apply();
@@ -449,7 +619,7 @@ export class GraphView {
   _minimap() {
     const box = this.mini;
     if (!box) return;
-    const v = this.svg.getBoundingClientRect();
+    const v = this.viewSize();
     const { x, y, k } = this.t;
     const w = this.bounds.width;
     const h = this.bounds.height;
@@ -481,7 +651,7 @@ export class GraphView {
   }
 
   zoomBy(factor, cx, cy) {
-    const r = this.svg.getBoundingClientRect();
+    const r = this.viewSize();
     const px = cx ?? r.width / 2;
     const py = cy ?? r.height / 2;
     const k = Math.min(2.5, Math.max(0.08, this.t.k * factor));
@@ -494,7 +664,7 @@ export class GraphView {
   // Fit the whole graph, down to MIN_FIT_SCALE (where every card's label is still readable); a
   // graph larger than that is shown at MIN_FIT_SCALE around `focusId` (the root), with the minimap.
   fit(focusId, anchor = 0.5) {
-    const r = this.svg.getBoundingClientRect();
+    const r = this.viewSize();
     const pad = 40;
     const w = Math.max(1, this.bounds.width);
     const h = Math.max(1, this.bounds.height);
@@ -518,7 +688,7 @@ export class GraphView {
   centerOn(id, anchor = 0.5) {
     const box = this.positions.get(id);
     if (!box) return;
-    const r = this.svg.getBoundingClientRect();
+    const r = this.viewSize();
     this.t.x = r.width * anchor - (box.x + box.width / 2) * this.t.k;
     this.t.y = r.height / 2 - (box.y + Math.min(box.height, 300) / 2) * this.t.k;
     this._apply();
@@ -587,6 +757,8 @@ export class GraphView {
           return this.h.onNode?.(Number(id));
         case "stub":
           return this.h.onStub?.(id);
+        case "group":
+          return this.h.onGroup?.(id);
         case "morecols":
           return this.h.onMoreColumns?.(Number(id));
         case "cedge":

@@ -13,17 +13,24 @@
 //   6. every edge becomes a list of points: out of its source's right side, through its dummies,
 //      into its target's left side.
 //
-// Input:  {nodes: [{id, width, height}], edges: [{id, source, target}]}  (order = tie-break order)
+// Nodes may name a group (a catalog, a database, a layer): the members of a group stay together in
+// each layer (the group is ordered by its members' mean barycenter), groups are kept apart by the
+// room of their boxes, and every run of a group's nodes in a layer is returned as a box to draw.
+//
+// Input:  {nodes: [{id, width, height, group?}], edges: [{id, source, target}]}  (order = tie-break order)
 // Output: {nodes: Map id -> {x, y, width, height, layer, order}, edges: Map id -> [{x, y}, ...],
-//          width, height, crossings}
+//          groups: [{group, x, y, width, height}], width, height, crossings}
 
-const DEFAULTS = { layerGap: 110, nodeGap: 18, dummyGap: 6, dummySize: 4, sweeps: 24, transposeMax: 400 };
+const DEFAULTS = {
+  layerGap: 110, nodeGap: 18, dummyGap: 6, dummySize: 4, sweeps: 24, transposeMax: 400,
+  groupTop: 24, groupPad: 8,
+};
 
 export function layeredLayout(input, options = {}) {
   const o = { ...DEFAULTS, ...options };
   const real = input.nodes;
   const index = new Map(real.map((n, i) => [n.id, i]));
-  const V = real.map((n) => ({ id: n.id, width: n.width, height: n.height, dummy: false }));
+  const V = real.map((n) => ({ id: n.id, width: n.width, height: n.height, dummy: false, group: n.group ?? null }));
 
   // Edges between known, distinct nodes; parallel edges share one route.
   const pairs = new Map(); // "s>t" -> {s, t, ids: []}
@@ -96,7 +103,7 @@ export function layeredLayout(input, options = {}) {
   for (const l of links) {
     l.chain = [l.u];
     for (let k = layer[l.u] + 1; k < layer[l.v]; k++) {
-      V.push({ id: null, width: 0, height: o.dummySize, dummy: true });
+      V.push({ id: null, width: 0, height: o.dummySize, dummy: true, group: null });
       layer.push(k);
       l.chain.push(V.length - 1);
     }
@@ -136,10 +143,11 @@ export function layeredLayout(input, options = {}) {
         const ns = nb[v];
         bary.set(v, ns.length ? ns.reduce((a, w) => a + pos[w], 0) / ns.length : pos[v]);
       }
-      row.sort((a, b) => bary.get(a) - bary.get(b) || pos[a] - pos[b]);
+      const key = groupKeys(row, bary, V);
+      row.sort((a, b) => key.get(a) - key.get(b) || bary.get(a) - bary.get(b) || pos[a] - pos[b]);
       row.forEach((v, k) => (pos[v] = k));
     }
-    if (V.length <= o.transposeMax) transpose(layers, up, down, pos);
+    if (V.length <= o.transposeMax) transpose(layers, up, down, pos, V);
     const c = crossings();
     if (c < bestCross) {
       bestCross = c;
@@ -187,6 +195,20 @@ export function layeredLayout(input, options = {}) {
   }
   for (let L = 0; L < layers.length; L++) pull(L, [up, down]);
 
+  // Runs of a group's nodes in a layer, with room for the label above.
+  const runs = [];
+  layers.forEach((row, L) => {
+    let run = null;
+    for (const v of row) {
+      if (V[v].dummy) continue;
+      const g = V[v].group;
+      if (run && run.group === g) run.last = v;
+      else {
+        run = g === null ? null : { group: g, layer: L, first: v, last: v };
+        if (run) runs.push(run);
+      }
+    }
+  });
   // Normalise to a top-left origin.
   let minY = Infinity;
   let maxY = -Infinity;
@@ -194,6 +216,10 @@ export function layeredLayout(input, options = {}) {
     minY = Math.min(minY, y[v]);
     maxY = Math.max(maxY, y[v] + n.height);
   });
+  for (const r of runs) {
+    minY = Math.min(minY, y[r.first] - o.groupTop);
+    maxY = Math.max(maxY, y[r.last] + V[r.last].height + o.groupPad);
+  }
   if (!V.length) minY = maxY = 0;
   const nodes = new Map();
   V.forEach((n, v) => {
@@ -225,7 +251,20 @@ export function layeredLayout(input, options = {}) {
     if (l.reversed) route.reverse();
     for (const id of l.ids) edges.set(id, route);
   }
-  return { nodes, edges, width: Math.max(0, x - o.layerGap), height: maxY - minY, crossings: bestCross };
+  const groups = runs.map((r) => ({
+    group: r.group,
+    x: layerX[r.layer] - o.groupPad,
+    y: y[r.first] - minY - o.groupTop,
+    width: layerWidth[r.layer] + 2 * o.groupPad,
+    height: y[r.last] + V[r.last].height - y[r.first] + o.groupTop + o.groupPad,
+  }));
+  const pad = runs.length ? o.groupPad : 0;
+  if (pad) {
+    for (const b of nodes.values()) b.x += pad;
+    for (const route of new Set(edges.values())) for (const p of route) p.x += pad;
+    for (const g of groups) g.x += pad;
+  }
+  return { nodes, edges, groups, width: Math.max(0, x - o.layerGap) + 2 * pad, height: maxY - minY, crossings: bestCross };
 }
 
 function range(from, to, step = 1) {
@@ -236,7 +275,30 @@ function range(from, to, step = 1) {
 
 function gapAfter(row, k, V, o) {
   if (k + 1 >= row.length) return 0;
-  return V[row[k]].dummy || V[row[k + 1]].dummy ? o.dummyGap : o.nodeGap;
+  const a = V[row[k]];
+  const b = V[row[k + 1]];
+  if (!a.dummy && !b.dummy && a.group === b.group) return o.nodeGap;
+  // a run of a group ends above (its box's bottom padding) or starts below (its label)
+  const end = !a.dummy && a.group !== null ? o.groupPad + 4 : 0;
+  const start = !b.dummy && b.group !== null ? o.groupTop + 4 : 0;
+  return Math.max(a.dummy || b.dummy ? o.dummyGap : o.nodeGap, end + start);
+}
+
+// The sort key of each node of a row: its group's mean barycenter (its own when it has no group).
+function groupKeys(row, bary, V) {
+  const sum = new Map();
+  for (const v of row) {
+    const g = V[v].group;
+    if (g === null) continue;
+    const [s, n] = sum.get(g) || [0, 0];
+    sum.set(g, [s + bary.get(v), n + 1]);
+  }
+  const key = new Map();
+  for (const v of row) {
+    const g = V[v].group;
+    key.set(v, g === null ? bary.get(v) : sum.get(g)[0] / sum.get(g)[1]);
+  }
+  return key;
 }
 
 // Crossings between a layer and the next: edges sorted by (upper, lower) position; every pair
@@ -263,7 +325,7 @@ export function crossingsBetween(row, down, pos, nextSize) {
 }
 
 // Adjacent swaps while they reduce the crossings with both neighbouring layers.
-function transpose(layers, up, down, pos) {
+function transpose(layers, up, down, pos, V) {
   const pairCross = (a, b, nb) => {
     let c = 0;
     for (const x of nb[a]) for (const y of nb[b]) if (pos[x] > pos[y]) c++;
@@ -276,6 +338,7 @@ function transpose(layers, up, down, pos) {
       for (let k = 0; k + 1 < row.length; k++) {
         const a = row[k];
         const b = row[k + 1];
+        if (V[a].group !== V[b].group) continue; // groups stay together
         const now = pairCross(a, b, up) + pairCross(a, b, down);
         const swapped = pairCross(b, a, up) + pairCross(b, a, down);
         if (swapped < now) {

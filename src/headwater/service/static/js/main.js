@@ -2,7 +2,8 @@
 //
 // Everything a view shows is in the URL hash, so a view can be shared and Back works:
 //   #/node/<id>?dir=BOTH&depth=3&asof=<ISO>&exp=<dataset ids>&sel=<field id>&hide=<types>&ind=0&stmt=e<edge>|j<job>
-//   (&limit=<n>: the page size of the lineage answer, 2000 by default)
+//   (&limit=<n>: the page size of the lineage answer, 2000 by default;
+//    &group=none|catalog|p:<property>: how cards are grouped, by database by default)
 
 import { ApiError, api, setToken, setUnauthorizedHandler } from "./api.js";
 import { badge, fill, fmtTime, h } from "./dom.js";
@@ -38,6 +39,7 @@ const data = {
   columnsTruncated: false,
   fieldEdges: new Map(), // edgeId -> edge
   fieldParent: new Map(), // fieldId -> datasetId
+  columnLoads: 0, // answers of /explorer/columns taken in (the drawn column edges depend on them)
   pathsKey: null,
   paths: null,
   origin: null,
@@ -46,6 +48,8 @@ const data = {
 };
 const ui = {
   shown: new Map(), // "id:up|down" -> neighbours shown
+  pinned: new Set(), // neighbours picked from a "more" list
+  unfolded: new Set(), // tables whose many writers are drawn one by one
   allRows: new Set(), // datasets showing every column
   selectedNode: null,
   sceneKey: null,
@@ -75,6 +79,7 @@ function parseHash() {
     level: ["direct", "field", "all"].includes(p.get("level")) ? p.get("level") : p.get("ind") !== "0" ? "all" : "direct",
     stmt: p.get("stmt") || null,
     limit: Math.min(10000, Math.max(1, Number(p.get("limit")) || LINEAGE_LIMIT)),
+    group: p.get("group") || "db",
   };
 }
 
@@ -92,6 +97,7 @@ function hashOf(r) {
   if (r.level !== (r.ind ? "all" : "direct")) p.set("level", r.level);
   if (r.stmt) p.set("stmt", r.stmt);
   if (r.limit !== LINEAGE_LIMIT) p.set("limit", String(r.limit));
+  if (r.group !== "db") p.set("group", r.group);
   const q = p.toString().replace(/%2C/g, ",").replace(/%3A/g, ":");
   return `#/node/${r.id}${q ? `?${q}` : ""}`;
 }
@@ -158,6 +164,8 @@ async function doSync() {
     data.lineage = await api.lineage(`#${route.id}`, route.dir, depth, route.asof, route.limit);
     data.lineageKey = key;
     ui.shown.clear();
+    ui.pinned.clear();
+    ui.unfolded.clear();
     ui.fitPending = true;
     ui.selectedNode = null;
   }
@@ -181,25 +189,31 @@ async function doSync() {
     for (const p of r.peers) if (p.parent_id !== null) data.fieldParent.set(p.id, p.parent_id);
     for (const e of r.edges) data.fieldEdges.set(e.id, e);
     data.columnsTruncated = data.columnsTruncated || r.truncated;
+    data.columnLoads++;
   }
   const pathsKey = route.sel === null ? null : `${route.sel}|${route.level}|${route.asof}`;
   if (pathsKey !== data.pathsKey) {
     data.paths = data.origin = data.impact = null;
+    data.pathsKey = pathsKey;
     if (pathsKey) {
       status("tracing the column…");
+      preselect(route.sel);
       const field = `#${route.sel}`;
-      const [paths, origin, impact] = await Promise.all([
-        api.fieldPaths(field, route.level, route.asof),
+      // all three asked at once; the paths are drawn when they come, the lists of the side panel
+      // (the slower answers) are filled in after
+      const lists = Promise.all([
         api.fieldOrigin(field, route.level, route.asof),
         api.fieldImpact(field, route.level, route.asof),
       ]);
-      Object.assign(data, { paths, origin, impact });
+      lists.catch(() => {}); // a failure is shown by columnLists, once the paths are drawn
+      const paths = await api.fieldPaths(field, route.level, route.asof);
+      data.paths = paths;
       for (const side of [paths.upstream, paths.downstream]) {
         for (const n of side.nodes) if (n.parent_id !== null) data.fieldParent.set(n.id, n.parent_id);
       }
       if (paths.field.parent_id !== null) data.fieldParent.set(paths.field.id, paths.field.parent_id);
+      track(columnLists(pathsKey, lists));
     }
-    data.pathsKey = pathsKey;
   }
   status("");
   draw();
@@ -215,6 +229,47 @@ function controlsFromRoute() {
   $("indirect").checked = route.ind;
   $("level").value = route.level;
   $("path-only").checked = route.path;
+}
+
+// The group a card is drawn in: its catalog, its catalog.database, or a property's value (a dbt
+// folder, a layer); jobs and groups of jobs are in none.
+function groupOf(node, by) {
+  if (!expandable(node) || by === "none") return null;
+  if (by.startsWith("p:")) {
+    const v = node.properties?.[by.slice(2)];
+    return v === undefined || v === null || v === "" ? null : String(v);
+  }
+  const parts = node.name.split(".");
+  if (parts.length < 2) return null;
+  return by === "catalog" ? (parts.length > 2 ? parts[0] : null) : parts.slice(0, -1).join(".");
+}
+
+// The first dotted parts all of `names` share ("internal." of internal.tpcds and internal.rpt).
+function commonPrefix(names) {
+  if (names.length < 2) return "";
+  let parts = names[0].split(".").slice(0, -1);
+  for (const n of names) {
+    const p = n.split(".");
+    let k = 0;
+    while (k < parts.length && k < p.length - 1 && parts[k] === p[k]) k++;
+    parts = parts.slice(0, k);
+  }
+  return parts.length ? `${parts.join(".")}.` : "";
+}
+
+// The "group" control: none, catalog, database, and every property the drawn datasets carry.
+function groupControl(L) {
+  const keys = new Set();
+  for (const n of L.nodes) if (expandable(n)) for (const k of Object.keys(n.properties || {})) keys.add(k);
+  if (route.group.startsWith("p:")) keys.add(route.group.slice(2));
+  const options = [["none", "none"], ["catalog", "catalog"], ["db", "database"], ...[...keys].sort().map((k) => [`p:${k}`, k])];
+  const sel = $("group-by");
+  const want = options.map(([v]) => v).join("|");
+  if (sel.dataset.options !== want) {
+    fill(sel, ...options.map(([v, label]) => h("option", { value: v }, label)));
+    sel.dataset.options = want;
+  }
+  sel.value = route.group;
 }
 
 // ---------------------------------------------------------------- drawing
@@ -234,7 +289,8 @@ const graph = new GraphView($("graph"), {
     }
   },
   onNodeOpen: (id) => openNode(id),
-  onStub: (id) => showMore(id),
+  onStub: (id) => openStub(id),
+  onGroup: (id) => unfold(id),
   onMoreColumns: (id) => {
     ui.allRows.add(id);
     draw();
@@ -252,6 +308,59 @@ const graph = new GraphView($("graph"), {
   onEdgeClick: (g, ev) => showTooltip(g, ev, true),
   onPanStart: () => hideTooltip(true),
 });
+
+// A "more" node: up to FAN_OUT hidden neighbours are drawn at once; behind more of them it opens a
+// searchable list to pick from.
+function openStub(id) {
+  const stub = ui.scene.stubs.find((s) => s.id === id);
+  if (!stub) return;
+  if (stub.hidden <= FAN_OUT) return showMore(id);
+  const anchor = ui.scene.view.nodes.find((n) => n.id === stub.anchor) || data.lineage.root;
+  openMoreList(stub, `${stub.hidden} more ${stub.side === "up" ? "inputs" : "outputs"} of ${anchor.short}`);
+}
+
+function openMoreList(stub, title) {
+  const dlg = $("more-list");
+  const input = $("more-filter");
+  $("more-title").textContent = title;
+  const pick = (n) => {
+    dlg.close();
+    ui.pinned.add(n.id);
+    draw();
+    graph.centerOn(n.id);
+  };
+  const paint = () => {
+    const q = input.value.trim().toLowerCase();
+    const hits = stub.rest.filter((n) => !q || displayName(n).toLowerCase().includes(q) || n.name.toLowerCase().includes(q));
+    fill($("more-items"),
+      ...hits.slice(0, 200).map((n) =>
+        h("li", {}, h("button", { type: "button", class: "more-item", "data-id": n.id, onclick: () => pick(n) },
+          badge(n.type, TYPE_COLOURS[n.type]), " ", displayName(n)))),
+      hits.length > 200 ? h("li", { class: "muted" }, `… ${hits.length - 200} more: type to narrow`) : null,
+      hits.length ? null : h("li", { class: "muted" }, "no match"),
+    );
+    $("more-count").textContent = `${hits.length} of ${stub.rest.length}`;
+  };
+  input.value = "";
+  input.oninput = paint;
+  $("more-next").textContent = `draw the next ${Math.min(FAN_OUT, stub.hidden)}`;
+  $("more-next").onclick = () => {
+    dlg.close();
+    showMore(stub.id);
+  };
+  paint();
+  if (!dlg.open) dlg.showModal();
+  input.focus();
+}
+
+// Unfold a group of writers: its jobs are drawn one by one (FAN_OUT at a time, as any neighbours).
+function unfold(groupId) {
+  const g = ui.scene.view.nodes.find((n) => n.id === groupId);
+  if (!g) return;
+  ui.unfolded.add(g.anchor);
+  draw();
+  graph.centerOn(g.anchor);
+}
 
 // Show the next FAN_OUT neighbours behind a "more" node, and keep that node (or the last one shown) in view.
 function showMore(id) {
@@ -272,9 +381,9 @@ function rowsOf(datasetId) {
 function draw() {
   const L = data.lineage;
   const key = JSON.stringify([
-    data.lineageKey, [...route.hide].sort(), [...ui.shown], [...route.exp].sort(), [...ui.allRows].sort(),
-    [...route.exp].filter((id) => data.columns.has(id)).length, data.fieldEdges.size, data.fieldParent.size, route.ind,
-    route.path && data.paths ? data.paths.field.id : null,
+    data.lineageKey, [...route.hide].sort(), [...ui.shown], [...ui.pinned], [...ui.unfolded], [...route.exp].sort(), [...ui.allRows].sort(),
+    [...route.exp].filter((id) => data.columns.has(id)).length, data.fieldEdges.size, data.columnLoads, route.ind,
+    route.path && data.paths ? data.paths.field.id : null, route.group,
   ]);
   if (key === ui.sceneKey && ui.scene) {
     applyHighlight();
@@ -283,7 +392,7 @@ function draw() {
   }
   ui.sceneKey = key;
   const started = performance.now();
-  const view = pathOnly(buildView(L, route.hide, ui.shown));
+  const view = pathOnly(buildView(L, route.hide, ui.shown, { pinned: ui.pinned, unfolded: ui.unfolded }));
   const rowIndex = new Map();
   const items = [];
   for (const n of view.nodes) {
@@ -310,8 +419,14 @@ function draw() {
       ? { id: `${s.id}:e`, source: s.id, target: s.anchor, type: "MORE", ids: [] }
       : { id: `${s.id}:e`, source: s.anchor, target: s.id, type: "MORE", ids: [] });
   }
+  const groups = new Map(items.map((it) => [it.id, it.node ? groupOf(it.node, route.group) : null]));
+  const distinct = new Set([...groups.values()].filter((g) => g !== null));
+  // a catalog every group shares is not repeated on every box (internal.tpcds -> tpcds)
+  const shared = commonPrefix([...distinct]);
+  if (shared) for (const [id, g] of groups) if (g !== null) groups.set(id, g.slice(shared.length));
   const lay = layeredLayout({
-    nodes: items.map((it) => ({ id: it.id, width: it.width, height: it.height })),
+    // grouping shows when there are two groups or more
+    nodes: items.map((it) => ({ id: it.id, width: it.width, height: it.height, group: distinct.size > 1 ? groups.get(it.id) : null })),
     edges: edges.map((e) => ({ id: e.id, source: e.source, target: e.target })),
   });
   for (const it of items) it.box = lay.nodes.get(it.id);
@@ -348,6 +463,7 @@ function draw() {
     drawn,
     edgeByEnds: new Map(view.edges.map((e) => [`${e.source}>${e.target}`, e])),
     crossings: lay.crossings,
+    groups: lay.groups,
   };
   ui.scene = scene;
   graph.render(scene);
@@ -355,6 +471,7 @@ function draw() {
   $("graph").dataset.nodes = String(view.nodes.length);
   $("graph").dataset.crossings = String(lay.crossings);
   $("graph").dataset.drawMs = String(Math.round(performance.now() - started));
+  performance.mark("headwater:drawn");
   applyHighlight();
 
   const root = L.root;
@@ -363,6 +480,7 @@ function draw() {
   $("root-name").title = root.name;
   document.title = `${root.short} · headwater`;
   typeFilter(L);
+  groupControl(L);
 
   const list = [];
   if (L.truncated) {
@@ -374,8 +492,8 @@ function draw() {
   const hiddenBehind = view.stubs.reduce((a, s) => a + s.hidden, 0);
   if (hiddenBehind) {
     const more = view.stubs.slice(0, 3).map((st) =>
-      h("button", { type: "button", class: "more", "data-stub": st.id, onclick: () => showMore(st.id) },
-        `show ${Math.min(FAN_OUT, st.hidden)} more ${st.side === "up" ? "inputs" : "outputs"} of ${L.nodes.find((n) => n.id === st.anchor)?.short ?? st.anchor}`));
+      h("button", { type: "button", class: "more", "data-stub": st.id, onclick: () => openStub(st.id) },
+        `${st.hidden > FAN_OUT ? "search" : "show"} ${st.hidden} more ${st.side === "up" ? "inputs" : "outputs"} of ${view.nodes.find((n) => n.id === st.anchor)?.short ?? st.anchor}`));
     list.push(["info", `Large fan-out: ${hiddenBehind} neighbours are folded behind “more” nodes (first ${FAN_OUT} shown). `, ...more]);
   }
   if (data.columnsTruncated) list.push(["warn", "Column edges truncated: the answer hit its cap; some column edges are missing."]);
@@ -403,7 +521,7 @@ function pathOnly(view) {
     if (ds !== undefined) keep.add(ds);
   }
   for (const e of [...P.upstream.edges, ...P.downstream.edges]) {
-    if (e.job_id !== null && e.job_id !== undefined) keep.add(e.job_id);
+    if (e.job_id !== null && e.job_id !== undefined) keep.add(view.folded?.get(e.job_id) ?? e.job_id);
     for (const end of [e.source, e.target]) {
       const ds = data.fieldParent.get(end);
       if (ds !== undefined) keep.add(ds);
@@ -415,6 +533,35 @@ function pathOnly(view) {
     edges: view.edges.filter((e) => keep.has(e.source) && keep.has(e.target)),
     stubs: [],
   };
+}
+
+// The origin and impact lists of the selected column, filled into the side panel when they come.
+async function columnLists(pathsKey, lists) {
+  let origin;
+  let impact;
+  try {
+    [origin, impact] = await lists;
+  } catch (err) {
+    if (data.pathsKey === pathsKey) notices([["error", `origin and impact lists: ${err.message || err}`]]);
+    return;
+  }
+  if (data.pathsKey !== pathsKey) return;
+  Object.assign(data, { origin, impact });
+  await details();
+}
+
+// At a click, before the store answers: the column's row and its drawn column edges are marked.
+function preselect(fieldId) {
+  if (!ui.scene) return;
+  const drawn = new Set(ui.scene.columnEdges.map((c) => c.edge.id));
+  const hl = { ...highlightSets(), root: fieldId };
+  for (const e of data.fieldEdges.values()) {
+    if (!drawn.has(e.id) || !route.ind && e.dependency === "INDIRECT") continue;
+    if (e.target === fieldId) hl.edgesUp.add(e.id);
+    if (e.source === fieldId) hl.edgesDown.add(e.id);
+  }
+  graph.highlight(hl);
+  performance.mark("headwater:preselect");
 }
 
 function centerIfPending() {
@@ -457,7 +604,7 @@ function highlightSets() {
   for (const e of [...P.upstream.edges, ...P.downstream.edges]) {
     const ds = data.fieldParent.get(e.source);
     const dt = data.fieldParent.get(e.target);
-    const j = e.job_id;
+    const j = scene.drawn.has(e.job_id) ? e.job_id : scene.view.folded?.get(e.job_id) ?? e.job_id;
     const viaJob = j !== null && scene.drawn.has(j);
     if (viaJob) {
       const a = scene.edgeByEnds.get(`${ds}>${j}`);
@@ -477,6 +624,7 @@ function highlightSets() {
 function applyHighlight() {
   const hl = highlightSets();
   graph.highlight(hl);
+  if (data.paths) performance.mark("headwater:highlight");
   $("graph").dataset.selected = route.sel === null ? "" : String(route.sel);
 }
 
@@ -854,12 +1002,13 @@ $("level").addEventListener("change", (ev) => go({ level: ev.target.value, ind: 
 const exportName = () => (route.sel !== null ? nameOf(route.sel) : data.lineage?.root.short || "lineage").replace(/[^\w.-]+/g, "_");
 $("export-svg").addEventListener("click", () => {
   $("export-menu").open = false;
-  exportSvg($("graph"), graph.bounds, exportName());
+  graph.whole(() => exportSvg($("graph"), graph.bounds, exportName())); // every card, also the culled
 });
 $("export-png").addEventListener("click", () => {
   $("export-menu").open = false;
-  track(exportPng($("graph"), graph.bounds, exportName()));
+  track(graph.whole(() => exportPng($("graph"), graph.bounds, exportName()))); // copied before its first await
 });
+$("group-by").addEventListener("change", (ev) => go({ group: ev.target.value }, true));
 $("path-only").addEventListener("change", (ev) => {
   ui.fitPending = true;
   go({ path: ev.target.checked });

@@ -6,6 +6,9 @@ export const NODE_TYPES = [
   "REPORT", "MODEL", "DECISION", "FIELD",
 ];
 export const FAN_OUT = 50;
+// A table written by at least this many jobs shows them as one group node until it is unfolded.
+export const WRITER_FOLD = 50;
+const PROCESS = new Set(["JOB", "PIPELINE", "PIPELINE_STEP"]);
 const TYPE_RANK = new Map(NODE_TYPES.map((t, i) => [t, i]));
 
 export const byTypeThenName = (a, b) =>
@@ -13,10 +16,17 @@ export const byTypeThenName = (a, b) =>
 
 // The dataset-level graph to draw.
 //   lineage: the /lineage answer; hidden: Set of node types not to draw (the root is always drawn);
-//   shown: Map "id:up|down" -> how many neighbours to show (default FAN_OUT).
+//   shown: Map "id:up|down" -> how many neighbours to show (default FAN_OUT);
+//   lazy: {pinned: Set of node ids picked from a "more" list (drawn past the limit),
+//          unfolded: Set of dataset ids whose many writers are drawn one by one}.
 // Returns {nodes: [node], edges: [{id, source, target, type, via: [node ids], ids: [edge ids]}],
-//          stubs: [{id, anchor, side, hidden}], sides: Map id -> "up"|"down"|"root"}
-export function buildView(lineage, hidden, shown) {
+//          stubs: [{id, anchor, side, hidden, rest: [node]}], sides: Map id -> "up"|"down"|"root",
+//          folded: Map job id -> group node id}
+// A group node ({id: "jobs:<dataset>", type: "GROUP", members: [job]}) stands for the writers of
+// a table written by WRITER_FOLD jobs or more; its inputs are the union of theirs.
+export function buildView(lineage, hidden, shown, lazy = {}) {
+  const pinned = lazy.pinned || new Set();
+  const unfolded = lazy.unfolded || new Set();
   const rootId = lineage.root.id;
   const all = new Map(lineage.nodes.map((n) => [n.id, n]));
   if (!all.has(rootId)) all.set(rootId, { ...lineage.root, depth: 0 });
@@ -67,21 +77,40 @@ export function buildView(lineage, hidden, shown) {
 
   // 2. Fan-out: breadth first from the root, upstream through predecessors and downstream through
   //    successors; a node shows its first `shown` neighbours on a side (by type, then name).
+  //    Many writers of a table: one group node in their place (until unfolded).
   const visible = new Set([rootId]);
   const sides = new Map([[rootId, "root"]]);
   const limits = [];
   const queue = [[rootId, "up"], [rootId, "down"]];
   const expanded = new Set();
+  const groups = new Map(); // group id -> group node
+  const folded = new Map(); // job id -> group id
+  const groupEdges = [];
+  const neighbours = (v, side) => {
+    const g = groups.get(v);
+    const of = (id) => (side === "up" ? pred : succ).get(id) || [];
+    const ids = g ? [...new Set(g.members.flatMap((j) => of(j.id)))] : [...new Set(of(v))];
+    return ids.map((id) => all.get(id)).filter((n) => n && visibleType(n)).sort(byTypeThenName);
+  };
   while (queue.length) {
     const [v, side] = queue.shift();
     const key = `${v}:${side}`;
     if (expanded.has(key)) continue;
     expanded.add(key);
-    const ids = [...new Set((side === "up" ? pred : succ).get(v) || [])];
-    const nbs = ids.map((id) => all.get(id)).filter((n) => n && visibleType(n)).sort(byTypeThenName);
+    let nbs = neighbours(v, side);
+    const writers = side === "up" && !groups.has(v) ? nbs.filter((n) => PROCESS.has(n.type)) : [];
+    if (writers.length >= WRITER_FOLD && !unfolded.has(v)) {
+      const id = `jobs:${v}`;
+      const g = { id, type: "GROUP", name: `${writers.length} jobs`, short: `${writers.length} jobs`, members: writers, anchor: v };
+      groups.set(id, g);
+      all.set(id, g);
+      for (const j of writers) folded.set(j.id, id);
+      groupEdges.push({ id: `${id}:e`, source: id, target: v, type: "WRITE", via: [], ids: writers.flatMap((j) => edgeList.filter((e) => e.source === j.id && e.target === v).flatMap((e) => e.ids)) });
+      nbs = [g, ...nbs.filter((n) => !PROCESS.has(n.type))];
+    }
     const limit = shown.get(key) ?? FAN_OUT;
     nbs.forEach((n, k) => {
-      if (k >= limit) return;
+      if (k >= limit && !pinned.has(n.id)) return;
       if (!visible.has(n.id)) {
         visible.add(n.id);
         sides.set(n.id, side);
@@ -90,18 +119,35 @@ export function buildView(lineage, hidden, shown) {
     });
     if (nbs.length > limit) limits.push({ key, anchor: v, side, nbs });
   }
+  // Edges into a group: from every visible input of its members, once per input.
+  for (const g of groups.values()) {
+    if (!visible.has(g.id)) continue;
+    const members = new Set(g.members.map((j) => j.id));
+    const inputs = new Map();
+    for (const e of edgeList) {
+      if (!members.has(e.target) || !visible.has(e.source)) continue;
+      if (!inputs.has(e.source)) inputs.set(e.source, { id: `${g.id}<${e.source}`, source: e.source, target: g.id, type: "READ", via: [], ids: [] });
+      inputs.get(e.source).ids.push(...e.ids);
+    }
+    groupEdges.push(...inputs.values());
+  }
   const stubs = [];
   for (const { key, anchor, side, nbs } of limits) {
     const rest = nbs.filter((n) => !visible.has(n.id));
-    if (rest.length) stubs.push({ id: `more:${key}`, key, anchor, side, hidden: rest.length, shown: nbs.length - rest.length });
+    if (rest.length) stubs.push({ id: `more:${key}`, key, anchor, side, hidden: rest.length, shown: nbs.length - rest.length, rest });
   }
   const nodes = [...visible].map((id) => all.get(id));
+  const foldedAway = (id) => folded.has(id) && !visible.has(id);
   return {
     rootId,
     nodes,
-    edges: edgeList.filter((e) => visible.has(e.source) && visible.has(e.target)),
+    edges: [
+      ...edgeList.filter((e) => visible.has(e.source) && visible.has(e.target) && !foldedAway(e.source) && !foldedAway(e.target)),
+      ...groupEdges.filter((e) => visible.has(e.source) && visible.has(e.target)),
+    ],
     stubs,
     sides,
+    folded,
     hiddenCount: [...all.values()].filter((n) => !visibleType(n)).length,
   };
 }

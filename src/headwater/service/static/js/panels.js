@@ -121,7 +121,9 @@ function renderJobSummary(job, actions) {
 export function renderFieldDetails(box, { field, origin, impact, paths, drawn, includeIndirect, level, actions }) {
   const parentsOnPath = new Map(paths.datasets.map((d) => [d.id, d]));
   const outside = [...parentsOnPath.values()].filter((d) => !drawn.has(d.id));
-  const originList = origin.origins.filter((o) => o.depth > 0);
+  // origin and impact come after the paths (null until then)
+  const originList = origin ? origin.origins.filter((o) => o.depth > 0) : [];
+  const tracing = (id) => h("p", { class: "muted tracing", id }, "tracing…");
   fill(box, 
     h("div", { class: "panel-head" }, badge("FIELD", TYPE_COLOURS.FIELD), h("h2", {}, field.short)),
     h("div", { class: "fullname" }, field.name),
@@ -135,13 +137,13 @@ export function renderFieldDetails(box, { field, origin, impact, paths, drawn, i
       { direct: " (DIRECT only)", field: " (DIRECT, and its own CASE and window inputs)", all: " (DIRECT and INDIRECT)" }[level] ?? (includeIndirect ? " (DIRECT and INDIRECT)" : " (DIRECT only)"), "."),
     h("h3", { class: "up" }, "Comes from ", h("span", { class: "muted" }, `(origin, level ${level})`),
       listExports(originList, `${field.short}.origin`, "origin")),
-    byDependency(originList, "origin-list", actions.jump, "no upstream column: this is an origin"),
-    origin.truncated ? h("p", { class: "warn" }, `Partial: ${origin.total} origins, a cap was hit.`) : null,
+    origin ? byDependency(originList, "origin-list", actions.jump, "no upstream column: this is an origin") : tracing("origin-pending"),
+    origin?.truncated ? h("p", { class: "warn" }, `Partial: ${origin.total} origins, a cap was hit.`) : null,
     h("h3", { class: "down" }, "Feeds ", h("span", { class: "muted" }, "(impact)"),
-      listExports(impact.impacted, `${field.short}.impact`, "impact")),
-    byDependency(impact.impacted, "impact-list", actions.jump, "nothing downstream"),
-    impact.total > impact.impacted.length ? h("p", { class: "muted" }, `${impact.total} in all`) : null,
-    impact.truncated ? h("p", { class: "warn" }, "Partial: a cap was hit.") : null,
+      impact ? listExports(impact.impacted, `${field.short}.impact`, "impact") : null),
+    impact ? byDependency(impact.impacted, "impact-list", actions.jump, "nothing downstream") : tracing("impact-pending"),
+    impact && impact.total > impact.impacted.length ? h("p", { class: "muted" }, `${impact.total} in all`) : null,
+    impact?.truncated ? h("p", { class: "warn" }, "Partial: a cap was hit.") : null,
     outside.length
       ? h("section", {},
           h("h3", {}, "Outside this view"),
