@@ -23,7 +23,6 @@ from headwater.service.http_limits import ServerLimits
 from headwater.store import LineageStore, open_store
 from headwater.store.engine import default_url, normalise_url
 
-
 HEALTHCHECK_S = 60
 """Seconds a worker may take to answer the supervisor's ping before it is replaced: starting one
 (imports, the store) takes seconds on a loaded machine, and uvicorn's 5 s replaced workers that
