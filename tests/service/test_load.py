@@ -70,6 +70,20 @@ def test_reads_are_answered_while_a_write_waits_for_the_lock(sqlite_server: tupl
 def test_ten_writers_and_ten_readers_at_once(sqlite_server: tuple[str, LineageStore]) -> None:
     base, store = sqlite_server
     checked_out: list[int] = []
+    writing, most = [0], [0]
+    record_batch, guard = store.record_batch, threading.Lock()
+
+    def counted(events: object) -> object:  # how many writes are in the store at once
+        with guard:
+            writing[0] += 1
+            most[0] = max(most, writing)[0]
+        try:
+            return record_batch(events)
+        finally:
+            with guard:
+                writing[0] -= 1
+
+    store.record_batch = counted  # type: ignore[method-assign]
 
     def write(k: int) -> int:
         event = copy_event(f"copy_{k}", {"amount": [("lineage_orders", "amount")]}, query_id=f"c{k}")
@@ -87,6 +101,7 @@ def test_ten_writers_and_ten_readers_at_once(sqlite_server: tuple[str, LineageSt
         assert [w.result() for w in writes] == [201] * 30
         assert all(r.result() == ["lineage_orders.amount"] for r in reads)
     assert max(checked_out) <= pool_capacity(store.engine)
+    assert most == [1]  # SQLite writes one at a time: the others wait in the event loop, not in threads
     r = httpx.get(f"{base}/api/v1/field-impact", params={"field": "lineage_orders.amount"}, timeout=60)
     shorts = {i["field"]["short"] for i in r.json()["impacted"]}
     assert {f"copy_{k}.amount" for k in range(30)} <= shorts

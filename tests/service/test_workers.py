@@ -77,9 +77,7 @@ def test_two_workers_answer_every_read_with_what_was_written(served: tuple[str, 
         for _ in range(8):
             r = httpx.get(f"{base}/api/v1/field-impact", params={"field": "src.a"}, timeout=60)
             assert r.status_code == 200
-            assert sorted(i["field"]["short"] for i in r.json()["impacted"]) == [
-                f"copy_{j}.a" for j in range(k + 1)
-            ]
+            assert sorted(i["field"]["short"] for i in r.json()["impacted"]) == [f"copy_{j}.a" for j in range(k + 1)]
     workers = _workers(proc.pid)
     assert len(workers) == 2
     proc.send_signal(signal.SIGTERM)
