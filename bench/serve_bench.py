@@ -150,7 +150,7 @@ def serve_and_load(args: argparse.Namespace, url: str, clients: int) -> tuple[fl
     base = f"http://127.0.0.1:{port}"
     cmd = [sys.executable, "-c", "from headwater.cli.main import app; app()", "serve", "--store", url]
     server = subprocess.Popen(
-        [*cmd, "--port", str(port), "--workers", str(args.workers)],
+        [*cmd, "--port", str(port), *(["--workers", str(args.workers)] if args.workers > 1 else [])],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env={**os.environ, "HEADWATER_TOKENS": ""},
@@ -183,6 +183,7 @@ def run_load(args: argparse.Namespace, base: str, pid: int, clients: int) -> tup
     errors: dict[str, int] = defaultdict(int)
     stop = time.monotonic() + args.seconds
     lock = threading.Lock()
+    run_key = random.randrange(1, 1000) * 100_000_000
 
     def reader(seed: int) -> None:
         rng = random.Random(seed)
@@ -200,7 +201,7 @@ def run_load(args: argparse.Namespace, base: str, pid: int, clients: int) -> tup
                         errors[name] += 1
 
     def writer(seed: int) -> None:
-        k = n + 1_000_000 * (seed + 1)
+        k = n + run_key + 1_000_000 * (seed + 1)  # new events in every run (a repeat is a cheap duplicate)
         with httpx.Client(base_url=base, timeout=60) as client:
             while time.monotonic() < stop:
                 t = time.perf_counter()
