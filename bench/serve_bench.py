@@ -18,6 +18,7 @@ as a multiple of the 1-client p50, measured in the same run. Loopback only; ever
     .venv/bin/python bench/serve_bench.py --backend postgresql --workers 2 --clients 1,5,20
     .venv/bin/python bench/serve_bench.py --writers 10 --clients 10
     .venv/bin/python bench/serve_bench.py --store /tmp/serve-bench.db --seconds 300
+    .venv/bin/python bench/serve_bench.py --store /tmp/serve-bench.db --cpu 200   # CPU per request
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import tempfile
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -116,6 +118,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=1, help="headwater serve --workers")
     ap.add_argument("--store", type=Path, default=None, help="SQLite file to build or reuse")
     ap.add_argument("--drop", action="store_true", help="drop the PostgreSQL schema at the end")
+    ap.add_argument("--cpu", type=int, default=0, help="instead of the load: CPU per request, N of each, in process")
     args = ap.parse_args()
 
     tmp = tempfile.TemporaryDirectory()
@@ -129,6 +132,8 @@ def main() -> None:
     print(f"store: {where} ({args.events} events) in {time.perf_counter() - t0:.0f} s; {args.workers} worker(s)")
     baseline = None
     try:
+        if args.cpu:
+            return cpu_per_request(url, args.events, args.cpu)
         for clients in [int(c) for c in args.clients.split(",")]:
             p50, p99 = serve_and_load(args, url, clients)
             if baseline is None:
@@ -170,15 +175,62 @@ def serve_and_load(args: argparse.Namespace, url: str, clients: int) -> tuple[fl
         server.wait(60)
 
 
-def run_load(args: argparse.Namespace, base: str, pid: int, clients: int) -> tuple[float, float]:
-    n = args.events
-    endpoints = {
+Request = tuple[str, dict[str, object]]
+
+
+def read_endpoints(n: int) -> dict[str, Callable[[random.Random], Request]]:
+    """The read requests of the load, by endpoint: each draws its node from ``random.Random``."""
+    return {
         "field-origin": lambda r: ("/api/v1/field-origin", {"field": f"g.summary_{r.randrange(n)}.total_amount"}),
         "field-impact": lambda r: ("/api/v1/field-impact", {"field": f"g.orders_{r.randrange(POOL)}.amount"}),
         "upstream": lambda r: ("/api/v1/upstream", {"node": f"g.summary_{r.randrange(n)}", "max_depth": 3}),
         "resolve": lambda r: ("/api/v1/nodes/resolve", {"node": f"g.summary_{r.randrange(n)}"}),
         "summary": lambda r: ("/api/v1/summary", {"node": f"g.orders_{r.randrange(POOL)}"}),
     }
+
+
+def cpu_per_request(url: str, events: int, rounds: int) -> None:
+    """The server's CPU time per request, in this process and one thread: the app called through ASGI
+    with every sync step run inline (no thread pool), ``rounds`` requests of each endpoint after a
+    warm-up. CPU time, not wall time: what a request costs, whatever else the machine runs."""
+    import asyncio
+
+    import fastapi.dependencies.utils
+    import fastapi.routing
+
+    from headwater.service import create_app
+
+    async def inline(func: Callable[..., object], *a: object, **k: object) -> object:
+        return func(*a, **k)
+
+    fastapi.routing.run_in_threadpool = inline  # type: ignore[assignment]
+    fastapi.dependencies.utils.run_in_threadpool = inline  # type: ignore[assignment]
+    endpoints = read_endpoints(events)
+    cost: dict[str, float] = defaultdict(float)
+
+    async def run() -> None:
+        transport = httpx.ASGITransport(app=create_app(open_store(url)))
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            rng = random.Random(1)
+            for k in range(rounds + 20):
+                for name, request in endpoints.items():
+                    path, params = request(rng)
+                    t = time.process_time()
+                    r = await client.get(path, params=params)
+                    if k >= 20:
+                        cost[name] += time.process_time() - t
+                    assert r.status_code == 200, r.text
+
+    asyncio.run(run())
+    print(f"CPU per request, in process ({rounds} of each, after 20):")
+    for name, total in sorted(cost.items()):
+        print(f"  {name:14s} {total / rounds * 1000:6.2f} ms")
+    print(f"  {'mean':14s} {sum(cost.values()) / len(cost) / rounds * 1000:6.2f} ms")
+
+
+def run_load(args: argparse.Namespace, base: str, pid: int, clients: int) -> tuple[float, float]:
+    n = args.events
+    endpoints = read_endpoints(n)
     latencies: dict[str, list[float]] = defaultdict(list)
     errors: dict[str, int] = defaultdict(int)
     stop = time.monotonic() + args.seconds

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
-from tests.service.test_workers import _free_port
+from tests.service.conftest import running
 from tests.store.conftest import copy_event, guide
 
 from headwater.model import event_to_dict
@@ -24,26 +23,11 @@ from headwater.store.engine import pool_capacity
 ORIGIN = ("/api/v1/field-origin", {"field": "lineage_customer_summary.total_amount"})
 
 
-def _serve(store: LineageStore) -> Iterator[str]:
-    port = _free_port()
-    srv = uvicorn.Server(uvicorn.Config(create_app(store), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    for _ in range(600):
-        if srv.started:
-            break
-        time.sleep(0.05)
-    assert srv.started
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(30)
-
-
 @pytest.fixture
 def sqlite_server(tmp_path: Path) -> Iterator[tuple[str, LineageStore]]:
     store = open_store(f"sqlite:///{tmp_path / 'l.db'}")
     store.record(guide())
-    for base in _serve(store):
+    with running(create_app(store)) as base:
         yield base, store
 
 

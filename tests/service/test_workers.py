@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -13,18 +14,11 @@ from pathlib import Path
 
 import httpx
 import pytest
+from tests.service.conftest import free_port
 from tests.store.conftest import copy_event
 
 from headwater.model import event_to_dict
-from headwater.service.workers import check_workers
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from headwater.service.workers import check_workers, tcp_socket
 
 
 def _workers(pid: int) -> list[int]:
@@ -44,7 +38,7 @@ def _workers(pid: int) -> list[int]:
 @pytest.fixture
 def served(store_url: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """``headwater serve --workers 2`` over the store, until its two workers answer."""
-    port = _free_port()
+    port = free_port()
     cmd = [sys.executable, "-c", "from headwater.cli.main import app; app()", "serve", "--store", store_url]
     proc = subprocess.Popen(
         [*cmd, "--port", str(port), "--workers", "2"],
@@ -89,3 +83,17 @@ def test_workers_over_an_in_memory_store_are_refused() -> None:
     with pytest.raises(ValueError, match="in-memory store is one per process"):
         check_workers("sqlite://", 2)
     check_workers("sqlite://", 1)
+
+
+def test_the_workers_socket_is_tcp_so_that_responses_are_not_delayed() -> None:
+    """asyncio sets TCP_NODELAY on the connections of a TCP-protocol socket only; uvicorn binds with
+    protocol 0, and keep-alive answers of the workers then waited ~40 ms each (Nagle, delayed ACK)."""
+    bound = socket.socket(socket.AF_INET, socket.SOCK_STREAM)  # as uvicorn's bind_socket makes it
+    bound.bind(("127.0.0.1", 0))
+    sock = tcp_socket(bound)
+    sock.listen()
+    with sock, socket.create_connection(sock.getsockname()):
+        conn, _ = sock.accept()
+        with conn:
+            assert sock.proto == conn.proto == socket.IPPROTO_TCP
+            assert sock.get_inheritable()
