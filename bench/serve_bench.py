@@ -1,16 +1,24 @@
 """Server load benchmark: ``headwater serve`` on loopback under N concurrent readers (and writers).
 
-Builds (or reuses) a SQLite store of ``--events`` events shaped like the Doris guide's example
-(``bench/store_bench.py``'s ``guide_event``: 45 column edges each), starts ``headwater serve`` on
-127.0.0.1 in a child process, and runs ``--clients`` reader threads for ``--seconds`` against the read
+Builds (or reuses) a store of ``--events`` events shaped like the Doris guide's example
+(``bench/store_bench.py``'s ``guide_event``: 45 column edges each) — a SQLite file, or with
+``--backend postgresql`` the schema ``hw_serve_bench`` of the PostgreSQL at ``$HEADWATER_BENCH_PG``
+(kept for the next run; ``--drop`` drops it at the end) — starts ``headwater serve`` (``--workers``
+processes) on 127.0.0.1 in a child process, and for each count of ``--clients`` (``1,5,20``: one run
+each, the server started afresh) runs that many reader threads for ``--seconds`` against the read
 endpoints (field origin, field impact, upstream at depth 3, node resolve, summary), plus ``--writers``
-threads posting new events. Prints p50/p99 per endpoint and overall, and the server's RSS every
-``--every`` seconds (the first sample after warm-up is the baseline; the last line says how much it
-grew). Loopback only; every run is bounded by ``--seconds``.
+threads posting new events. Prints p50/p99 per endpoint and overall, and the server's RSS (all its
+processes) every ``--every`` seconds (the first sample after warm-up is the baseline; the last line
+says how much it grew). The 1-client run is the baseline of the others: each prints its p50 and p99
+as a multiple of the 1-client p50, measured in the same run. Loopback only; every run is bounded by
+``--seconds``.
 
     .venv/bin/python bench/serve_bench.py                          # 10,000 events, 20 readers, 60 s
+    .venv/bin/python bench/serve_bench.py --clients 1,5,20 --seconds 30
+    .venv/bin/python bench/serve_bench.py --backend postgresql --workers 2 --clients 1,5,20
     .venv/bin/python bench/serve_bench.py --writers 10 --clients 10
     .venv/bin/python bench/serve_bench.py --store /tmp/serve-bench.db --seconds 300
+    .venv/bin/python bench/serve_bench.py --store /tmp/serve-bench.db --cpu 200   # CPU per request
 """
 
 from __future__ import annotations
@@ -26,25 +34,41 @@ import tempfile
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+from sqlalchemy import create_engine, text
 
 sys.path.insert(0, str(Path(__file__).parent))
 from headwater.model import event_to_dict
 from headwater.store import open_store
-from store_bench import guide_event
+from store_bench import PG, guide_event
 
 POOL = 200  # source table pairs: each orders_i feeds events/POOL summaries
+PG_SCHEMA = "hw_serve_bench"
 
 
-def build(path: Path, events: int) -> None:
-    store = open_store(f"sqlite:///{path}")
+def build(url: str, events: int) -> None:
+    store = open_store(url)
     have = store.get_lineage_stats().events_recorded
     batch = [guide_event(k, POOL) for k in range(have, events)]
     for i in range(0, len(batch), 500):
         store.record_batch(batch[i : i + 500])
     store.engine.dispose()
+
+
+def pg_schema(drop: bool = False) -> str:
+    """The URL of the benchmark's PostgreSQL schema (created if missing, or dropped)."""
+    admin = create_engine(PG, isolation_level="AUTOCOMMIT")
+    with admin.connect() as c:
+        c.execute(
+            text(
+                f'DROP SCHEMA IF EXISTS "{PG_SCHEMA}" CASCADE' if drop else f'CREATE SCHEMA IF NOT EXISTS "{PG_SCHEMA}"'
+            )
+        )
+    admin.dispose()
+    return f"{PG}?options=-csearch_path%3D{PG_SCHEMA}"
 
 
 def free_port() -> int:
@@ -54,10 +78,27 @@ def free_port() -> int:
 
 
 def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+    """Resident memory of ``pid`` and its children (the worker processes), MB."""
+    total = 0.0
+    for p in [pid, *children(pid)]:
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) / 1024
+        except OSError:
+            continue
+    return total
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(stat.parent.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
 
 
 def pct(samples: list[float], q: float) -> float:
@@ -68,42 +109,59 @@ def pct(samples: list[float], q: float) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--events", type=int, default=10_000)
-    ap.add_argument("--clients", type=int, default=20, help="reader threads")
+    ap.add_argument("--clients", default="20", help="reader threads; a comma list runs each in turn (1,5,20)")
     ap.add_argument("--writers", type=int, default=0, help="writer threads posting new events")
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--warmup", type=float, default=10.0, help="seconds before the RSS baseline")
     ap.add_argument("--every", type=float, default=5.0, help="RSS sample interval")
+    ap.add_argument("--backend", choices=["sqlite", "postgresql"], default="sqlite")
+    ap.add_argument("--workers", type=int, default=1, help="headwater serve --workers")
     ap.add_argument("--store", type=Path, default=None, help="SQLite file to build or reuse")
+    ap.add_argument("--drop", action="store_true", help="drop the PostgreSQL schema at the end")
+    ap.add_argument("--cpu", type=int, default=0, help="instead of the load: CPU per request, N of each, in process")
     args = ap.parse_args()
 
     tmp = tempfile.TemporaryDirectory()
-    path = args.store or Path(tmp.name) / "serve-bench.db"
+    if args.backend == "postgresql":
+        url, where = pg_schema(), f"PostgreSQL schema {PG_SCHEMA}"
+    else:
+        path = args.store or Path(tmp.name) / "serve-bench.db"
+        url, where = f"sqlite:///{path}", str(path)
     t0 = time.perf_counter()
-    build(path, args.events)
-    print(
-        f"store: {path} ({args.events} events, {path.stat().st_size / 2**20:.0f} MB)"
-        f" in {time.perf_counter() - t0:.0f} s"
-    )
+    build(url, args.events)
+    print(f"store: {where} ({args.events} events) in {time.perf_counter() - t0:.0f} s; {args.workers} worker(s)")
+    baseline = None
+    try:
+        if args.cpu:
+            return cpu_per_request(url, args.events, args.cpu)
+        for clients in [int(c) for c in args.clients.split(",")]:
+            p50, p99 = serve_and_load(args, url, clients)
+            if baseline is None:
+                baseline = p50
+            elif baseline:
+                print(
+                    f"  vs the 1st run's p50 ({baseline * 1000:.1f} ms):"
+                    f" p50 x{p50 / baseline:.1f}, p99 x{p99 / baseline:.1f}"
+                )
+    finally:
+        tmp.cleanup()
+        if args.backend == "postgresql" and args.drop:
+            pg_schema(drop=True)
 
+
+def serve_and_load(args: argparse.Namespace, url: str, clients: int) -> tuple[float, float]:
+    """Start the server, run the load, stop it; the p50 and p99 of all reads."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
+    cmd = [sys.executable, "-c", "from headwater.cli.main import app; app()", "serve", "--store", url]
     server = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "from headwater.cli.main import app; app()",
-            "serve",
-            "--store",
-            str(path),
-            "--port",
-            str(port),
-        ],
+        [*cmd, "--port", str(port), *(["--workers", str(args.workers)] if args.workers > 1 else [])],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env={**os.environ, "HEADWATER_TOKENS": ""},
     )
     try:
-        for _ in range(600):
+        for _ in range(1200):
             try:
                 if httpx.get(f"{base}/api/v1/health", timeout=1).status_code == 200:
                     break
@@ -111,26 +169,73 @@ def main() -> None:
                 time.sleep(0.1)
         else:
             raise SystemExit("server did not start: " + (server.stderr.read().decode() if server.stderr else ""))
-        run_load(args, base, server.pid)
+        return run_load(args, base, server.pid, clients)
     finally:
         server.terminate()
-        server.wait(20)
-        tmp.cleanup()
+        server.wait(60)
 
 
-def run_load(args: argparse.Namespace, base: str, pid: int) -> None:
-    n = args.events
-    endpoints = {
+Request = tuple[str, dict[str, object]]
+
+
+def read_endpoints(n: int) -> dict[str, Callable[[random.Random], Request]]:
+    """The read requests of the load, by endpoint: each draws its node from ``random.Random``."""
+    return {
         "field-origin": lambda r: ("/api/v1/field-origin", {"field": f"g.summary_{r.randrange(n)}.total_amount"}),
         "field-impact": lambda r: ("/api/v1/field-impact", {"field": f"g.orders_{r.randrange(POOL)}.amount"}),
-        "upstream": lambda r: ("/api/v1/upstream", {"node": f"g.summary_{r.randrange(n)}", "depth": 3}),
+        "upstream": lambda r: ("/api/v1/upstream", {"node": f"g.summary_{r.randrange(n)}", "max_depth": 3}),
         "resolve": lambda r: ("/api/v1/nodes/resolve", {"node": f"g.summary_{r.randrange(n)}"}),
         "summary": lambda r: ("/api/v1/summary", {"node": f"g.orders_{r.randrange(POOL)}"}),
     }
+
+
+def cpu_per_request(url: str, events: int, rounds: int) -> None:
+    """The server's CPU time per request, in this process and one thread: the app called through ASGI
+    with every sync step run inline (no thread pool), ``rounds`` requests of each endpoint after a
+    warm-up. CPU time, not wall time: what a request costs, whatever else the machine runs."""
+    import asyncio
+
+    import fastapi.dependencies.utils
+    import fastapi.routing
+
+    from headwater.service import create_app
+
+    async def inline(func: Callable[..., object], *a: object, **k: object) -> object:
+        return func(*a, **k)
+
+    fastapi.routing.run_in_threadpool = inline  # type: ignore[assignment]
+    fastapi.dependencies.utils.run_in_threadpool = inline  # type: ignore[assignment]
+    endpoints = read_endpoints(events)
+    cost: dict[str, float] = defaultdict(float)
+
+    async def run() -> None:
+        transport = httpx.ASGITransport(app=create_app(open_store(url)))
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            rng = random.Random(1)
+            for k in range(rounds + 20):
+                for name, request in endpoints.items():
+                    path, params = request(rng)
+                    t = time.process_time()
+                    r = await client.get(path, params=params)
+                    if k >= 20:
+                        cost[name] += time.process_time() - t
+                    assert r.status_code == 200, r.text
+
+    asyncio.run(run())
+    print(f"CPU per request, in process ({rounds} of each, after 20):")
+    for name, total in sorted(cost.items()):
+        print(f"  {name:14s} {total / rounds * 1000:6.2f} ms")
+    print(f"  {'mean':14s} {sum(cost.values()) / len(cost) / rounds * 1000:6.2f} ms")
+
+
+def run_load(args: argparse.Namespace, base: str, pid: int, clients: int) -> tuple[float, float]:
+    n = args.events
+    endpoints = read_endpoints(n)
     latencies: dict[str, list[float]] = defaultdict(list)
     errors: dict[str, int] = defaultdict(int)
     stop = time.monotonic() + args.seconds
     lock = threading.Lock()
+    run_key = random.randrange(1, 1000) * 100_000_000
 
     def reader(seed: int) -> None:
         rng = random.Random(seed)
@@ -148,7 +253,7 @@ def run_load(args: argparse.Namespace, base: str, pid: int) -> None:
                         errors[name] += 1
 
     def writer(seed: int) -> None:
-        k = n + 1_000_000 * (seed + 1)
+        k = n + run_key + 1_000_000 * (seed + 1)  # new events in every run (a repeat is a cheap duplicate)
         with httpx.Client(base_url=base, timeout=60) as client:
             while time.monotonic() < stop:
                 t = time.perf_counter()
@@ -160,7 +265,7 @@ def run_load(args: argparse.Namespace, base: str, pid: int) -> None:
                     else:
                         errors["POST events"] += 1
 
-    threads = [threading.Thread(target=reader, args=(s,)) for s in range(args.clients)]
+    threads = [threading.Thread(target=reader, args=(s,)) for s in range(clients)]
     threads += [threading.Thread(target=writer, args=(s,)) for s in range(args.writers)]
     for th in threads:
         th.start()
@@ -173,7 +278,7 @@ def run_load(args: argparse.Namespace, base: str, pid: int) -> None:
     for th in threads:
         th.join()
 
-    print(f"\n{args.clients} readers, {args.writers} writers, {args.seconds:.0f} s:")
+    print(f"\n{clients} readers, {args.writers} writers, {args.seconds:.0f} s:")
     reads: list[float] = []
     for name, lat in sorted(latencies.items()):
         if name != "POST events":
@@ -193,6 +298,7 @@ def run_load(args: argparse.Namespace, base: str, pid: int) -> None:
             f"  RSS after {args.warmup:.0f} s warm-up: {after[0]:.1f} MB → {after[-1]:.1f} MB "
             f"(max {max(after):.1f}, median {statistics.median(after):.1f})"
         )
+    return pct(reads, 0.5), pct(reads, 0.99)
 
 
 if __name__ == "__main__":

@@ -4,45 +4,19 @@ Content-Type, CORS off by default) and the connection limits against slow client
 from __future__ import annotations
 
 import socket
-import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 
 import httpx
 import pytest
+from tests.service.conftest import running
 from tests.store.conftest import guide
 
 from headwater.model import event_to_json
 from headwater.service import create_app
 from headwater.service.guard import HttpPolicy
 from headwater.service.http_limits import ServerLimits
-from headwater.service.server import uvicorn_server
 from headwater.store import LineageStore
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextmanager
-def running(app: object, limits: ServerLimits = ServerLimits()) -> Iterator[str]:  # noqa: B008
-    port = _free_port()
-    srv = uvicorn_server(app, "127.0.0.1", port, limits, log_level="warning")
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    for _ in range(400):
-        if srv.started:
-            break
-        time.sleep(0.05)
-    assert srv.started
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        srv.should_exit = True
-        thread.join(20)
 
 
 @pytest.fixture

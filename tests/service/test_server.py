@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from collections.abc import Iterator
 
 import httpx
 import pytest
-import uvicorn
 from openlineage.client import OpenLineageClient
 from openlineage.client.transport.http import ApiKeyTokenProvider, HttpConfig, HttpTransport
+from tests.service.conftest import running
 from tests.store.conftest import guide
 
 from headwater.model.openlineage import to_run_event
@@ -21,28 +18,10 @@ from headwater.store import LineageStore
 TOKENS = {"w-token": frozenset({"read", "write"})}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def server(api_store: LineageStore) -> Iterator[str]:
-    port = _free_port()
-    srv = uvicorn.Server(
-        uvicorn.Config(create_app(api_store, TOKENS), host="127.0.0.1", port=port, log_level="warning")
-    )
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    for _ in range(200):
-        if srv.started:
-            break
-        time.sleep(0.05)
-    assert srv.started
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(10)
+    with running(create_app(api_store, TOKENS)) as url:
+        yield url
 
 
 def test_openlineage_client_posts_to_the_server(server: str) -> None:

@@ -475,6 +475,9 @@ def serve(
     body_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds a client has to send a request's body.")] = 60.0,
     keep_alive_timeout: Annotated[int, typer.Option(min=1, help="Seconds an idle keep-alive connection is kept.")] = 5,
     max_connections: Annotated[int, typer.Option(min=1, help="Open connections at most; more are refused.")] = 256,
+    workers: Annotated[
+        int, typer.Option(min=1, max=64, help="Server processes (each with its own connection pool).")
+    ] = 1,
 ) -> None:
     """Serve the REST API (and the explorer) over the store; with --grpc-port also gRPC (docs/api.md)."""
     from headwater.service import UnsafeBind
@@ -514,6 +517,7 @@ def serve(
             allowed_hosts=allowed_host or (),
             cors_origins=cors_origin or (),
             limits=limits,
+            workers=workers,
         )
     except (UnsafeBind, ValueError) as exc:
         _fail(str(exc))

@@ -1,14 +1,20 @@
-"""Request dependencies: the store, the scope checks and the query-string check."""
+"""Request dependencies: the store, the scope checks and the query-string check; ``in_writer``, the
+thread a write runs in."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
+from anyio import CapacityLimiter, to_thread
 from fastapi import Request
 
 from headwater.service.auth import scopes_for
 from headwater.service.errors import ApiError
 from headwater.store import LineageStore
+from headwater.store.engine import write_concurrency
+
+T = TypeVar("T")
 
 
 def get_store(request: Request) -> LineageStore:
@@ -38,3 +44,15 @@ def no_nul_in_query(request: Request) -> None:
     for key, value in request.query_params.multi_items():
         if "\x00" in key or "\x00" in value:
             raise ApiError(422, f"query.{key.replace(chr(0), '')}", "a NUL character (%00) is not allowed")
+
+
+async def in_writer(request: Request, fn: Callable[..., T], *args: object) -> T:
+    """``fn(*args)`` in a worker thread of the app's writers: decoding and recording a body never
+    blocks the event loop, and writes waiting for the store's write lock (SQLite has one writer)
+    wait here, in the event loop, without holding the threads and connections reads are served
+    from (``write_concurrency``: SQLite 1, PostgreSQL half the pool)."""
+    state = request.app.state
+    limiter = getattr(state, "write_limiter", None)
+    if limiter is None:  # made on first use, inside the event loop
+        limiter = state.write_limiter = CapacityLimiter(write_concurrency(state.store.engine))
+    return await to_thread.run_sync(lambda: fn(*args), limiter=limiter)

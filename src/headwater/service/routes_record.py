@@ -16,7 +16,7 @@ from fastapi import APIRouter, Body, Depends, Query, Request
 from headwater.model import bounded_json, event_from_dict
 from headwater.model.bounded_json import JsonTooDeep
 from headwater.service import schemas as m
-from headwater.service.deps import get_store, no_nul_in_query, require
+from headwater.service.deps import get_store, in_writer, no_nul_in_query, require
 from headwater.service.errors import ApiError, as_api_errors, body_field, expecting, no_nul
 from headwater.store import (
     DatasetRef,
@@ -38,12 +38,11 @@ Store = Annotated[LineageStore, Depends(get_store)]
 ERRORS = {400: {"model": m.ErrorResponse}, 404: {"model": m.ErrorResponse}, 422: {"model": m.ErrorResponse}}
 
 
-async def _json_items(request: Request) -> tuple[list[Any], list[str]]:
+def _json_items(raw: bytes) -> tuple[list[Any], list[str]]:
     """A JSON object, a JSON array, or JSON lines (``application/x-ndjson``): the items, and the path
     of each in the body (``body`` for a lone object, ``body[k]`` in an array or the k-th line).
 
     A NUL character anywhere is refused (422) before anything is decoded further."""
-    raw = await request.body()
     text = raw.decode("utf-8", errors="replace").strip()
     if not text:
         raise ApiError(400, "body", "empty body")
@@ -103,7 +102,11 @@ def _result(r: Any) -> m.RecordResult:
 )
 async def record_events(request: Request, store: Store) -> m.RecordResult:
     """Record headwater events (idempotent on ``event_id``)."""
-    items, paths = await _json_items(request)
+    return await in_writer(request, _record_events, store, await request.body())
+
+
+def _record_events(store: LineageStore, raw: bytes) -> m.RecordResult:
+    items, paths = _json_items(raw)
     events = []
     for item, path in zip(items, paths, strict=True):
         with as_api_errors(path):
@@ -130,7 +133,11 @@ async def record_events(request: Request, store: Store) -> m.RecordResult:
 )
 async def record_openlineage(request: Request, store: Store) -> m.RecordResult:
     """Record OpenLineage RunEvents: the path OpenLineage's HTTP transport posts to."""
-    items, paths = await _json_items(request)
+    return await in_writer(request, _record_openlineage, store, await request.body())
+
+
+def _record_openlineage(store: LineageStore, raw: bytes) -> m.RecordResult:
+    items, paths = _json_items(raw)
     for item, path in zip(items, paths, strict=True):
         if not isinstance(item, dict):
             raise ApiError(400, path, "expected a RunEvent object")

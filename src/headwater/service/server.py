@@ -6,11 +6,10 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
-from headwater.service.app import create_app
 from headwater.service.auth import Tokens, is_loopback
 from headwater.service.guard import HttpPolicy
 from headwater.service.http_limits import ServerLimits
-from headwater.store import open_store
+from headwater.service.workers import AppSpec, build_app, check_workers, open_spec_store, run_workers
 
 if TYPE_CHECKING:
     from headwater.service.grpc import TlsFiles
@@ -40,27 +39,33 @@ def serve(
     allowed_hosts: Collection[str] = (),
     cors_origins: Collection[str] = (),
     limits: ServerLimits | None = None,
+    workers: int = 1,
 ) -> None:
     """Serve the REST API until interrupted; with ``grpc_port`` also both gRPC LineageServices on
     ``grpc_host`` (same store, same tokens), stopped when the REST server stops.
 
     ``allowed_hosts`` adds ``Host`` names to the bound ones, ``cors_origins`` turns CORS on for
-    those origins, ``limits`` bounds connections (``ServerLimits``)."""
+    those origins, ``limits`` bounds connections (``ServerLimits``, per worker), ``workers`` > 1
+    serves the REST API from that many processes (``headwater.service.workers``; gRPC stays in
+    this one)."""
     tokens = dict(tokens or {})
     check_bind(host, tokens)
-    policy = HttpPolicy.for_bind(host, allowed_hosts, cors_origins)
-    from headwater.dispatch.settings import load_naming  # [openlineage] of headwater.toml, for POST /lineage
-
-    store = open_store(store_url, naming=load_naming())
+    spec = AppSpec(store_url, tokens, HttpPolicy.for_bind(host, allowed_hosts, cors_origins))
+    check_workers(store_url, workers)
+    store = open_spec_store(spec) if workers == 1 or grpc_port is not None else None
     grpc_server = None
     if grpc_port is not None:
         from headwater.service.grpc import start_grpc
 
+        assert store is not None
         grpc_server, bound = start_grpc(store, grpc_host, grpc_port, tokens, grpc_tls)
         scheme = "TLS" if grpc_tls else "plaintext"
         print(f"headwater: gRPC LineageService on {grpc_host}:{bound} ({scheme})", flush=True)
     try:
-        uvicorn_server(create_app(store, tokens, policy), host, port, limits or ServerLimits(), log_level).run()
+        if workers > 1:
+            run_workers(spec, host, port, workers, limits or ServerLimits(), log_level)
+        else:
+            uvicorn_server(build_app(spec, store), host, port, limits or ServerLimits(), log_level).run()
     finally:
         if grpc_server is not None:
             grpc_server.stop(grace=5).wait()

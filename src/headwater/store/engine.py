@@ -109,6 +109,18 @@ def make_engine(url: str) -> Engine:
     return create_engine(url, pool_pre_ping=True, pool_size=size, max_overflow=overflow)
 
 
+def write_concurrency(engine: Engine) -> int:
+    """Writes a server runs at once over ``engine``: SQLite 1 (one writer; the others would only
+    wait for its lock while holding connections), PostgreSQL half the connections it keeps.
+
+    >>> write_concurrency(make_engine("sqlite://"))
+    1
+    """
+    if engine.dialect.name == "sqlite":
+        return 1
+    return max(1, getattr(engine.pool, "size", lambda: 2)() // 2)
+
+
 def pool_capacity(engine: Engine) -> int:
     """How many connections ``engine`` opens at most (the server runs that many requests at once)."""
     pool = engine.pool

@@ -9,7 +9,7 @@ from sqlalchemy import Connection, func, or_, select
 from headwater.store import indirect
 from headwater.store.from_ddl import DDL_KIND
 from headwater.store.names import from_us
-from headwater.store.resolve import fetch_nodes, resolve
+from headwater.store.resolve import node_types, resolve
 from headwater.store.results import LineageStats, LineageSummary
 from headwater.store.schema import edges, events, nodes
 from headwater.store.traverse import DEFAULT_MAX_NODES, valid_at, walk
@@ -32,9 +32,9 @@ def get_lineage_summary(
     up = walk(conn, [root.id], True, FLOW_EDGE_TYPES, as_of, None, max_nodes, from_fields=isf)
     down = walk(conn, [root.id], False, FLOW_EDGE_TYPES, as_of, None, max_nodes, from_fields=isf)
     around = (set(up.depth) | set(down.depth)) - {root.id}
-    infos = fetch_nodes(conn, around)
-    counts = Counter(n.type for n in infos.values())
-    jobs = {n for n in around if infos[n].type in PROCESS_TYPES}
+    types = node_types(conn, around)
+    counts = Counter(types.values())
+    jobs = {n for n in around if types[n] in PROCESS_TYPES}
     jobs.update(
         r.job_id for w in (up, down) for r in w.edges.values() if r.job_id is not None and r.type == EdgeType.MAPS_TO
     )

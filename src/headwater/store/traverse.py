@@ -19,7 +19,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, and_, select
+from sqlalchemy import ColumnElement, Connection, and_, bindparam, select
 
 from headwater.store import indirect
 from headwater.store.names import from_us
@@ -121,6 +121,8 @@ def walk(
         base = base.where(_E.dependency == dependency)
     if where is not None:
         base = base.where(where)
+    # one statement for every level: built (and its cache key computed) once, the frontier bound
+    level_q = base.where(near_col.in_(bindparam("frontier", expanding=True)))
     hidden = frozenset(hidden_jobs)
 
     def expand(frontier: list[int]) -> tuple[list[int], list[int]]:
@@ -128,7 +130,7 @@ def walk(
         nxt: list[int] = []
         if max_depth is not None:
             frontier = [n for n in frontier if w.depth[n] < max_depth]
-        rows: list[Any] = [row for part in chunks(frontier) for row in conn.execute(base.where(near_col.in_(part)))]
+        rows: list[Any] = [row for part in chunks(frontier) for row in conn.execute(level_q, {"frontier": part})]
         if virtual and upstream:
             rows.extend(indirect.into(conn, frontier, as_of))
         elif virtual:
