@@ -184,14 +184,35 @@ def _executemany(conn: Connection, sql: str, rows: Sequence[Sequence[Any]]) -> N
         cursor.close()
 
 
+_EDGE_TYPES_PG = [
+    "text",
+    "int4",
+    "int4",
+    "text",
+    "text",
+    "text",
+    "text",
+    "bool",
+    "int4",
+    "int4",
+    "int2",
+    "int2",
+    "int8",
+    "int8",
+]
+"""The PostgreSQL types of ``EDGE_COLUMNS``, for a binary COPY."""
+
+
 def insert_edges(conn: Connection, rows: Sequence[Sequence[Any]]) -> None:
-    """Bulk insert of edge rows (``EDGE_COLUMNS`` order): COPY on PostgreSQL, executemany on SQLite."""
+    """Bulk insert of edge rows (``EDGE_COLUMNS`` order): binary COPY on PostgreSQL (half the
+    client's time of a text COPY per row), executemany on SQLite."""
     if not rows:
         return
     cols = ", ".join(EDGE_COLUMNS)
     if _pg(conn):
         cursor = _cursor(conn)
-        with cursor.copy(f"COPY {edges.name} ({cols}) FROM STDIN") as copy:
+        with cursor.copy(f"COPY {edges.name} ({cols}) FROM STDIN (FORMAT BINARY)") as copy:
+            copy.set_types(_EDGE_TYPES_PG)
             for r in rows:
                 copy.write_row(r)
         return
