@@ -14,6 +14,11 @@ CPU time is what the code costs, whatever else the machine runs).
 
     .venv/bin/python bench/store_write_floor.py                 # 8,000 events of 135 column edges
     .venv/bin/python bench/store_write_floor.py --scale 0.3 --rounds 3
+    .venv/bin/python bench/store_write_floor.py --scale 0.5 --postgresql    # + the same into PostgreSQL
+
+With ``--postgresql`` the events are also recorded into a fresh schema of ``HEADWATER_BENCH_PG``
+(there is no floor: the server works in its own process), reporting wall-clock events/s and the
+client's CPU time per event (the Python side of the write path).
 """
 
 from __future__ import annotations
@@ -24,13 +29,16 @@ import sqlite3
 import statistics
 import tempfile
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import create_engine, text
+
 from headwater.model import TableRef
 from headwater.store import open_store, write
-from store_bench import LAYERS, make_event, warehouse
+from store_bench import LAYERS, PG, make_event, warehouse
 
 Batch = list[tuple[str, list[tuple[Any, ...]]]]
 Rate = tuple[float, float]
@@ -111,6 +119,30 @@ def replay(
     return rate
 
 
+def postgresql(events: Sequence[Any], single: Sequence[Any]) -> tuple[Rate, Rate]:
+    """``record_batch`` of 500 and then ``record`` of ``single`` into a fresh PostgreSQL schema."""
+    schema = f"hw_floor_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(PG, isolation_level="AUTOCOMMIT")
+    with admin.connect() as c:
+        c.execute(text(f'CREATE SCHEMA "{schema}"'))
+    try:
+        store = open_store(f"{PG}?options=-csearch_path%3D{schema}")
+        t0 = _clock()
+        for i in range(0, len(events), 500):
+            store.record_batch(events[i : i + 500])
+        batch = _rate(len(events), t0)
+        t0 = _clock()
+        for e in single:
+            store.record(e)
+        one = _rate(len(single), t0) if single else (0.0, 0.0)
+        store.close()
+        return batch, one
+    finally:
+        with admin.connect() as c:
+            c.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
 def _median(rates: list[Rate]) -> Rate:
     return statistics.median(r[0] for r in rates), statistics.median(r[1] for r in rates)
 
@@ -126,6 +158,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3, help="alternating rounds of store and floor")
     ap.add_argument("--single", type=int, default=300, help="events recorded one per transaction")
     ap.add_argument("--variants", action="store_true", help="also replay without CONTAINS rows / an index")
+    ap.add_argument("--postgresql", action="store_true", help="also record into PostgreSQL (HEADWATER_BENCH_PG)")
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args()
     rng = random.Random(args.seed)
@@ -155,6 +188,17 @@ def main() -> None:
             single_floor = _median(single_floors)
             _show(f"store, record() x {len(single)} (one per transaction)", _median(singles), single_floor)
             _show("plain sqlite3 replay, one transaction per event", single_floor)
+        if args.postgresql:
+            batch, one = postgresql(events, single)
+            print(
+                f"  PostgreSQL, record_batch of 500: {batch[0]:8,.0f} wall events/s, client CPU "
+                f"{1e6 / batch[1]:6,.0f} us per event"
+            )
+            if single:
+                print(
+                    f"  PostgreSQL, record() x {len(single)}:    {one[0]:8,.0f} wall events/s, client CPU "
+                    f"{1e6 / one[1]:6,.0f} us per event"
+                )
         if args.variants:
             no_contains = replay(
                 d / "lean1.db",
