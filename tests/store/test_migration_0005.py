@@ -3,7 +3,7 @@ event, the CONTAINS memberships, are left out); a store recorded before keeps ev
 
 from __future__ import annotations
 
-from contextlib import ExitStack
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -43,16 +43,23 @@ def _index_sql(conn: object, backend: str) -> dict[str, str]:
     return {name: sql for name, sql in conn.execute(text(q))}  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", "postgresql"])
+def old_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """(backend, URL) of an empty store of either backend, its schema not created yet."""
+    if request.param == "sqlite":
+        yield "sqlite", f"sqlite:///{tmp_path / 'old.db'}"
+    else:
+        with fresh_schema_url("hw_5") as url:
+            yield "postgresql", url
+
+
 def test_a_store_recorded_at_0004_upgrades_to_partial_indexes_with_the_same_answers(
-    backend: str, tmp_path: Path
+    old_store: tuple[str, str],
 ) -> None:
-    with ExitStack() as stack:
-        url = (
-            f"sqlite:///{tmp_path / 'old.db'}" if backend == "sqlite" else stack.enter_context(fresh_schema_url("hw_5"))
-        )
-        engine = make_engine(url)
-        stack.callback(engine.dispose)
+    backend, url = old_store
+    engine = make_engine(url)
+    store: LineageStore | None = None
+    try:
         assert upgrade(engine, "0004") == "0004"
         with engine.connect() as conn:
             assert "WHERE" not in _index_sql(conn, backend)["ix_hw_edges_job"].upper()
@@ -69,7 +76,6 @@ def test_a_store_recorded_at_0004_upgrades_to_partial_indexes_with_the_same_answ
         assert "job_id IS NOT NULL" in indexes["ix_hw_edges_job"].replace("(", "").replace(")", "")
         assert "event_pk IS NOT NULL" in indexes["ix_hw_edges_event"].replace("(", "").replace(")", "")
         store = open_store(url)
-        stack.callback(store.close)
         assert current_revision(store.engine) == "0005"
         assert _answers(store, "2024-05-02T00:00:00Z") == before
         # the write path's lookups by job still answer from the (now partial) index
@@ -92,3 +98,7 @@ def test_a_store_recorded_at_0004_upgrades_to_partial_indexes_with_the_same_answ
         ]
         assert store.delete_lineage(event_id=guide().event_id).edges_closed > 0
         assert [o for o in store.get_field_origin(f"{SUMMARY}.total_amount").origins if o.depth > 0] == []
+    finally:
+        if store is not None:
+            store.close()
+        engine.dispose()
