@@ -5,10 +5,20 @@ of 500, keeping every ``executemany`` the store issues (its only bulk-write path
 replays those exact rows with plain ``sqlite3`` into a fresh store file of the same schema: one
 ``BEGIN IMMEDIATE`` … ``COMMIT`` per batch, no Python work but the calls. The replay's events/s is
 the ceiling for any Python code in front of this schema; variants drop rows or an index to show
-what a leaner layout would allow.
+what a leaner layout would allow. ``record()`` (one event per transaction) is measured the same way
+against a replay of its rows, one transaction per event.
+
+Rounds alternate (store, floor, store, floor, …) so that both see the same load; each rate is the
+median over the rounds, as wall-clock and as CPU time of this process (SQLite runs inside it, so
+CPU time is what the code costs, whatever else the machine runs).
 
     .venv/bin/python bench/store_write_floor.py                 # 8,000 events of 135 column edges
-    .venv/bin/python bench/store_write_floor.py --scale 0.3
+    .venv/bin/python bench/store_write_floor.py --scale 0.3 --rounds 3
+    .venv/bin/python bench/store_write_floor.py --scale 0.5 --postgresql    # + the same into PostgreSQL
+
+With ``--postgresql`` the events are also recorded into a fresh schema of ``HEADWATER_BENCH_PG``
+(there is no floor: the server works in its own process), reporting wall-clock events/s and the
+client's CPU time per event (the Python side of the write path).
 """
 
 from __future__ import annotations
@@ -16,20 +26,39 @@ from __future__ import annotations
 import argparse
 import random
 import sqlite3
+import statistics
 import tempfile
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import create_engine, text
+
+from headwater.model import TableRef
 from headwater.store import open_store, write
-from store_bench import LAYERS, warehouse
+from store_bench import LAYERS, PG, make_event, warehouse
 
 Batch = list[tuple[str, list[tuple[Any, ...]]]]
+Rate = tuple[float, float]
+"""(events/s wall-clock, events/s CPU time)"""
 
 
-def record(path: Path, events: Sequence[Any]) -> tuple[float, list[Batch]]:
-    """Events/s of the store itself, and the rows of each of its write transactions."""
+def _clock() -> tuple[float, float]:
+    return time.perf_counter(), time.process_time()
+
+
+def _rate(n: int, t0: tuple[float, float]) -> Rate:
+    wall, cpu = _clock()
+    return n / (wall - t0[0]), n / max(cpu - t0[1], 1e-9)
+
+
+def record(
+    path: Path, events: Sequence[Any], single: Sequence[Any] = ()
+) -> tuple[Rate, list[Batch], Rate, list[Batch]]:
+    """Events/s of the store itself (``record_batch`` of 500, then ``record`` of ``single`` one by
+    one into the same store), and the rows of each of its write transactions."""
     batches: list[Batch] = []
     original = write._executemany
 
@@ -40,15 +69,21 @@ def record(path: Path, events: Sequence[Any]) -> tuple[float, list[Batch]]:
     write._executemany = keep  # type: ignore[assignment]
     store = open_store(f"sqlite:///{path}")
     try:
-        t0 = time.perf_counter()
+        t0 = _clock()
         for i in range(0, len(events), 500):
             batches.append([])
             store.record_batch(events[i : i + 500])
-        dt = time.perf_counter() - t0
+        batch_rate = _rate(len(events), t0)
+        first_single = len(batches)
+        t0 = _clock()
+        for e in single:
+            batches.append([])
+            store.record(e)
+        single_rate = _rate(len(single), t0) if single else (0.0, 0.0)
     finally:
         write._executemany = original  # type: ignore[assignment]
         store.close()
-    return len(events) / dt, batches
+    return batch_rate, batches[:first_single], single_rate, batches[first_single:]
 
 
 def replay(
@@ -57,51 +92,125 @@ def replay(
     events: int,
     keep_row: Callable[[str, tuple[Any, ...]], bool] = lambda sql, row: True,
     drop_index: str | None = None,
-) -> float:
-    """Events/s of plain sqlite3 writing ``batches`` into a fresh store file at ``path``."""
+    before: Sequence[Batch] = (),
+) -> Rate:
+    """Events/s of plain sqlite3 writing ``batches`` into a fresh store file at ``path`` (after
+    ``before``, untimed: the store the batches were written into)."""
     open_store(f"sqlite:///{path}").close()  # the store's schema, migrated
     conn = sqlite3.connect(path, isolation_level=None)
-    for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "cache_size=-65536"):
+    for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "cache_size=-16384"):
         conn.execute(f"PRAGMA {pragma}")
     if drop_index:
         conn.execute(f"DROP INDEX {drop_index}")
     work = [[(sql, [r for r in rows if keep_row(sql, r)]) for sql, rows in batch] for batch in batches]
-    t0 = time.perf_counter()
-    for batch in work:
-        conn.execute("BEGIN IMMEDIATE")
-        for sql, rows in batch:
-            conn.executemany(sql, rows)
-        conn.execute("COMMIT")
-    dt = time.perf_counter() - t0
+
+    def run(todo: Sequence[Batch]) -> None:
+        for batch in todo:
+            conn.execute("BEGIN IMMEDIATE")
+            for sql, rows in batch:
+                conn.executemany(sql, rows)
+            conn.execute("COMMIT")
+
+    run(before)
+    t0 = _clock()
+    run(work)
+    rate = _rate(events, t0)
     conn.close()
-    return events / dt
+    return rate
+
+
+def postgresql(events: Sequence[Any], single: Sequence[Any]) -> tuple[Rate, Rate]:
+    """``record_batch`` of 500 and then ``record`` of ``single`` into a fresh PostgreSQL schema."""
+    schema = f"hw_floor_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(PG, isolation_level="AUTOCOMMIT")
+    with admin.connect() as c:
+        c.execute(text(f'CREATE SCHEMA "{schema}"'))
+    try:
+        store = open_store(f"{PG}?options=-csearch_path%3D{schema}")
+        t0 = _clock()
+        for i in range(0, len(events), 500):
+            store.record_batch(events[i : i + 500])
+        batch = _rate(len(events), t0)
+        t0 = _clock()
+        for e in single:
+            store.record(e)
+        one = _rate(len(single), t0) if single else (0.0, 0.0)
+        store.close()
+        return batch, one
+    finally:
+        with admin.connect() as c:
+            c.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+def _median(rates: list[Rate]) -> Rate:
+    return statistics.median(r[0] for r in rates), statistics.median(r[1] for r in rates)
+
+
+def _show(label: str, rate: Rate, floor: Rate | None = None) -> None:
+    ratio = f"   {rate[0] / floor[0]:.2f} / {rate[1] / floor[1]:.2f} of the floor" if floor else ""
+    print(f"  {label:48} {rate[0]:8,.0f} wall {rate[1]:8,.0f} CPU events/s{ratio}")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scale", type=float, default=1.0, help="1.0 = 10,000 tables, 8,000 events")
+    ap.add_argument("--rounds", type=int, default=3, help="alternating rounds of store and floor")
+    ap.add_argument("--single", type=int, default=300, help="events recorded one per transaction")
+    ap.add_argument("--variants", action="store_true", help="also replay without CONTAINS rows / an index")
+    ap.add_argument("--postgresql", action="store_true", help="also record into PostgreSQL (HEADWATER_BENCH_PG)")
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args()
-    events, _ = warehouse(max(LAYERS * 4, int(10_000 * args.scale)), random.Random(args.seed))
+    rng = random.Random(args.seed)
+    events, layers = warehouse(max(LAYERS * 4, int(10_000 * args.scale)), rng)
+    single = [
+        make_event(TableRef("internal", "extra", f"x{k}"), rng.choice(layers[-1]), rng.choice(layers[-2]), 10**7 + k)
+        for k in range(args.single)
+    ]
+    n = len(events)
+    stores, floors, singles, single_floors = [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
-        store_rate, batches = record(d / "store.db", events)
+        for k in range(args.rounds):
+            store_rate, batches, single_rate, single_batches = record(d / f"store{k}.db", events, single)
+            stores.append(store_rate)
+            singles.append(single_rate)
+            floors.append(replay(d / f"replay{k}.db", batches, n))
+            if single:
+                single_floors.append(replay(d / f"replay1_{k}.db", single_batches, len(single), before=batches))
         rows = sum(len(r) for b in batches for _, r in b)
-        n = len(events)
         print(f"{n:,} events of 135 column edges; the store wrote {rows:,} rows ({rows / n:.1f} per event)")
-        print(f"  store, record_batch of 500:                      {store_rate:8,.0f} events/s")
-        floor = replay(d / "replay.db", batches, n)
-        print(f"  plain sqlite3 replay of the same rows:           {floor:8,.0f} events/s (the floor)")
-        no_contains = replay(
-            d / "lean1.db",
-            batches,
-            n,
-            lambda sql, r: not (sql.startswith("INSERT INTO hw_edges") and r[0] == "CONTAINS"),
-        )
-        print(f"  replay without CONTAINS edge rows:               {no_contains:8,.0f} events/s")
-        no_event_ix = replay(d / "lean2.db", batches, n, drop_index="ix_hw_edges_event")
-        print(f"  replay without the ix_hw_edges_event index:      {no_event_ix:8,.0f} events/s")
-        print(f"store / floor = {store_rate / floor:.2f}: the share of the time SQLite itself takes")
+        print(f"medians of {args.rounds} alternating rounds (wall-clock / CPU time of this process):")
+        floor = _median(floors)
+        _show("store, record_batch of 500", _median(stores), floor)
+        _show("plain sqlite3 replay of the same rows (floor)", floor)
+        if single:
+            single_floor = _median(single_floors)
+            _show(f"store, record() x {len(single)} (one per transaction)", _median(singles), single_floor)
+            _show("plain sqlite3 replay, one transaction per event", single_floor)
+        if args.postgresql:
+            batch, one = postgresql(events, single)
+            print(
+                f"  PostgreSQL, record_batch of 500: {batch[0]:8,.0f} wall events/s, client CPU "
+                f"{1e6 / batch[1]:6,.0f} us per event"
+            )
+            if single:
+                print(
+                    f"  PostgreSQL, record() x {len(single)}:    {one[0]:8,.0f} wall events/s, client CPU "
+                    f"{1e6 / one[1]:6,.0f} us per event"
+                )
+        if args.variants:
+            no_contains = replay(
+                d / "lean1.db",
+                batches,
+                n,
+                lambda sql, r: not (sql.startswith("INSERT INTO hw_edges") and r[0] == "CONTAINS"),
+            )
+            _show("replay without CONTAINS edge rows", no_contains)
+            _show(
+                "replay without the ix_hw_edges_event index",
+                replay(d / "lean2.db", batches, n, drop_index="ix_hw_edges_event"),
+            )
 
 
 if __name__ == "__main__":

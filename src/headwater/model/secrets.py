@@ -38,11 +38,25 @@ _SENSITIVE = re.compile(
     r"|(^|[._\-])(key|keys|auth|sas|sig|creds?|pw)($|[._\-])|key$",
     re.IGNORECASE,
 )
-_HINT = re.compile(
-    r"pass|pwd|secret|token|credential|hidden|private|keytab|jaas|key|auth|sas|sig|cred|pw|identified|://|bearer|basic",
-    re.IGNORECASE,
+_HINT_WORDS = (
+    r"pass|pwd|secret|token|credential|hidden|private|keytab|jaas|key|auth|sas|sig|cred|pw|identified|://|bearer|basic"
 )
-"""Cheap test before tokenizing: SQL text without any of these holds nothing to redact."""
+_HINT = re.compile(_HINT_WORDS, re.IGNORECASE)
+_HINT_LOWER = re.compile(_HINT_WORDS)
+
+
+def _hinted(text: str) -> bool:
+    """Cheap test before tokenizing: SQL text without any of these words holds nothing to redact.
+    ASCII text is lower-cased and searched case-sensitively: the same answer as ``re.IGNORECASE``,
+    about ten times faster (the store checks every expression of every event it records).
+
+    >>> _hinted("a.c1 + b.c1"), _hinted("conn = 'PostgreSQL://u:PW@h'"), _hinted("K\u212aEY")
+    (False, True, True)
+    """
+    if text.isascii():
+        return _HINT_LOWER.search(text.lower()) is not None
+    return _HINT.search(text) is not None
+
 
 _URL_USERINFO = re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]*://[^\s/:@'\"`]*:)([^\s@/'\"`]+)(@)")
 _PAIR = re.compile(r"(?<![\w.\-])([\w.\-]+)(\s*=\s*)([^&;,\s'\"`)]+)")
@@ -72,7 +86,7 @@ def mask_value(value: str) -> str:
     >>> mask_value("https://acct.blob.core.windows.net/c?sv=2022-11-02&sig=AbC%2Bd")
     'https://acct.blob.core.windows.net/c?sv=2022-11-02&sig=***'
     """
-    if not _HINT.search(value):
+    if not _hinted(value):
         return value
     value = _URL_USERINFO.sub(rf"\1{MASK}\3", value)
     value = _PAIR.sub(lambda m: f"{m[1]}{m[2]}{MASK}" if is_sensitive(m[1]) else m[0], value)
@@ -120,7 +134,7 @@ def _redacted_expressions(items: tuple[Any, ...], dialect: str) -> tuple[Any, ..
     out = []
     for item in items:
         expression = getattr(item, "expression", None)
-        if isinstance(expression, str) and _HINT.search(expression):
+        if isinstance(expression, str) and _hinted(expression):
             redacted = redact_sql(expression, dialect)
             if redacted != expression:
                 item = dataclasses.replace(item, expression=redacted)
@@ -166,7 +180,7 @@ def redact_sql(sql: str, dialect: str = "") -> str:
     >>> redact_sql("CREATE USER etl IDENTIFIED BY 'hunter2'")
     "CREATE USER etl IDENTIFIED BY '***'"
     """
-    if not _HINT.search(sql):
+    if not _hinted(sql):
         return sql
     try:
         tokens = _tokens(sql, dialect)
@@ -230,7 +244,7 @@ def redact_text(text: str) -> str:
     >>> redact_text("Invalid expression / Unexpected token. Line 1, Col: 40. WITH ('password'='x', 'k'='v') AS")
     "Invalid expression / Unexpected token. Line 1, Col: 40. WITH ('password'='***', 'k'='v') AS"
     """
-    return _redact_by_pattern(text) if _HINT.search(text) else text
+    return _redact_by_pattern(text) if _hinted(text) else text
 
 
 def _redact_by_pattern(sql: str) -> str:

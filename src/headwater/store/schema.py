@@ -22,6 +22,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    text,
 )
 
 OPEN = 2**62
@@ -63,6 +64,9 @@ events = Table(
     Index("ix_hw_events_job", "job_id"),
 )
 
+_JOB_SET = text("job_id IS NOT NULL")
+_EVENT_SET = text("event_pk IS NOT NULL")
+
 edges = Table(
     "hw_edges",
     metadata,
@@ -83,8 +87,9 @@ edges = Table(
     Column("valid_to", BigInteger, nullable=False),
     Index("ix_hw_edges_dst", "dst_id", "type"),
     Index("ix_hw_edges_src", "src_id", "type"),
-    Index("ix_hw_edges_job", "job_id", "valid_to"),
-    Index("ix_hw_edges_event", "event_pk"),
+    # partial (revision 0005): memberships (CONTAINS) have neither a job nor an event
+    Index("ix_hw_edges_job", "job_id", "valid_to", sqlite_where=_JOB_SET, postgresql_where=_JOB_SET),
+    Index("ix_hw_edges_event", "event_pk", sqlite_where=_EVENT_SET, postgresql_where=_EVENT_SET),
 )
 
 jobs = Table(
