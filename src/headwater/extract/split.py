@@ -1,7 +1,8 @@
 """Pass 1: split a script into statements and parse each one on its own.
 
 A statement that fails to parse becomes a ``Piece`` with an error; the others are unaffected.
-The script is tokenized once; each statement is parsed from its own tokens.
+The script is tokenized once; each statement is parsed from its own tokens when its piece is taken
+(``iter_script``), so extraction holds one statement's tree at a time.
 
 >>> pieces = split_script("SELECT 1;\\nSELECT FROM WHERE;\\nSELECT 2", "generic")
 >>> [(p.index, p.line, p.tree is not None) for p in pieces]
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from sqlglot import exp
@@ -49,10 +51,24 @@ class Piece:
 
 
 def split_script(sql: str, dialect: str, limits: Limits | None = None) -> list[Piece]:
-    """Split and parse ``sql``; never raises for bad SQL (errors are on the pieces).
+    """Every piece of ``sql`` at once (``iter_script`` as a list): for a caller that needs them all,
+    such as the project order; extraction streams them instead."""
+    return list(iter_script(sql, dialect, limits))
 
-    A statement past one of the ``limits`` (size, nesting, operator chain) or with a NUL byte is a
-    piece with an error, and is never given to the parser.
+
+def iter_script(sql: str, dialect: str, limits: Limits | None = None) -> Iterator[Piece]:
+    """Split ``sql`` and parse one statement at a time, as the caller takes them; never raises for bad
+    SQL (errors are on the pieces).
+
+    The script is tokenized once; each statement's tree is made when its piece is taken, so a caller
+    that lets go of each piece holds one tree at a time, however long the script (the cyclic
+    collector then never walks the trees of statements still to come or already done). A statement
+    past one of the ``limits`` (size, nesting, operator chain) or with a NUL byte is a piece with an
+    error, and is never given to the parser.
+
+    >>> pieces = iter_script("SELECT 1;\\nSELECT 2", "generic")
+    >>> next(pieces).tree.sql(), next(pieces).line
+    ('SELECT 1', 2)
     """
     limits = limits or Limits.from_env()
     d = Dialect.get_or_raise(sqlglot_dialect(dialect))
@@ -62,11 +78,14 @@ def split_script(sql: str, dialect: str, limits: Limits | None = None) -> list[P
         tokens = d.tokenize(masked)
     except TokenError:
         if oversized:
-            return [_too_large(i, sql, a, b, limits) for i, (a, b) in enumerate(oversized)]
-        return _split_by_text(sql, d, limits)
+            yield from (_too_large(i, sql, a, b, limits) for i, (a, b) in enumerate(oversized))
+        else:
+            yield from _split_by_text(sql, d, limits)
+        return
     except RecursionError:
-        return [Piece(0, 1, 1, sql[:200], None, _diag("cannot tokenize: the script nests too deep", 0, 1, 1))]
-    pieces: list[Piece] = []
+        yield Piece(0, 1, 1, sql[:200], None, _diag("cannot tokenize: the script nests too deep", 0, 1, 1))
+        return
+    index = 0
     chunk: list[Token] = []
     pending = iter(oversized)
     big = next(pending, None)
@@ -74,25 +93,29 @@ def split_script(sql: str, dialect: str, limits: Limits | None = None) -> list[P
     for tok in tokens:
         while big is not None and tok.start >= big[1]:  # an oversized statement was here
             if chunk:
-                pieces.append(_parse_chunk(len(pieces), chunk, masked, d, limits))
+                yield _parse_chunk(index, chunk, masked, d, limits)
+                index += 1
                 chunk = []
                 blocks.reset()
-            pieces.append(_too_large(len(pieces), sql, big[0], big[1], limits))
+            yield _too_large(index, sql, big[0], big[1], limits)
+            index += 1
             big = next(pending, None)
         if tok.token_type == TokenType.SEMICOLON and not blocks.inside():
             if chunk:
-                pieces.append(_parse_chunk(len(pieces), chunk, masked, d, limits))
+                yield _parse_chunk(index, chunk, masked, d, limits)
+                index += 1
             chunk = []
             blocks.reset()
         else:
             chunk.append(tok)
             blocks.feed(tok)
     if chunk:
-        pieces.append(_parse_chunk(len(pieces), chunk, masked, d, limits))
+        yield _parse_chunk(index, chunk, masked, d, limits)
+        index += 1
     while big is not None:
-        pieces.append(_too_large(len(pieces), sql, big[0], big[1], limits))
+        yield _too_large(index, sql, big[0], big[1], limits)
+        index += 1
         big = next(pending, None)
-    return pieces
 
 
 def _mask(sql: str, spans: list[tuple[int, int]]) -> str:
