@@ -39,11 +39,9 @@ def test_a_statements_tree_is_made_when_its_turn_comes_and_freed_once_it_is_done
     monkeypatch.setattr(engine.Extractor, "_statement", recording_statement)
     result = Extractor(options=ExtractOptions(dialect="generic")).run(SCRIPT)
     assert [[d.expression for d in e.direct] for e in result.events] == [["s.a"], ["s.b"], ["s.c"]]
-    # at the first statement only it and the next one are parsed (the third is not yet made);
-    # at the third the first statement's tree is gone, the third's is alive
-    assert alive_at[0] == [True, True]
-    assert alive_at[1] == [False, True, True]
-    assert alive_at[2][0] is False and alive_at[2][2] is True
+    # the first two statements are parsed together (a script of one statement has no statement ids),
+    # then each when its turn comes, once the one before it is gone
+    assert alive_at == [[True, True], [False, True], [False, False, True]]
 
 
 def test_the_collector_is_enabled_again_after_a_script() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Container, Iterable, Iterator, Sequence
 from dataclasses import replace
+from itertools import islice
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
@@ -127,20 +128,26 @@ class Extractor:
     ) -> Iterator[tuple[Piece, StatementResult]]:
         """``run_pieces`` with the piece each result came from (a routine's piece makes several).
 
-        ``pieces`` is taken one at a time, one ahead: with ``iter_script``'s pieces at most two
-        statements' trees are alive at once."""
+        ``pieces`` is taken one at a time (the first two at once: a script of one statement has no
+        statement ids of its own); with ``iter_script``'s pieces, a statement is parsed and extracted
+        with the collector paused, so its tree is garbage before the collector first sees it and a
+        young collection frees it (it never ages into the generations the full collections walk)."""
         run = run or RunInfo()
         ahead = iter(pieces)
-        piece = next(ahead, None)
-        following = next(ahead, None)
-        several = following is not None
+        with collector_paused():
+            buffered = list(islice(ahead, 2))
+        several = len(buffered) > 1
+        buffered.reverse()
         k = 0
-        while piece is not None:
+        while True:
             with collector_paused():
+                piece = buffered.pop() if buffered else next(ahead, None)
+                if piece is None:
+                    return
                 results = self._piece(piece, k, several, run)
             for result in results:
                 yield piece, result
-            piece, following = following, next(ahead, None)  # the statement's tree is no longer held here
+            del piece  # the statement's tree is no longer held here while the next is parsed
             k += 1
 
     def _piece(self, piece: Piece, k: int, several: bool, run: RunInfo) -> list[StatementResult]:

@@ -90,7 +90,9 @@ def iter_script(sql: str, dialect: str, limits: Limits | None = None) -> Iterato
     pending = iter(oversized)
     big = next(pending, None)
     blocks = BlockTracker()  # a semicolon inside BEGIN … END does not end the statement
-    for tok in tokens:
+    tokens.reverse()  # taken from the end: the list lets go of each token as its statement is parsed
+    while tokens:
+        tok = tokens.pop()
         while big is not None and tok.start >= big[1]:  # an oversized statement was here
             if chunk:
                 yield _parse_chunk(index, chunk, masked, d, limits)

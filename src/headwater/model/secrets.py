@@ -49,13 +49,14 @@ def _hinted(text: str) -> bool:
     much as parsing on a 2 kB statement); other text by ``_HINT``, which folds case as the other
     patterns here do.
 
-    >>> _hinted("SELECT a FROM s"), _hinted("x = 'PassWord'"), _hinted("ſecret")
+    >>> _hinted("SELECT a FROM s"), _hinted("x = 'PassWord'"), _hinted("\\u017fecret")  # long s
     (False, True, True)
     """
     if text.isascii():
         low = text.lower()
         return any(w in low for w in _HINT_WORDS)
     return _HINT.search(text) is not None
+
 
 _URL_USERINFO = re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]*://[^\s/:@'\"`]*:)([^\s@/'\"`]+)(@)")
 _PAIR = re.compile(r"(?<![\w.\-])([\w.\-]+)(\s*=\s*)([^&;,\s'\"`)]+)")
