@@ -34,7 +34,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from headwater.catalog import Catalog
 from headwater.cli.store_cmd import StoreOpt
 from headwater.cli.stores import open_cli_store
-from headwater.extract.split import iter_script
+from headwater.extract.split import ScriptPieces
 from headwater.model import EventFormatError, LineageInfo, Severity, Status, bounded_json, event_from_dict
 from headwater.model.job import JOB_PROPERTY
 from headwater.model.ol_naming import OpenLineageNaming
@@ -438,21 +438,23 @@ def ingest(
         )
 
     with _progress(console) as progress:
-        # read every SQL file first; the order reads each file's statements once, one at a time, and
-        # extraction parses them again as it goes: one statement's tree is alive at a time
-        project: list[tuple[ProjectFile, str]] = []
+        # read and split every SQL file first (the order and the progress total need their statements);
+        # each statement is parsed when it is taken, by the order and again by extraction, so one
+        # statement's tree is alive at a time
+        project: list[tuple[ProjectFile, str, ScriptPieces]] = []
         task = progress.add_task("reading", total=None, rate="")
         for pf in collect_files(sql_paths, root_dir) if sql_paths else []:
             project_files.append(pf)
             progress.update(task, description=f"reading {pf.relpath}")
             totals.files += 1
             try:
-                project.append((pf, pf.path.read_text(encoding="utf-8-sig")))
+                text = pf.path.read_text(encoding="utf-8-sig")
+                project.append((pf, text, ScriptPieces(text, dialect)))
             except (OSError, UnicodeError) as exc:
                 totals.fail(str(pf.path), exc)
         if order is Order.deps and len(project) > 1:
             ordered = order_files(
-                {pf.relpath: iter_script(text, dialect) for pf, text in project}, dialect, default_db, default_catalog
+                {pf.relpath: pieces for pf, _, pieces in project}, dialect, default_db, default_catalog
             )
             if ordered.cycle:
                 console.print(
@@ -465,9 +467,9 @@ def ingest(
                 )
             rank = {name: k for k, name in enumerate(ordered.order)}
             project.sort(key=lambda item: rank[item[0].relpath])
-        progress.update(task, total=None, completed=0)
+        progress.update(task, total=sum(len(p) for _, _, p in project), completed=0)
         context = new_context()
-        for pf, text in project:
+        for pf, text, pieces in project:
             if session_per_file:
                 context = new_context()
             progress.update(task, description=f"ingesting {pf.relpath}")
@@ -493,7 +495,7 @@ def ingest(
                 progress.update(task, advance=1, rate=_rate(progress, task))
 
             try:
-                context.extract(pf.relpath, text, on_statement=step)
+                context.extract(pf.relpath, text, pieces, on_statement=step)
             except Exception as exc:  # an extractor bug: name it, go on with the next file
                 totals.fail(str(pf.path), exc)
                 items.clear()

@@ -17,6 +17,7 @@ import dataclasses
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
@@ -70,6 +71,44 @@ def iter_script(sql: str, dialect: str, limits: Limits | None = None) -> Iterato
     >>> next(pieces).tree.sql(), next(pieces).line
     ('SELECT 1', 2)
     """
+    for step in _steps(sql, dialect, limits):
+        yield step if isinstance(step, Piece) else _parse_chunk(*step)
+
+
+class ScriptPieces:
+    """A script's statements, split now and parsed each time they are taken (``iter_script``), with
+    their number known before any is parsed: for a progress total, or a caller that reads them twice
+    (the project order, then extraction) without holding every tree in between.
+
+    >>> pieces = ScriptPieces("SELECT 1;\\nSELECT 2; SELECT FROM", "generic")
+    >>> len(pieces), [p.tree is not None for p in pieces]
+    (3, [True, True, False])
+    """
+
+    def __init__(self, sql: str, dialect: str, limits: Limits | None = None) -> None:
+        self._steps = list(_steps(sql, dialect, limits))
+
+    def __len__(self) -> int:
+        return len(self._steps)
+
+    def __iter__(self) -> Iterator[Piece]:
+        for step in self._steps:
+            yield step if isinstance(step, Piece) else _parse_chunk(*step)
+
+
+class _Chunk(NamedTuple):
+    """One statement's tokens, to be parsed (``_parse_chunk``'s arguments)."""
+
+    index: int
+    tokens: list[Token]
+    sql: str
+    dialect: Dialect
+    limits: Limits
+
+
+def _steps(sql: str, dialect: str, limits: Limits | None) -> Iterator[Piece | _Chunk]:
+    """The statements of ``sql`` in order: a piece where no parsing is needed (an error, a statement
+    past a limit), else its tokens to parse. The token list lets go of each token as it is taken."""
     limits = limits or Limits.from_env()
     d = Dialect.get_or_raise(sqlglot_dialect(dialect))
     oversized = list(oversized_spans(sql, limits.max_statement_bytes))
@@ -90,12 +129,12 @@ def iter_script(sql: str, dialect: str, limits: Limits | None = None) -> Iterato
     pending = iter(oversized)
     big = next(pending, None)
     blocks = BlockTracker()  # a semicolon inside BEGIN … END does not end the statement
-    tokens.reverse()  # taken from the end: the list lets go of each token as its statement is parsed
+    tokens.reverse()  # taken from the end: the list lets go of each token as its statement is taken
     while tokens:
         tok = tokens.pop()
         while big is not None and tok.start >= big[1]:  # an oversized statement was here
             if chunk:
-                yield _parse_chunk(index, chunk, masked, d, limits)
+                yield _Chunk(index, chunk, masked, d, limits)
                 index += 1
                 chunk = []
                 blocks.reset()
@@ -104,7 +143,7 @@ def iter_script(sql: str, dialect: str, limits: Limits | None = None) -> Iterato
             big = next(pending, None)
         if tok.token_type == TokenType.SEMICOLON and not blocks.inside():
             if chunk:
-                yield _parse_chunk(index, chunk, masked, d, limits)
+                yield _Chunk(index, chunk, masked, d, limits)
                 index += 1
             chunk = []
             blocks.reset()
@@ -112,7 +151,7 @@ def iter_script(sql: str, dialect: str, limits: Limits | None = None) -> Iterato
             chunk.append(tok)
             blocks.feed(tok)
     if chunk:
-        yield _parse_chunk(index, chunk, masked, d, limits)
+        yield _Chunk(index, chunk, masked, d, limits)
         index += 1
     while big is not None:
         yield _too_large(index, sql, big[0], big[1], limits)
