@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, overload
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
@@ -72,17 +72,21 @@ def iter_script(sql: str, dialect: str, limits: Limits | None = None) -> Iterato
     ('SELECT 1', 2)
     """
     for step in _steps(sql, dialect, limits):
-        yield step if isinstance(step, Piece) else _parse_chunk(*step)
+        yield _piece_of(step)
 
 
-class ScriptPieces:
+def _piece_of(step: Piece | _Chunk) -> Piece:
+    return step if isinstance(step, Piece) else _parse_chunk(*step)
+
+
+class ScriptPieces(Sequence[Piece]):
     """A script's statements, split now and parsed each time they are taken (``iter_script``), with
     their number known before any is parsed: for a progress total, or a caller that reads them twice
     (the project order, then extraction) without holding every tree in between.
 
     >>> pieces = ScriptPieces("SELECT 1;\\nSELECT 2; SELECT FROM", "generic")
-    >>> len(pieces), [p.tree is not None for p in pieces]
-    (3, [True, True, False])
+    >>> len(pieces), [p.tree is not None for p in pieces], pieces[1].line
+    (3, [True, True, False], 2)
     """
 
     def __init__(self, sql: str, dialect: str, limits: Limits | None = None) -> None:
@@ -91,9 +95,20 @@ class ScriptPieces:
     def __len__(self) -> int:
         return len(self._steps)
 
+    @overload
+    def __getitem__(self, i: int) -> Piece: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Piece]: ...
+
+    def __getitem__(self, i: int | slice) -> Piece | list[Piece]:
+        if isinstance(i, slice):
+            return [_piece_of(step) for step in self._steps[i]]
+        return _piece_of(self._steps[i])
+
     def __iter__(self) -> Iterator[Piece]:
         for step in self._steps:
-            yield step if isinstance(step, Piece) else _parse_chunk(*step)
+            yield _piece_of(step)
 
 
 class _Chunk(NamedTuple):

@@ -19,7 +19,7 @@ the files then run in name order.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from sqlglot import exp
@@ -49,7 +49,7 @@ def _targets(tree: exp.Expression) -> list[exp.Table]:
     return out
 
 
-def tables_of(pieces: Iterable[Piece], names: Names, session: Session) -> tuple[set[TableRef], set[TableRef]]:
+def tables_of(pieces: Sequence[Piece], names: Names, session: Session) -> tuple[set[TableRef], set[TableRef]]:
     """(written or created, read) by the statements of one file."""
     written: set[TableRef] = set()
     read: set[TableRef] = set()
@@ -74,9 +74,9 @@ def tables_of(pieces: Iterable[Piece], names: Names, session: Session) -> tuple[
 
 
 def order_files(
-    files: Mapping[str, Iterable[Piece]], dialect: str, database: str | None = None, catalog: str = "internal"
+    files: Mapping[str, Sequence[Piece]], dialect: str, database: str | None = None, catalog: str = "internal"
 ) -> FileOrder:
-    """Order ``files`` (relative path → its statements, as ``iter_script`` makes them, each read once)."""
+    """Order ``files`` (relative path → its statements, as ``split_script`` makes them)."""
     names = Names.for_dialect(sqlglot_dialect(dialect))
     by_name = sorted(files)
     writes: dict[str, set[TableRef]] = {}
