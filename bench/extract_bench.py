@@ -9,6 +9,14 @@ ratio; and checks that every statement extracts with status COMPLETE.
 
     python bench/extract_bench.py --growth [--max-script N] [--freeze]
 
+    python bench/extract_bench.py --script [--copies N] [--rounds N]
+
+The script path instead, as the ``headwater extract`` command runs it: one file of ``--copies`` (10)
+copies of the TPC-DS corpus, timed as one ``Extractor.run`` of the whole script in this process and
+as the ``headwater extract --format jsonl`` command in a child process (its CPU time less that of the
+same command over a one-statement file: startup excluded), each against bare ``sqlglot.parse_one`` of
+the same statements, in alternating rounds.
+
 The growth curves instead: the CPU cost per statement of one ``Extractor.run`` over scripts of
 1,000 / 10,000 / 100,000 statements (``--max-script`` caps the length; fewer rounds for the long
 ones) with the process's resident memory after each, and the cost of single statements as they
@@ -22,8 +30,12 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
+import resource
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -34,7 +46,7 @@ from headwater.extract import ExtractOptions, Extractor
 from headwater.extract.split import split_script
 from headwater.model import Status, TableRef
 
-DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+DEFAULT_CORPUS = Path(os.environ.get("HEADWATER_SHARED") or Path(__file__).resolve().parents[2] / "shared") / "corpus"
 
 
 def load_statements(path: Path) -> list[tuple[str, str]]:
@@ -110,6 +122,50 @@ def bench(name: str, statements: list[tuple[str, str]], catalog: MemoryCatalog, 
     print(f"  lineage passes alone       {(t_extract - t_split) / t_parse:.2f}x parse")
     print(f"  COMPLETE: {n - len(bad)}/{n}" + (f"  NOT COMPLETE: {', '.join(bad)}" if bad else ""))
     return not bad
+
+
+def child_cpu(cmd: list[str]) -> float:
+    """CPU seconds (user + system) a child process running ``cmd`` used."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def script_bench(corpus: Path, copies: int, rounds: int) -> None:
+    """One script of ``copies`` copies of TPC-DS: in-process ``run`` and the CLI, against parse_one."""
+    sqls = [sql for _, sql in load_statements(corpus / "insert_tpcds.sql")] * copies
+    schema = corpus / "tpcds_schema.json"
+    catalog = load_catalog(schema)
+    options = ExtractOptions(dialect="generic")
+    script = ";\n".join(sqls)
+    headwater = str(Path(sys.executable).with_name("headwater"))
+    with tempfile.TemporaryDirectory() as tmp:
+        path, one = os.path.join(tmp, "script.sql"), os.path.join(tmp, "one.sql")
+        Path(path).write_text(script)
+        Path(one).write_text(sqls[0])
+        cli = [headwater, "extract", "--dialect", "generic", "--schema", str(schema), "--format", "jsonl"]
+
+        def parse() -> None:
+            for sql in sqls:
+                sqlglot.parse_one(sql)
+
+        def run() -> None:
+            result = Extractor(catalog, options).run(script)
+            assert len(result.statements) == len(sqls)
+
+        samples: dict[str, list[float]] = {"parse": [], "run": [], "cli": []}
+        run()  # warm-up
+        for _ in range(rounds):
+            samples["parse"].append(timed(parse))
+            samples["run"].append(timed(run))
+            samples["cli"].append(child_cpu([*cli, path]) - child_cpu([*cli, one]))
+    t = {k: statistics.median(v) for k, v in samples.items()}
+    n = len(sqls)
+    print(f"TPC-DS x {copies}: one script of {n} statements, median CPU time of {rounds} alternating rounds")
+    print(f"  bare sqlglot.parse_one          {n / t['parse']:9.1f} statements/s")
+    print(f"  Extractor.run(script)           {n / t['run']:9.1f} statements/s   ({t['run'] / t['parse']:.2f}x parse)")
+    print(f"  headwater extract (no startup)  {n / t['cli']:9.1f} statements/s   ({t['cli'] / t['parse']:.2f}x parse)")
 
 
 GROWTH_TABLES = {"s": [f"c{i}" for i in range(1000)], "t": [f"c{i}" for i in range(1000)]}
@@ -208,11 +264,16 @@ def main() -> int:
     ap.add_argument("--growth", action="store_true", help="the growth curves instead of the corpora")
     ap.add_argument("--max-script", type=int, default=100_000, help="longest script of the growth curve")
     ap.add_argument("--freeze", action="store_true", help="gc.freeze() the import-time heap first")
+    ap.add_argument("--script", action="store_true", help="the script path (in-process and CLI) instead")
+    ap.add_argument("--copies", type=int, default=10, help="copies of TPC-DS in the --script file")
     args = ap.parse_args()
     if args.freeze:
         gc.freeze()
     compiled = sqlglot.parser.__file__.endswith(".so")
     print(f"sqlglot {sqlglot.__version__} ({'compiled: sqlglotc' if compiled else 'pure Python'})")
+    if args.script:
+        script_bench(args.corpus, args.copies, args.rounds)
+        return 0
     if args.growth:
         catalog = growth_catalog()
         script_growth(catalog, [n for n in (1_000, 10_000, 100_000) if n <= args.max_script])

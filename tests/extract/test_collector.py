@@ -16,17 +16,16 @@ class _Probe:
     """Lives in a tree's ``meta`` and so dies with it (compiled sqlglot nodes take no weak reference)."""
 
 
-def test_a_statements_tree_is_freed_once_its_statement_is_done(monkeypatch) -> None:
+def test_a_statements_tree_is_made_when_its_turn_comes_and_freed_once_it_is_done(monkeypatch) -> None:
     trees: list[weakref.ref] = []
-    split = engine.split_script
+    split = engine.iter_script
 
-    def recording_split(sql: str, dialect: str, limits: object = None) -> list:
-        pieces = split(sql, dialect, limits)
-        for p in pieces:
+    def recording_split(sql: str, dialect: str, limits: object = None):
+        for p in split(sql, dialect, limits):
             probe = _Probe()
             p.tree.meta["probe"] = probe
             trees.append(weakref.ref(probe))
-        return pieces
+            yield p
 
     alive_at: list[list[bool]] = []
     statement = engine.Extractor._statement
@@ -36,13 +35,13 @@ def test_a_statements_tree_is_freed_once_its_statement_is_done(monkeypatch) -> N
         alive_at.append([ref() is not None for ref in trees])
         return statement(self, piece, run)
 
-    monkeypatch.setattr(engine, "split_script", recording_split)
+    monkeypatch.setattr(engine, "iter_script", recording_split)
     monkeypatch.setattr(engine.Extractor, "_statement", recording_statement)
     result = Extractor(options=ExtractOptions(dialect="generic")).run(SCRIPT)
     assert [[d.expression for d in e.direct] for e in result.events] == [["s.a"], ["s.b"], ["s.c"]]
-    # at the third statement the first statement's tree is gone, the third's is alive
-    assert alive_at[2][0] is False and alive_at[2][2] is True
-    assert alive_at[1][0] is False
+    # the first two statements are parsed together (a script of one statement has no statement ids),
+    # then each when its turn comes, once the one before it is gone
+    assert alive_at == [[True, True], [False, True], [False, False, True]]
 
 
 def test_the_collector_is_enabled_again_after_a_script() -> None:

@@ -34,7 +34,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from headwater.catalog import Catalog
 from headwater.cli.store_cmd import StoreOpt
 from headwater.cli.stores import open_cli_store
-from headwater.extract.split import split_script
+from headwater.extract.split import ScriptPieces
 from headwater.model import EventFormatError, LineageInfo, Severity, Status, bounded_json, event_from_dict
 from headwater.model.job import JOB_PROPERTY
 from headwater.model.ol_naming import OpenLineageNaming
@@ -465,8 +465,10 @@ def ingest(
     if artifacts is not None:
         _ingest_dbt(artifacts, lineage, base, store_catalog, default_catalog, batch, totals, run_at)
     with _progress(console) as progress:
-        # read and split every SQL file first: the order needs their statements
-        project: list[tuple[ProjectFile, str, list]] = []
+        # read and split every SQL file first (the order and the progress total need their statements);
+        # each statement is parsed when it is taken, by the order and again by extraction, so one
+        # statement's tree is alive at a time
+        project: list[tuple[ProjectFile, str, ScriptPieces]] = []
         task = progress.add_task("reading", total=None, rate="")
         for pf in collect_files(sql_paths, root_dir) if sql_paths else []:
             project_files.append(pf)
@@ -474,7 +476,7 @@ def ingest(
             totals.files += 1
             try:
                 text = pf.path.read_text(encoding="utf-8-sig")
-                project.append((pf, text, split_script(text, dialect)))
+                project.append((pf, text, ScriptPieces(text, dialect)))
             except (OSError, UnicodeError) as exc:
                 totals.fail(str(pf.path), exc)
         if order is Order.deps and len(project) > 1:

@@ -203,9 +203,9 @@ class _Walker:
         elif isinstance(node, exp.If):
             self._condition(node.this)
             inner = _with(labels, "IF")
-            for key in ("true", "false"):
-                if node.args.get(key) is not None:
-                    self.walk(node.args[key], inner, masked, value)
+            for branch in ("true", "false"):
+                if node.args.get(branch) is not None:
+                    self.walk(node.args[branch], inner, masked, value)
             return
         elif isinstance(node, exp.Coalesce):
             args = [node.this, *node.expressions]

@@ -208,7 +208,7 @@ class ColumnBinder(_Base):
             return self._unresolved(
                 node, "unknown_column", f"column {name} is not an output of {src.alias}", Severity.ERROR
             )
-        self._origin = id(rel)
+        self._origin: int | None = id(rel)
         return [self._take(alt) for alt in rel.columns[idx]]
 
     def _take(self, node: exp.Expression) -> exp.Expression:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Container, Iterable, Iterator, Sequence
 from dataclasses import replace
+from itertools import islice
 
 import sqlglot
 from sqlglot import exp
@@ -32,7 +33,7 @@ from headwater.extract.result import ExtractOptions, RunInfo, ScriptResult, Stat
 from headwater.extract.reuse import StatementReuse
 from headwater.extract.routines import ROUTINE_PROPERTY, SKIP_ROUTINE, Routine, batch_statements, routine_of
 from headwater.extract.scope import Relation, has_unresolved, refs_of
-from headwater.extract.split import Piece, split_script, sqlglot_dialect
+from headwater.extract.split import Piece, iter_script, split_script, sqlglot_dialect
 from headwater.extract.statements import (
     NON_LINEAGE_COMMANDS,
     SKIP_INTERNAL,
@@ -115,25 +116,44 @@ class Extractor:
 
     def extract_text(self, sql: str, run: RunInfo) -> ScriptResult:
         """Split and extract ``sql`` as the session stands (``run`` without its session effects)."""
-        pieces = split_script(sql, self.options.dialect, self.options.limits)
-        return ScriptResult(tuple(self.run_pieces(_released(pieces), run)))
+        pieces = iter_script(sql, self.options.dialect, self.options.limits)  # one tree at a time
+        return ScriptResult(tuple(self.run_pieces(pieces, run)))
 
     def run_pieces(self, pieces: Iterable[Piece], run: RunInfo | None = None) -> Iterator[StatementResult]:
-        """Extract the statements ``split_script`` made of a script, one result at a time (the
+        """Extract the statements ``iter_script`` makes of a script, one result at a time (the
         session's database and catalog are taken from ``run`` as ``run`` does). Each statement
         runs with the collector paused (``collector.collector_paused``)."""
+        for pair in self.piece_results(pieces, run):
+            result = pair[1]
+            del pair  # not holding the piece (its tree) while the next statement runs
+            yield result
+
+    def piece_results(
+        self, pieces: Iterable[Piece], run: RunInfo | None = None
+    ) -> Iterator[tuple[Piece, StatementResult]]:
+        """``run_pieces`` with the piece each result came from (a routine's piece makes several).
+
+        ``pieces`` is taken one at a time (the first two at once: a script of one statement has no
+        statement ids of its own); with ``iter_script``'s pieces, a statement is parsed and extracted
+        with the collector paused, so its tree is garbage before the collector first sees it and a
+        young collection frees it (it never ages into the generations the full collections walk)."""
         run = run or RunInfo()
         ahead = iter(pieces)
-        piece = next(ahead, None)
-        following = next(ahead, None)
-        several = following is not None
+        with collector_paused():
+            buffered = list(islice(ahead, 2))
+        several = len(buffered) > 1
+        buffered.reverse()
         k = 0
-        while piece is not None:
+        while True:
             with collector_paused():
+                piece = buffered.pop() if buffered else next(ahead, None)
+                if piece is None:
+                    return
                 results = self._piece(piece, k, several, run)
-            piece, following = following, next(ahead, None)  # the statement's tree is no longer held here
+            for result in results:
+                yield piece, result
+            del piece  # the statement's tree is no longer held here while the next is parsed
             k += 1
-            yield from results
 
     def _piece(self, piece: Piece, k: int, several: bool, run: RunInfo) -> list[StatementResult]:
         """The results of the ``k``-th piece of a script (of ``several``): one, or a routine's."""
@@ -723,14 +743,6 @@ class Extractor:
     def render(self, node: exp.Expression) -> str:
         """SQL text of a resolved expression (ours, analysed already: no copy, no preprocessing needed)."""
         return self._generator.sql(node).strip()
-
-
-def _released(pieces: list[Piece]) -> Iterator[Piece]:
-    """The pieces of ``pieces`` in order, the list letting go of each as it is taken, so that a
-    statement's tree is freed once its statement is done rather than when the script is."""
-    pieces.reverse()
-    while pieces:
-        yield pieces.pop()
 
 
 def _drop_unread_target(resolver: Resolver, target: TableRef, rel: Relation) -> None:

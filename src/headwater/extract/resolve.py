@@ -104,7 +104,7 @@ class Resolver(SourceBinder, ColumnBinder):
             # an identifier, or a bare ``*``: the nodes sqlglot gives a position
             ident = node if isinstance(node, (exp.Identifier, exp.Star)) else node.find(exp.Identifier)
             meta = ident._meta if ident is not None else None
-            if meta:
+            if meta and ident is not None:
                 line, col = meta.get("line"), meta.get("col")
                 if line is not None and col is not None:
                     text = "*" if isinstance(ident, exp.Star) else ident.this
@@ -153,7 +153,7 @@ class Resolver(SourceBinder, ColumnBinder):
         ctes = dict(ctes)
         recursive = bool(with_.args.get("recursive"))
         for cte in with_.expressions:
-            name = self.names.table_ident(cte.args["alias"].this)
+            name = self.names.table_ident(cte.args["alias"].this) or ""
             body = cte.this
             visible = dict(ctes)
             alias = cte.args.get("alias")
@@ -339,8 +339,8 @@ class Resolver(SourceBinder, ColumnBinder):
         nodes = list(group.expressions)
         if group.args.get("all"):  # GROUP BY ALL: every select item without an aggregate
             nodes.extend(i for i in items if not any(isinstance(n, exp.AggFunc) for n in i.walk()))
-        for key in ("grouping_sets", "cube", "rollup"):
-            nodes.extend(group.args.get(key) or [])
+        for arg in ("grouping_sets", "cube", "rollup"):
+            nodes.extend(group.args.get(arg) or [])
         for node in nodes:
             if isinstance(node, exp.GroupingSets | exp.Cube | exp.Rollup):
                 construct = {exp.GroupingSets: "GROUPING SETS", exp.Cube: "CUBE", exp.Rollup: "ROLLUP"}[type(node)]
@@ -488,6 +488,11 @@ class Resolver(SourceBinder, ColumnBinder):
 
     # ------------------------------------------------------------------ expressions
 
+    def _last_origin(self) -> int | None:
+        """The relation ``_column`` last bound a column from (read through a call: the compiled
+        build would otherwise trust the ``None`` assigned before ``_column`` ran)."""
+        return self._origin
+
     def resolve(
         self, expr: exp.Expression, scope: Scope, alias_first: bool = False, alias_fallback: bool = False
     ) -> Alts:
@@ -507,9 +512,9 @@ class Resolver(SourceBinder, ColumnBinder):
                     continue
                 self._origin = None
                 alts = self._column(node, scope, alias_first, alias_fallback)
-                subs.append((id(node), alts, self._origin))
+                subs.append((id(node), alts, self._last_origin()))
             elif isinstance(node, QUERY_TYPES):
-                subs.append((id(node), self._subquery(node, scope), None))
+                subs.append((id(node), self._subquery(node, scope), None))  # type: ignore[arg-type]  # a query node is an Expression
         if not subs:
             return [substitute(expr, {})]
         out: Alts = []

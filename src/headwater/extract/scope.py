@@ -142,7 +142,7 @@ def has_unresolved(node: exp.Expression, shared: bool = False) -> bool:
     return any(n._meta and n._meta.get(UNRESOLVED) for n in columns_in(node, shared))
 
 
-def columns_in(node: exp.Expression, shared: bool) -> Iterator[exp.Expression]:
+def columns_in(node: exp.Expression, shared: bool) -> Iterator[exp.Column]:
     """The column nodes of a resolved expression; ``shared``: each shared subexpression once."""
     if not shared:
         yield from node.find_all(exp.Column)

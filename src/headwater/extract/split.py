@@ -1,7 +1,8 @@
 """Pass 1: split a script into statements and parse each one on its own.
 
 A statement that fails to parse becomes a ``Piece`` with an error; the others are unaffected.
-The script is tokenized once; each statement is parsed from its own tokens.
+The script is tokenized once; each statement is parsed from its own tokens when its piece is taken
+(``iter_script``), so extraction holds one statement's tree at a time.
 
 >>> pieces = split_script("SELECT 1;\\nSELECT FROM WHERE;\\nSELECT 2", "generic")
 >>> [(p.index, p.line, p.tree is not None) for p in pieces]
@@ -14,7 +15,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple, overload
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
@@ -49,11 +52,78 @@ class Piece:
 
 
 def split_script(sql: str, dialect: str, limits: Limits | None = None) -> list[Piece]:
-    """Split and parse ``sql``; never raises for bad SQL (errors are on the pieces).
+    """Every piece of ``sql`` at once (``iter_script`` as a list): for a caller that needs them all,
+    such as the project order; extraction streams them instead."""
+    return list(iter_script(sql, dialect, limits))
 
-    A statement past one of the ``limits`` (size, nesting, operator chain) or with a NUL byte is a
-    piece with an error, and is never given to the parser.
+
+def iter_script(sql: str, dialect: str, limits: Limits | None = None) -> Iterator[Piece]:
+    """Split ``sql`` and parse one statement at a time, as the caller takes them; never raises for bad
+    SQL (errors are on the pieces).
+
+    The script is tokenized once; each statement's tree is made when its piece is taken, so a caller
+    that lets go of each piece holds one tree at a time, however long the script (the cyclic
+    collector then never walks the trees of statements still to come or already done). A statement
+    past one of the ``limits`` (size, nesting, operator chain) or with a NUL byte is a piece with an
+    error, and is never given to the parser.
+
+    >>> pieces = iter_script("SELECT 1;\\nSELECT 2", "generic")
+    >>> next(pieces).tree.sql(), next(pieces).line
+    ('SELECT 1', 2)
     """
+    for step in _steps(sql, dialect, limits):
+        yield _piece_of(step)
+
+
+def _piece_of(step: Piece | _Chunk) -> Piece:
+    return step if isinstance(step, Piece) else _parse_chunk(*step)
+
+
+class ScriptPieces(Sequence[Piece]):
+    """A script's statements, split now and parsed each time they are taken (``iter_script``), with
+    their number known before any is parsed: for a progress total, or a caller that reads them twice
+    (the project order, then extraction) without holding every tree in between.
+
+    >>> pieces = ScriptPieces("SELECT 1;\\nSELECT 2; SELECT FROM", "generic")
+    >>> len(pieces), [p.tree is not None for p in pieces], pieces[1].line
+    (3, [True, True, False], 2)
+    """
+
+    def __init__(self, sql: str, dialect: str, limits: Limits | None = None) -> None:
+        self._steps = list(_steps(sql, dialect, limits))
+
+    def __len__(self) -> int:
+        return len(self._steps)
+
+    @overload
+    def __getitem__(self, i: int) -> Piece: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Piece]: ...
+
+    def __getitem__(self, i: int | slice) -> Piece | list[Piece]:
+        if isinstance(i, slice):
+            return [_piece_of(step) for step in self._steps[i]]
+        return _piece_of(self._steps[i])
+
+    def __iter__(self) -> Iterator[Piece]:
+        for step in self._steps:
+            yield _piece_of(step)
+
+
+class _Chunk(NamedTuple):
+    """One statement's tokens, to be parsed (``_parse_chunk``'s arguments)."""
+
+    index: int
+    tokens: list[Token]
+    sql: str
+    dialect: Dialect
+    limits: Limits
+
+
+def _steps(sql: str, dialect: str, limits: Limits | None) -> Iterator[Piece | _Chunk]:
+    """The statements of ``sql`` in order: a piece where no parsing is needed (an error, a statement
+    past a limit), else its tokens to parse. The token list lets go of each token as it is taken."""
     limits = limits or Limits.from_env()
     d = Dialect.get_or_raise(sqlglot_dialect(dialect))
     oversized = list(oversized_spans(sql, limits.max_statement_bytes))
@@ -62,37 +132,46 @@ def split_script(sql: str, dialect: str, limits: Limits | None = None) -> list[P
         tokens = d.tokenize(masked)
     except TokenError:
         if oversized:
-            return [_too_large(i, sql, a, b, limits) for i, (a, b) in enumerate(oversized)]
-        return _split_by_text(sql, d, limits)
+            yield from (_too_large(i, sql, a, b, limits) for i, (a, b) in enumerate(oversized))
+        else:
+            yield from _split_by_text(sql, d, limits)
+        return
     except RecursionError:
-        return [Piece(0, 1, 1, sql[:200], None, _diag("cannot tokenize: the script nests too deep", 0, 1, 1))]
-    pieces: list[Piece] = []
+        yield Piece(0, 1, 1, sql[:200], None, _diag("cannot tokenize: the script nests too deep", 0, 1, 1))
+        return
+    index = 0
     chunk: list[Token] = []
     pending = iter(oversized)
     big = next(pending, None)
     blocks = BlockTracker()  # a semicolon inside BEGIN … END does not end the statement
-    for tok in tokens:
+    tokens.reverse()  # taken from the end: the list lets go of each token as its statement is taken
+    while tokens:
+        tok = tokens.pop()
         while big is not None and tok.start >= big[1]:  # an oversized statement was here
             if chunk:
-                pieces.append(_parse_chunk(len(pieces), chunk, masked, d, limits))
+                yield _Chunk(index, chunk, masked, d, limits)
+                index += 1
                 chunk = []
                 blocks.reset()
-            pieces.append(_too_large(len(pieces), sql, big[0], big[1], limits))
+            yield _too_large(index, sql, big[0], big[1], limits)
+            index += 1
             big = next(pending, None)
         if tok.token_type == TokenType.SEMICOLON and not blocks.inside():
             if chunk:
-                pieces.append(_parse_chunk(len(pieces), chunk, masked, d, limits))
+                yield _Chunk(index, chunk, masked, d, limits)
+                index += 1
             chunk = []
             blocks.reset()
         else:
             chunk.append(tok)
             blocks.feed(tok)
     if chunk:
-        pieces.append(_parse_chunk(len(pieces), chunk, masked, d, limits))
+        yield _Chunk(index, chunk, masked, d, limits)
+        index += 1
     while big is not None:
-        pieces.append(_too_large(len(pieces), sql, big[0], big[1], limits))
+        yield _too_large(index, sql, big[0], big[1], limits)
+        index += 1
         big = next(pending, None)
-    return pieces
 
 
 def _mask(sql: str, spans: list[tuple[int, int]]) -> str:

@@ -85,9 +85,9 @@ class _Reporter:
             pass
 
     def report_script(self, script: str, started: float) -> None:
-        from headwater.extract.split import split_script
+        from headwater.extract.split import iter_script
 
-        for piece in split_script(script, self.session.dialect):
+        for piece in iter_script(script, self.session.dialect):
             self.report(piece.sql, None, started)
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import sqlalchemy as sa
 
-from headwater.extract.split import split_script
+from headwater.extract.split import iter_script
 from headwater.hooks._session import SQLALCHEMY_DIALECTS
 from headwater.hooks.dbapi import StatementSink
 from headwater.hooks.sqlalchemy import instrument
@@ -63,11 +63,11 @@ def run_script(engine: sa.Engine, script: str, collector: StatementSink, *, stop
     ``stop_on_error``. Connecting may raise (``sqlalchemy.exc.OperationalError``); statements do not.
     """
     result = ScriptRun()
-    pieces = split_script(script, dialect_of(engine))
+    pieces = iter_script(script, dialect_of(engine))  # one statement's tree at a time
     with engine.connect().execution_options(isolation_level="AUTOCOMMIT", no_parameters=True) as conn:
         hook = instrument(engine, collector)
         try:
-            for n, piece in enumerate(pieces):
+            for piece in pieces:
                 try:
                     cursor = conn.exec_driver_sql(piece.sql)
                 except sa.exc.DBAPIError as exc:
@@ -75,7 +75,7 @@ def run_script(engine: sa.Engine, script: str, collector: StatementSink, *, stop
                     result.statements.append(StatementRun(piece.index, piece.line, piece.sql, message))
                     stop = CONNECTION_LOST if exc.connection_invalidated else STOP_ON_ERROR if stop_on_error else None
                     if stop is not None:
-                        result.stopped, result.not_run = stop, len(pieces) - n - 1
+                        result.stopped, result.not_run = stop, sum(1 for _ in pieces)
                         break
                     continue
                 result.statements.append(StatementRun(piece.index, piece.line, piece.sql, rows=cursor.rowcount))

@@ -38,23 +38,23 @@ _SENSITIVE = re.compile(
     r"|(^|[._\-])(key|keys|auth|sas|sig|creds?|pw)($|[._\-])|key$",
     re.IGNORECASE,
 )
-_HINT_WORDS = (
-    r"pass|pwd|secret|token|credential|hidden|private|keytab|jaas|key|auth|sas|sig|cred|pw|identified|://|bearer|basic"
-)
-_HINT = re.compile(_HINT_WORDS, re.IGNORECASE)
-_HINT_LOWER = re.compile(_HINT_WORDS)
+_HINT_WORDS = ("pass", "pwd", "secret", "token", "hidden", "private", "keytab", "jaas", "key", "auth", "sas", "sig")
+_HINT_WORDS += ("cred", "pw", "identified", "://", "bearer", "basic")
+_HINT = re.compile("|".join(re.escape(w) for w in _HINT_WORDS), re.IGNORECASE)
 
 
 def _hinted(text: str) -> bool:
-    """Cheap test before tokenizing: SQL text without any of these words holds nothing to redact.
-    ASCII text is lower-cased and searched case-sensitively: the same answer as ``re.IGNORECASE``,
-    about ten times faster (the store checks every expression of every event it records).
+    """Cheap test before tokenizing: text without any of ``_HINT_WORDS`` (in any case) holds nothing
+    to redact. ASCII text is searched word by word in its lower case (the regular expression costs as
+    much as parsing on a 2 kB statement); other text by ``_HINT``, which folds case as the other
+    patterns here do.
 
-    >>> _hinted("a.c1 + b.c1"), _hinted("conn = 'PostgreSQL://u:PW@h'"), _hinted("K\u212aEY")
+    >>> _hinted("SELECT a FROM s"), _hinted("x = 'PassWord'"), _hinted("\\u017fecret")  # long s
     (False, True, True)
     """
     if text.isascii():
-        return _HINT_LOWER.search(text.lower()) is not None
+        low = text.lower()
+        return any(w in low for w in _HINT_WORDS)
     return _HINT.search(text) is not None
 
 

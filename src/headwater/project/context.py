@@ -20,7 +20,7 @@ project ingested again records nothing twice, however its files are grouped into
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from sqlglot import exp
@@ -30,7 +30,7 @@ from headwater.extract import ExtractOptions, Extractor, RunInfo
 from headwater.extract.context import generated_query_id
 from headwater.extract.ddl import is_temporary, table_ref
 from headwater.extract.result import StatementResult
-from headwater.extract.split import Piece, split_script
+from headwater.extract.split import Piece, iter_script, split_script
 from headwater.model import LineageInfo, TableRef, make_event_id
 from headwater.model.job import JOB_FILE_PROPERTY, JOB_LINE_PROPERTY, JOB_PROPERTY, file_job_name, given_name
 
@@ -103,15 +103,16 @@ class ProjectContext:
         self,
         relpath: str,
         text: str,
-        pieces: Sequence[Piece] | None = None,
+        pieces: Iterable[Piece] | None = None,
         on_statement: Callable[[StatementOutcome], None] | None = None,
     ) -> FileExtraction:
-        """Extract one file (``pieces``: its statements, when already split)."""
+        """Extract one file (``pieces``: its statements, when already split; else they are parsed one
+        at a time as extraction goes)."""
         lines = text.splitlines()
-        pieces = self.split(text) if pieces is None else pieces
+        pieces = iter_script(text, self.dialect) if pieces is None else pieces
         out: list[StatementOutcome] = []
         ordinal = 0
-        for piece, result in zip(pieces, self.extractor.run_pieces(pieces, RunInfo()), strict=True):
+        for piece, result in self.extractor.piece_results(pieces, RunInfo()):
             job = None
             events = result.events
             if result.kind in LINEAGE_KINDS or events:
