@@ -204,3 +204,43 @@ def test_usage_errors(tmp_path: Path) -> None:
     for args, message in cases:
         r = invoke("diff", *args)
         assert (r.exit_code, r.stderr.strip()) == (2, message)
+
+
+def test_a_build_target_whose_model_failed(tmp_path: Path) -> None:
+    """A ``dbt build`` target: the model whose run failed made no new version, so its statement is
+    one that no longer extracts, and what it wrote is gone from the new side."""
+    old = write_target(tmp_path / "base")
+    new = write_target(tmp_path / "head")
+    results = [
+        {"unique_id": uid, "status": status, "execution_time": 0.1, "timing": [], "message": message}
+        for uid, status, message in [
+            ("model.shop.stg_orders", "success", None),
+            ("model.shop.customer_revenue", "error", "division by zero"),
+            ("model.shop.top_customers", "skipped", None),
+        ]
+    ]
+    run_results = {"metadata": {"invocation_id": "inv-2"}, "args": {"which": "build"}, "results": results}
+    (new / "run_results.json").write_text(json.dumps(run_results))
+    report = diff(dbt_side(load_artifacts(old)), dbt_side(load_artifacts(new)))
+    assert [(p.file, p.line, p.job, p.code, p.message) for p in report.problems] == [
+        (
+            "shop/models/customer_revenue.sql",
+            1,
+            "model.shop.customer_revenue",
+            "not_recorded",
+            "its run error: no new version",
+        ),
+        (
+            "shop/models/top_customers.sql",
+            1,
+            "model.shop.top_customers",
+            "not_recorded",
+            "its run skipped: no new version",
+        ),
+    ]
+    assert {(c.column, c.kind, c.verdict) for c in report.columns} == {
+        (T + "customer_revenue.customer_id", ColumnKind.REMOVED, Verdict.BREAKING),
+        (T + "customer_revenue.revenue", ColumnKind.REMOVED, Verdict.BREAKING),
+        (T + "top_customers.customer_id", ColumnKind.REMOVED, Verdict.BREAKING),
+        (T + "top_customers.revenue", ColumnKind.REMOVED, Verdict.BREAKING),
+    }
