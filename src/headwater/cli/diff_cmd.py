@@ -132,7 +132,9 @@ def diff_command(
         ),
     ] = False,
     store: StoreOpt = None,
-    dialect: Annotated[str, typer.Option(help="SQL dialect of the scripts.")] = "doris",
+    dialect: Annotated[
+        str, typer.Option(help="SQL dialect of the scripts (with --dbt: the adapter's, from the manifest).")
+    ] = "doris",
     default_db: Annotated[
         str | None, typer.Option("--default-db", help="Database of unqualified tables (until a USE).")
     ] = None,
