@@ -54,7 +54,7 @@ def test_the_table_at_100_columns(tmp_path: Path, schema_file: Path) -> None:
         (["--to", "now"], "error: --from: the earlier time is required (an ISO time or a duration back from now: 7d)"),
         (
             ["a", "--from", "7d"],
-            "error: --from/--to compare two times of one store: give no directories and no --git-base",
+            "error: --from/--to compare two times of one store: give no directories, no --git-base and no --dbt",
         ),
         (["missing", "alsomissing"], "error: missing: not a directory (give the project directories OLD_DIR NEW_DIR)"),
     ],

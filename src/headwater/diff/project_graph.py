@@ -49,7 +49,8 @@ class ProjectGraph:
     cycle: list[str] | None = None
 
 
-def _problems(relpath: str, outcome: StatementOutcome) -> list[Problem]:
+def statement_problems(relpath: str, outcome: StatementOutcome) -> list[Problem]:
+    """What makes a statement of the new state a broken one: it failed, or reads what is not there."""
     s = outcome.result
     if s.failed:
         d = s.error
@@ -97,7 +98,12 @@ def extract_project(files: Mapping[str, str], options: ProjectOptions | None = N
             continue
         for outcome in done.statements:
             events.extend(outcome.events)
-            problems.extend(_problems(rel, outcome))
+            problems.extend(statement_problems(rel, outcome))
+    return record_graph(events, problems, cycle)
+
+
+def record_graph(events: list[LineageInfo], problems: list[Problem], cycle: list[str] | None = None) -> ProjectGraph:
+    """``events`` recorded in an in-memory store and read back as a graph (the diff's one side)."""
     store = open_store("sqlite://")
     store.record_batch(events)
     with store.engine.connect() as conn:

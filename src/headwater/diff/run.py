@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 
 from headwater.diff.changes import DiffReport, Problem
 from headwater.diff.compare import compare
+from headwater.diff.dbt_graph import extract_dbt_graph
 from headwater.diff.impact import assess, new_problems
 from headwater.diff.project_graph import ProjectOptions, extract_project
 from headwater.diff.snapshot import Snapshot, read_snapshot
+from headwater.project.dbt import Artifacts
 from headwater.store import LineageStore
 from headwater.store.names import to_us
 
@@ -44,6 +46,12 @@ def store_side(store: LineageStore, at: str | int | None, label: str | None = No
 def project_side(files: Mapping[str, str], options: ProjectOptions | None = None, label: str = "") -> Side:
     """A version of a project's SQL (relative path → text), extracted into an in-memory store."""
     graph = extract_project(files, options)
+    return Side(label, graph.snapshot, graph.store, None, graph.problems)
+
+
+def dbt_side(artifacts: Artifacts, options: ProjectOptions | None = None, label: str = "") -> Side:
+    """A dbt project's compiled state (its artifacts), extracted as ``ingest --dbt`` extracts it."""
+    graph = extract_dbt_graph(artifacts, options)
     return Side(label, graph.snapshot, graph.store, None, graph.problems)
 
 
