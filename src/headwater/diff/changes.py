@@ -133,6 +133,17 @@ class Problem:
     code: str
     message: str
 
+    @property
+    def location(self) -> str:
+        """``file:line``, ``file`` when the line is unknown (an extractor error), or ``?``.
+
+        >>> Problem("a.sql", None, None, None, "x", "y").location
+        'a.sql'
+        """
+        if not self.file:
+            return "?"
+        return f"{self.file}:{self.line}" if self.line is not None else self.file
+
 
 @dataclass(slots=True)
 class DiffReport:

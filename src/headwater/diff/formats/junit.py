@@ -22,7 +22,7 @@ def render_junit(report: DiffReport, fail_on: Verdict = Verdict.BREAKING) -> str
         else:
             ET.SubElement(case, "system-out").text = f"{c.verdict.value}: {c.reason}"
     for p in report.problems:
-        case = ET.SubElement(suite, "testcase", classname=p.file or "", name=f"{p.file}:{p.line}")
+        case = ET.SubElement(suite, "testcase", classname=p.file or "", name=p.location)
         failures += 1
         ET.SubElement(case, "failure", type=p.code, message=p.message).text = p.message
     suite.set("tests", str(len(report.columns) + len(report.problems)))

@@ -87,7 +87,7 @@ def render_markdown(report: DiffReport) -> str:
         lines += ["**Why**", "", *(f"- {_cell(r)}" for r in report.reasons), ""]
     if report.problems:
         lines += ["### Statements that no longer extract", ""]
-        lines += [f"- `{p.file}:{p.line}` ({p.job}): {p.code}: {_cell(p.message)}" for p in report.problems]
+        lines += [f"- `{p.location}` ({p.job}): {p.code}: {_cell(p.message)}" for p in report.problems]
         lines.append("")
     if report.columns:
         lines += ["### Changed tables", ""]

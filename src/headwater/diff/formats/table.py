@@ -36,7 +36,7 @@ def print_table(report: DiffReport, console: Console) -> None:
     for name, changes in report.by_table.items():
         console.print(_table(name, changes))
     for p in report.problems:
-        console.print(f"{p.file}:{p.line}: {p.code}: {p.message}", style="red", **PLAIN)
+        console.print(f"{p.location}: {p.code}: {p.message}", style="red", **PLAIN)
     for t in report.tables:
         console.print(f"table {t.kind}: {t.table} ({len(t.columns)} columns)", **PLAIN)
     for j in report.jobs:
