@@ -21,7 +21,8 @@ import typer
 from rich.console import Console
 
 from headwater.cli.display import fail
-from headwater.cli.ingest_cmd import CatalogSource, Statements, _base_catalog
+from headwater.cli.ingest_cmd import CatalogSource, Statements, base_catalog
+from headwater.cli.options import CatalogUrlOpt, DefaultCatalogOpt, DefaultDbOpt, SchemaOpt
 from headwater.cli.store_cmd import StoreOpt
 from headwater.cli.stores import open_cli_store
 from headwater.diff.changes import DiffReport, Verdict
@@ -135,16 +136,10 @@ def diff_command(
     dialect: Annotated[
         str, typer.Option(help="SQL dialect of the scripts (with --dbt: the adapter's, from the manifest).")
     ] = "doris",
-    default_db: Annotated[
-        str | None, typer.Option("--default-db", help="Database of unqualified tables (until a USE).")
-    ] = None,
-    default_catalog: Annotated[
-        str, typer.Option("--default-catalog", help="Catalog of tables named without one.")
-    ] = "internal",
-    schema: Annotated[str | None, typer.Option(help="Schema file (JSON/YAML) describing tables.")] = None,
-    catalog_url: Annotated[
-        str | None, typer.Option("--catalog-url", help="A live database (SQLAlchemy URL) describing tables.")
-    ] = None,
+    default_db: DefaultDbOpt = None,
+    default_catalog: DefaultCatalogOpt = "internal",
+    schema: SchemaOpt = None,
+    catalog_url: CatalogUrlOpt = None,
     statements: Annotated[
         Statements, typer.Option(help="doris: INSERT, CTAS, views; all: also SELECT, UPDATE, MERGE.")
     ] = Statements.doris,
@@ -197,7 +192,7 @@ def diff_command(
         check_dialect(dialect)
         try:
             if deployed is not None:
-                catalog, recorded = _base_catalog(
+                catalog, recorded = base_catalog(
                     schema, catalog_url, CatalogSource.store, deployed, dialect, default_catalog
                 )
             else:

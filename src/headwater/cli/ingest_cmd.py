@@ -32,6 +32,7 @@ from rich.table import Table
 from sqlalchemy.exc import InterfaceError, OperationalError
 
 from headwater.catalog import Catalog
+from headwater.cli.options import CatalogUrlOpt, DefaultCatalogOpt, DefaultDbOpt, SchemaOpt
 from headwater.cli.store_cmd import StoreOpt
 from headwater.cli.stores import open_cli_store
 from headwater.extract.split import ScriptPieces
@@ -269,7 +270,7 @@ def _note_status(totals: IngestTotals, where: str, event: LineageInfo) -> None:
     totals.incomplete_where.append(f"{where}: {event.target.table.qualified} {status}{why}")
 
 
-def _base_catalog(
+def base_catalog(
     schema: str | None,
     catalog_url: str | None,
     source: CatalogSource,
@@ -342,17 +343,11 @@ def ingest(
         ),
     ] = None,
     dialect: Annotated[str, typer.Option(help="SQL dialect of the scripts.")] = "doris",
-    default_db: Annotated[
-        str | None, typer.Option("--default-db", help="Database of unqualified tables (until a USE).")
-    ] = None,
+    default_db: DefaultDbOpt = None,
     database: Annotated[str | None, typer.Option("--database", hidden=True)] = None,
-    default_catalog: Annotated[
-        str, typer.Option("--default-catalog", help="Catalog of tables named without one.")
-    ] = "internal",
-    schema: Annotated[str | None, typer.Option(help="Schema file (JSON/YAML) describing tables.")] = None,
-    catalog_url: Annotated[
-        str | None, typer.Option("--catalog-url", help="A live database (SQLAlchemy URL) describing tables.")
-    ] = None,
+    default_catalog: DefaultCatalogOpt = "internal",
+    schema: SchemaOpt = None,
+    catalog_url: CatalogUrlOpt = None,
     catalog: Annotated[
         CatalogSource,
         typer.Option(
@@ -438,7 +433,7 @@ def ingest(
     lineage.naming = naming
     totals = IngestTotals()
     try:
-        base, store_catalog = _base_catalog(schema, catalog_url, catalog, lineage, dialect, default_catalog)
+        base, store_catalog = base_catalog(schema, catalog_url, catalog, lineage, dialect, default_catalog)
     except CatalogError as exc:
         console.print(f"error: {exc}", style="red", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
