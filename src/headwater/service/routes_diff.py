@@ -16,6 +16,7 @@ from headwater.diff.run import diff, store_side
 from headwater.service import schemas as m
 from headwater.service.deps import get_store, no_nul_in_query, require
 from headwater.service.errors import ApiError
+from headwater.service.responses import Answers
 from headwater.store import InvalidInput, LineageStore
 from headwater.store.jobs import parse_since
 from headwater.store.schema import nodes
@@ -23,6 +24,7 @@ from headwater.store.types import NodeType
 from headwater.store.write import chunks
 
 router = APIRouter(dependencies=[Depends(require("read")), Depends(no_nul_in_query)])
+read = Answers(router)
 Store = Annotated[LineageStore, Depends(get_store)]
 _T = "internal.shop."
 
@@ -225,7 +227,7 @@ def _time(field: str, value: str | None) -> int | None:
         raise ApiError(400, f"query.{field}", exc.message) from None
 
 
-@router.get("/diff", operation_id="get_diff", response_model=Diff, responses={400: {"model": m.ErrorResponse}})
+@read.get("/diff", operation_id="get_diff", response_model=Diff, responses={400: {"model": m.ErrorResponse}})
 def get_diff(
     store: Store,
     since: Annotated[

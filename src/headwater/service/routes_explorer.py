@@ -9,12 +9,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Query, Response
+from fastapi import APIRouter, Depends, Path, Query
 from pydantic import BaseModel, ConfigDict, Field
 
 from headwater.service import schemas as m
 from headwater.service.deps import get_store, no_nul_in_query, require
 from headwater.service.errors import EDGE_ID_MIN, NODE_ID_MAX, ApiError, as_api_errors, expecting
+from headwater.service.responses import Answers
 from headwater.service.routes_query import SeenSince
 from headwater.service.routes_query import _seen as check_seen_since
 from headwater.store import LineageStore, NodeNotFound, NodeType
@@ -24,6 +25,7 @@ from headwater.store.levels import Level
 from headwater.store.names import to_us
 
 router = APIRouter(prefix="/explorer", dependencies=[Depends(require("read")), Depends(no_nul_in_query)])
+read = Answers(router)
 Store = Annotated[LineageStore, Depends(get_store)]
 AsOf = Annotated[datetime | None, Query(description="answer as the graph was at this time (ISO 8601)")]
 ERRORS = {400: {"model": m.ErrorResponse}, 404: {"model": m.ErrorResponse}, 409: {"model": m.ErrorResponse}}
@@ -48,12 +50,6 @@ _STATEMENT = {
     "context": {"query_id": "hw-9618", "user": "lineage_user", "client_ip": "192.0.2.10", "database": "lineage_demo"},
     "deleted": False,
 }
-
-
-def _json(model: BaseModel) -> Response:
-    """The answer serialised once by its own model: FastAPI's generic path would validate it again
-    and encode it in Python, which costs more than the query on a large path (1 MB and up)."""
-    return Response(model.model_dump_json(), media_type="application/json")
 
 
 def _cfg(example: dict[str, Any]) -> ConfigDict:
@@ -227,7 +223,7 @@ class Overview(BaseModel):
     truncated: bool = Field(description="more datasets than the overview reads (20,000)")
 
 
-@router.get("/overview", operation_id="explorer_overview", response_model=Overview, responses=ERRORS)
+@read.get("/overview", operation_id="explorer_overview", response_model=Overview, responses=ERRORS)
 def overview(
     store: Store,
     as_of: AsOf = None,
@@ -244,7 +240,7 @@ def overview(
     return Overview.model_validate(r)
 
 
-@router.get("/search", operation_id="explorer_search", response_model=SearchResult, responses=ERRORS)
+@read.get("/search", operation_id="explorer_search", response_model=SearchResult, responses=ERRORS)
 def search(
     store: Store,
     q: Annotated[str, Query(max_length=512, description="text in the name (empty: browse)", examples=["amou"])] = "",
@@ -257,7 +253,7 @@ def search(
     return SearchResult.model_validate(r)
 
 
-@router.get("/nodes/{node_id}/children", operation_id="explorer_children", response_model=Children, responses=ERRORS)
+@read.get("/nodes/{node_id}/children", operation_id="explorer_children", response_model=Children, responses=ERRORS)
 def children(
     store: Store,
     node_id: Annotated[int, Path(description="node id", examples=[4])],
@@ -271,8 +267,8 @@ def children(
     return Children.model_validate(r)
 
 
-@router.post("/columns", operation_id="explorer_columns", response_model=ColumnEdges, responses=ERRORS)
-def columns(store: Store, body: ColumnsRequest) -> Response:
+@read.post("/columns", operation_id="explorer_columns", response_model=ColumnEdges, responses=ERRORS)
+def columns(store: Store, body: ColumnsRequest) -> ColumnEdges:
     """Fields of some datasets and every column-level (MAPS_TO) edge touching them, at `as_of`."""
     for k, d in enumerate(body.datasets):
         if not 0 <= d <= NODE_ID_MAX:  # beyond the id column: no such node, and no query
@@ -284,10 +280,10 @@ def columns(store: Store, body: ColumnsRequest) -> Response:
         missing = int(exc.ref.lstrip("#")) if exc.ref.lstrip("#").isdigit() else None
         at = f"[{body.datasets.index(missing)}]" if missing in body.datasets else ""
         raise ApiError(404, f"body.datasets{at}", str(exc)) from None
-    return _json(ColumnEdges.model_validate(r))
+    return ColumnEdges.model_validate(r)
 
 
-@router.get("/field-paths", operation_id="explorer_field_paths", response_model=FieldPaths, responses=ERRORS)
+@read.get("/field-paths", operation_id="explorer_field_paths", response_model=FieldPaths, responses=ERRORS)
 def field_paths(
     store: Store,
     field: Annotated[str, Query(description="a field: table.column, full name or #id", examples=["#7"])],
@@ -299,7 +295,7 @@ def field_paths(
         Level | None, Query(description="which mappings to follow: direct, field or all (see /field-origin)")
     ] = None,
     seen_since: SeenSince = None,
-) -> Response:
+) -> FieldPaths:
     """A field's origin subgraph (upstream) and impact subgraph (downstream): every path, not one per end."""
     since = parse_since(check_seen_since(seen_since))
     with (
@@ -309,10 +305,10 @@ def field_paths(
     ):
         hidden = hidden_jobs(conn, since)
         r = s.field_paths(conn, field, include_indirect, to_us(as_of), max_depth, max_nodes, level, hidden)
-    return _json(FieldPaths.model_validate(r))
+    return FieldPaths.model_validate(r)
 
 
-@router.get("/edges/{edge_id}", operation_id="explorer_edge", response_model=EdgeDetail, responses=ERRORS)
+@read.get("/edges/{edge_id}", operation_id="explorer_edge", response_model=EdgeDetail, responses=ERRORS)
 def edge(store: Store, edge_id: Annotated[int, Path(description="edge id", examples=[31])]) -> EdgeDetail:
     """An edge, its ends, its job and the statement (SQL and query context) that made it."""
     if not EDGE_ID_MIN <= edge_id <= NODE_ID_MAX:  # beyond the id column: no edge, and no query
@@ -325,7 +321,7 @@ def edge(store: Store, edge_id: Annotated[int, Path(description="edge id", examp
     return EdgeDetail.model_validate(r)
 
 
-@router.get("/jobs/{job_id}", operation_id="explorer_job", response_model=JobDetail, responses=ERRORS)
+@read.get("/jobs/{job_id}", operation_id="explorer_job", response_model=JobDetail, responses=ERRORS)
 def job(
     store: Store,
     job_id: Annotated[int, Path(description="job (or step) node id", examples=[2])],

@@ -10,11 +10,13 @@ from fastapi import APIRouter, Depends, Query
 from headwater.service import schemas as m
 from headwater.service.deps import get_store, no_nul_in_query, require
 from headwater.service.errors import ApiError, as_api_errors, body_field, expecting, no_nul
+from headwater.service.responses import Answers
 from headwater.store import Direction, InvalidInput, LineageStore, NodeType
 from headwater.store.jobs import parse_since
 from headwater.store.levels import Level
 
 router = APIRouter(dependencies=[Depends(require("read")), Depends(no_nul_in_query)])
+read = Answers(router)
 Store = Annotated[LineageStore, Depends(get_store)]
 NodeQ = Annotated[
     str,
@@ -90,7 +92,7 @@ def _graph(
     return m.LineageGraph.model_validate(g)
 
 
-@router.get("/lineage", operation_id="get_lineage", response_model=m.LineageGraph, responses=ERRORS)
+@read.get("/lineage", operation_id="get_lineage", response_model=m.LineageGraph, responses=ERRORS)
 def get_lineage(
     store: Store,
     node: NodeQ,
@@ -106,7 +108,7 @@ def get_lineage(
     return _graph(store, node, direction, max_depth, as_of, node_types, limit, offset, seen_since)
 
 
-@router.get("/upstream", operation_id="get_upstream", response_model=m.LineageGraph, responses=ERRORS)
+@read.get("/upstream", operation_id="get_upstream", response_model=m.LineageGraph, responses=ERRORS)
 def get_upstream(
     store: Store,
     node: NodeQ,
@@ -121,7 +123,7 @@ def get_upstream(
     return _graph(store, node, Direction.UPSTREAM, max_depth, as_of, node_types, limit, offset, seen_since)
 
 
-@router.get("/downstream", operation_id="get_downstream", response_model=m.LineageGraph, responses=ERRORS)
+@read.get("/downstream", operation_id="get_downstream", response_model=m.LineageGraph, responses=ERRORS)
 def get_downstream(
     store: Store,
     node: NodeQ,
@@ -136,7 +138,7 @@ def get_downstream(
     return _graph(store, node, Direction.DOWNSTREAM, max_depth, as_of, node_types, limit, offset, seen_since)
 
 
-@router.get("/full-lineage", operation_id="get_full_lineage", response_model=m.LineageGraph, responses=ERRORS)
+@read.get("/full-lineage", operation_id="get_full_lineage", response_model=m.LineageGraph, responses=ERRORS)
 def get_full_lineage(
     store: Store, node: NodeQ, as_of: AsOf = None, node_types: Types = None, limit: Limit = 500, offset: Offset = 0
 ) -> m.LineageGraph:
@@ -144,7 +146,7 @@ def get_full_lineage(
     return _graph(store, node, Direction.BOTH, None, as_of, node_types, limit, offset)
 
 
-@router.get("/field-origin", operation_id="get_field_origin", response_model=m.FieldOrigin, responses=ERRORS)
+@read.get("/field-origin", operation_id="get_field_origin", response_model=m.FieldOrigin, responses=ERRORS)
 def get_field_origin(
     store: Store,
     field: FieldQ,
@@ -168,7 +170,7 @@ def get_field_origin(
         )
 
 
-@router.get("/field-impact", operation_id="get_field_impact", response_model=m.FieldImpact, responses=ERRORS)
+@read.get("/field-impact", operation_id="get_field_impact", response_model=m.FieldImpact, responses=ERRORS)
 def get_field_impact(
     store: Store,
     field: FieldQ,
@@ -186,14 +188,14 @@ def get_field_impact(
         )
 
 
-@router.get("/trace-origin", operation_id="trace_origin", response_model=m.TraceResult, responses=ERRORS)
+@read.get("/trace-origin", operation_id="trace_origin", response_model=m.TraceResult, responses=ERRORS)
 def trace_origin(store: Store, node: NodeQ, max_depth: Depth = None, as_of: AsOf = None) -> m.TraceResult:
     """The roots upstream of a node, their source systems and the paths to them."""
     with as_api_errors("query.node", node):
         return m.TraceResult.model_validate(store.trace_origin(node, max_depth, as_of))
 
 
-@router.post("/analyze-impact", operation_id="analyze_impact", response_model=m.ImpactAnalysis, responses=ERRORS)
+@read.post("/analyze-impact", operation_id="analyze_impact", response_model=m.ImpactAnalysis, responses=ERRORS)
 def analyze_impact(store: Store, body: m.AnalyzeImpactRequest) -> m.ImpactAnalysis:
     """Affected nodes by type with counts, samples and severity; overall severity and risk level."""
     no_nul(body.model_dump(mode="json"), "body")
@@ -207,27 +209,27 @@ def analyze_impact(store: Store, body: m.AnalyzeImpactRequest) -> m.ImpactAnalys
         return m.ImpactAnalysis.model_validate(result)
 
 
-@router.get("/summary", operation_id="get_lineage_summary", response_model=m.LineageSummary, responses=ERRORS)
+@read.get("/summary", operation_id="get_lineage_summary", response_model=m.LineageSummary, responses=ERRORS)
 def get_lineage_summary(store: Store, node: NodeQ, as_of: AsOf = None) -> m.LineageSummary:
     """Upstream and downstream counts, fields, pipelines, last update, node types."""
     with as_api_errors("query.node", node):
         return m.LineageSummary.model_validate(store.get_lineage_summary(node, as_of))
 
 
-@router.get("/stats", operation_id="get_lineage_stats", response_model=m.LineageStats)
+@read.get("/stats", operation_id="get_lineage_stats", response_model=m.LineageStats)
 def get_lineage_stats(store: Store, as_of: AsOf = None) -> m.LineageStats:
     """Nodes, edges and field mappings by type; events recorded."""
     return m.LineageStats.model_validate(store.get_lineage_stats(as_of))
 
 
-@router.get("/nodes/resolve", operation_id="resolve", response_model=m.Node, responses=ERRORS)
+@read.get("/nodes/resolve", operation_id="resolve", response_model=m.Node, responses=ERRORS)
 def resolve(store: Store, node: NodeQ) -> m.Node:
     """The one node a name designates (404 if none, 409 with candidates if several)."""
     with as_api_errors("query.node", node):
         return m.Node.model_validate(store.resolve(node))
 
 
-@router.get("/jobs/versions", operation_id="get_job_versions", response_model=m.JobHistory, responses=ERRORS)
+@read.get("/jobs/versions", operation_id="get_job_versions", response_model=m.JobHistory, responses=ERRORS)
 def get_job_versions(
     store: Store,
     job: Annotated[
