@@ -106,17 +106,7 @@ class CursorProxy:
         return self if result is self._cursor else result
 
     def execute(self, statement: Any, params: Any = None, *args: Any, **kwargs: Any) -> Any:
-        started = now()
-        try:
-            if params is None and not args and not kwargs:
-                result = self._cursor.execute(statement)
-            else:
-                result = self._cursor.execute(statement, params, *args, **kwargs)
-        except Exception as exc:
-            self._reporter.fail(statement, params, started, exc)
-            raise
-        self._reporter.report(statement, params, started)
-        return self._same(result)
+        return self._same(_reported(self._reporter, self._cursor.execute, statement, params, args, kwargs))
 
     def executemany(self, statement: Any, seq: Any, *args: Any, **kwargs: Any) -> Any:
         started = now()
@@ -172,17 +162,7 @@ class ConnectionProxy:
 
     def execute(self, statement: Any, params: Any = None, *args: Any, **kwargs: Any) -> Any:
         """sqlite3 and psycopg connections have ``execute``; it returns a cursor."""
-        started = now()
-        try:
-            if params is None and not args and not kwargs:
-                result = self._conn.execute(statement)
-            else:
-                result = self._conn.execute(statement, params, *args, **kwargs)
-        except Exception as exc:
-            self._reporter.fail(statement, params, started, exc)
-            raise
-        self._reporter.report(statement, params, started)
-        return self._wrap_cursor(result)
+        return self._wrap_cursor(_reported(self._reporter, self._conn.execute, statement, params, args, kwargs))
 
     def executemany(self, statement: Any, seq: Any, *args: Any, **kwargs: Any) -> Any:
         started = now()
@@ -230,3 +210,21 @@ def wrap(connection: Any, collector: StatementSink, database: str | None = None)
     """
     session = session_of(connection, database).with_database(database)
     return ConnectionProxy(connection, _Reporter(connection, collector, session, _paramstyle(connection)))
+
+
+def _reported(
+    reporter: _Reporter, execute: Any, statement: Any, params: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    """``execute(statement[, params, ...])`` as the caller wrote it (no parameters passed when none
+    were given: drivers differ on ``execute(sql, None)``), telling ``reporter`` how it went."""
+    started = now()
+    try:
+        if params is None and not args and not kwargs:
+            result = execute(statement)
+        else:
+            result = execute(statement, params, *args, **kwargs)
+    except Exception as exc:
+        reporter.fail(statement, params, started, exc)
+        raise
+    reporter.report(statement, params, started)
+    return result
