@@ -236,3 +236,15 @@ def test_an_edit_undone_brings_the_first_text_back(sqlite_url: str, tmp_path: Pa
     assert _sources(sqlite_url, COLUMN, as_of=at_edited) == ["mart.channel_summary.returns_value"]
     versions = open_store(sqlite_url).job_history("exec_summary").versions
     assert [(v.version, OLD_LINE in (v.sql or "")) for v in versions] == [(1, True), (2, False), (3, True)]
+
+
+def test_a_new_version_keeps_what_a_project_stated_of_the_job(store_url: str, tmp_path: Path) -> None:
+    """A new version replaces a job node's own properties (its SQL) but keeps the ``dbt.*`` ones."""
+    wh = _project(tmp_path)
+    ingest(store_url, str(wh))
+    job = open_store(store_url).job_history("exec_summary").job
+    assert open_store(store_url).set_node_properties({(job.type, job.name): {"dbt.layer": "reports"}}, "dbt.") == 1
+    _edit(wh / "03_reports.sql", OLD_LINE, NEW_LINE)
+    ingest(store_url, str(wh))
+    props = open_store(store_url).job_history("exec_summary").job.properties
+    assert NEW_LINE in props["sql"] and props["dbt.layer"] == "reports"

@@ -43,7 +43,8 @@ from headwater.store.types import PROCESS_TYPES, NodeType
 from headwater.store.write import chunks
 
 _N = nodes.c
-PROJECT_PREFIXES = ("dbt.",)  # keys a project states (``set_properties``), not a recording
+DBT_PREFIX = "dbt."
+PROJECT_PREFIXES = (DBT_PREFIX,)  # keys a project states (``set_properties``), not a recording
 
 
 def update_properties(conn: Connection, todo: Sequence[Facts], ids: dict[NodeKey, int], latest: dict[int, int]) -> None:

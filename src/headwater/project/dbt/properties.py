@@ -24,9 +24,9 @@ from headwater.catalog import Names
 from headwater.model import TableRef
 from headwater.project.dbt.manifest import DbtNode
 from headwater.project.dbt.runs import RunResult
-from headwater.store.node_properties import dataset_key, field_key, job_key
+from headwater.store.node_properties import DBT_PREFIX, dataset_key, field_key, job_key
 
-PREFIX = "dbt."
+PREFIX = DBT_PREFIX
 """The prefix of the properties a dbt project gives nodes (replaced as a whole on each ingest)."""
 
 
