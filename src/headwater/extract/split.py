@@ -336,14 +336,22 @@ _CTAS_CLAUSES = (("ON", "COMMIT", "DROP"), ("ON", "COMMIT", "DELETE", "ROWS"), (
 
 
 def _looks_like_ctas(chunk: list[Token]) -> bool:
-    """CREATE … TABLE … SELECT that sqlglot kept as an opaque command."""
+    """CREATE … TABLE … SELECT, or CREATE … TABLE … AS <anything> (a misspelt SELECT), that sqlglot
+    kept as an opaque command."""
     words = [t.text.upper() for t in chunk[:8]]
-    return (
-        bool(words)
-        and words[0] == "CREATE"
-        and "TABLE" in words
-        and any(t.token_type == TokenType.SELECT for t in chunk)
-    )
+    if not words or words[0] != "CREATE" or "TABLE" not in words:
+        return False
+    depth = 0
+    for tok in chunk:
+        if tok.token_type == TokenType.SELECT:
+            return True
+        if tok.token_type == TokenType.L_PAREN:
+            depth += 1
+        elif tok.token_type == TokenType.R_PAREN:
+            depth -= 1
+        elif tok.token_type == TokenType.ALIAS and depth == 0:
+            return True  # ``CREATE TABLE c1 AS SELEC …``: a query was meant
+    return False
 
 
 def _parse_ctas(
@@ -357,6 +365,8 @@ def _parse_ctas(
     >>> split_script("CREATE TABLE t IGNORE SELECT a FROM s", "mysql")[0].tree.sql()
     'CREATE TABLE t AS SELECT a FROM s'
     >>> split_script("CREATE TABLE c1 AS SELECT a b c d FROM s", "doris")[0].error.code
+    'parse_error'
+    >>> split_script("CREATE TABLE c1 AS SELEC a FROM s", "doris")[0].error.code
     'parse_error'
     """
     blank: list[tuple[int, int, str]] = []
@@ -388,7 +398,7 @@ def _parse_ctas(
             return dataclasses.replace(piece, sql=text)
     message = (
         f"cannot parse statement {index + 1}: it reads as CREATE TABLE … AS SELECT, but the parser cannot "
-        "read it (check the select list and the clauses before AS)"
+        "read it (check the SELECT keyword, the select list and the clauses before AS)"
     )
     return Piece(index, line, col, text, None, _diag(message, index, line, col))
 
