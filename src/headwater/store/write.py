@@ -82,9 +82,10 @@ class NodeCache:
     ids: dict[NodeKey, int] = field(default_factory=dict)
     since: dict[NodeKey, int] = field(default_factory=dict)
     upto: int = 0
-    """SQLite: every node with an id up to this one is in ``ids`` (an empty cache holds every node
-    up to 0). While the store's largest node id is ``upto``, a node missing here is new: no lookup
-    by name. Only a writer that started from an empty store gets further than 0."""
+    """Every node with an id up to this one is in ``ids`` (an empty cache holds every node up to 0).
+    While the store's largest node id is ``upto``, a node missing here is new: no lookup by name
+    (PostgreSQL: a heuristic, see ``ensure_nodes``). Only a writer that started from an empty store
+    gets further than 0."""
     base: int | None = None
     """Of a transaction's ``staged`` cache: the ``upto`` of the cache it started from, once one of
     its batches found the store's largest id equal to it (``upto`` is then this one's largest id)."""
@@ -294,7 +295,8 @@ def ensure_nodes(
     earliest event of the batch that mentions it). ``known`` holds ids of nodes known to exist (the
     store's cache of committed nodes); nodes are never deleted, so they stay valid. On SQLite, a
     cache known to hold every stored node (``NodeCache.upto``, with what ``staged`` holds of the
-    transaction's earlier batches) spares the lookup by name of the missing ones. ``texts``
+    transaction's earlier batches) spares the lookup by name of the missing ones (on PostgreSQL the
+    insert's ``ON CONFLICT DO NOTHING`` and the read after it keep this right under concurrency). ``texts``
     receives the properties (JSON) each inserted node was written with.
 
     Returns the ids and the keys inserted by this call (nodes that cannot have edges yet).
@@ -312,12 +314,14 @@ def ensure_nodes(
     if not missing:
         return ids, set()
     pg = _pg(conn)
-    start = 0 if pg else _scalar(conn, f"SELECT coalesce(max(id), 0) FROM {nodes.name}")
-    if not pg and start == cache.upto and (staged is None or staged.base is None):
+    # PostgreSQL: a heuristic only (concurrent writers insert beside this one); a node another
+    # writer has is not returned by the insert's ON CONFLICT DO NOTHING and is read after it
+    start = _scalar(conn, f"SELECT coalesce(max(id), 0) FROM {nodes.name}")
+    if start == cache.upto and (staged is None or staged.base is None):
         if staged is not None:
             staged.base = staged.upto = cache.upto  # every stored node is known: the missing ones are new
         todo = [specs[k] for k in missing]
-    elif not pg and staged is not None and staged.base is not None and start == staged.upto:
+    elif staged is not None and staged.base is not None and start == staged.upto:
         more = staged.ids  # the cache and this transaction's earlier batches know every node
         todo = []
         for k in missing:
@@ -369,6 +373,8 @@ def ensure_nodes(
                 if texts is not None:
                     props = specs[(typ, name)].properties
                     texts[nid] = json.dumps(props, sort_keys=True) if props else None
+                if staged is not None and staged.base is not None and nid > staged.upto:
+                    staged.upto = nid
             late = sorted({s.name for s in group if (s.type, s.name) not in ids})  # inserted concurrently
             for nid, typ, name in _in(conn, _BY_NAME, late):
                 if (typ, name) in specs:
