@@ -38,9 +38,8 @@ def test_complete_cache_reads_no_node_by_name(tmp_path: Path) -> None:
     assert store.get_field_origin("internal.lineage_demo.t2.a").origins
 
 
-def test_nodes_of_another_writer_are_found(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'b.db'}"
-    a, b = open_store(url), open_store(url)
+def test_nodes_of_another_writer_are_found(store_url: str) -> None:
+    a, b = open_store(store_url), open_store(store_url)
     a.record(copy_event("t1", {"x": [("s", "x")]}))
     b.record(copy_event("t2", {"x": [("t1", "x")], "y": [("u", "y")]}))  # b's nodes: t2, u …
     a.record(copy_event("t3", {"x": [("t2", "x")], "y": [("u", "y")]}))  # … which a never saw
@@ -54,3 +53,5 @@ def test_nodes_of_another_writer_are_found(tmp_path: Path) -> None:
     assert {o.field.name for o in a.get_field_origin("internal.lineage_demo.t5.y").origins} == {
         "internal.lineage_demo.u.y"
     }
+    a.close()
+    b.close()
