@@ -78,7 +78,8 @@ def _sqlite_engine(url: str) -> Engine:
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Any) -> None:
         write = conn.get_execution_options().get("headwater_write", False)
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+        # on the DBAPI connection: no statement compiled, no cursor result made
+        conn.connection.dbapi_connection.execute("BEGIN IMMEDIATE" if write else "BEGIN")
 
     return engine
 

@@ -47,9 +47,16 @@ DBT_PREFIX = "dbt."
 PROJECT_PREFIXES = (DBT_PREFIX,)  # keys a project states (``set_properties``), not a recording
 
 
-def update_properties(conn: Connection, todo: Sequence[Facts], ids: dict[NodeKey, int], latest: dict[int, int]) -> None:
+def update_properties(
+    conn: Connection,
+    todo: Sequence[Facts],
+    ids: dict[NodeKey, int],
+    latest: dict[int, int],
+    written: Mapping[int, str | None] | None = None,
+) -> None:
     """Write the properties the recordings ``todo`` (in time order) give their nodes, where they differ
-    from the stored ones. ``latest``: each stored job's newest event time before this batch."""
+    from the stored ones. ``latest``: each stored job's newest event time before this batch;
+    ``written``: the stored properties of nodes this transaction inserted (not read again)."""
     wanted: dict[int, tuple[bool, dict[str, Any]]] = {}  # node id -> (replace?, properties)
     for f in todo:
         for key, spec in f.nodes.items():
@@ -64,8 +71,9 @@ def update_properties(conn: Connection, todo: Sequence[Facts], ids: dict[NodeKey
                 wanted[nid] = (False, {**wanted.get(nid, (False, {}))[1], **spec.properties})
     if not wanted:
         return
-    stored: dict[int, str | None] = {}
-    for part in chunks(sorted(wanted)):
+    written = written or {}
+    stored: dict[int, str | None] = {nid: written[nid] for nid in wanted if nid in written}
+    for part in chunks(sorted(nid for nid in wanted if nid not in written)):
         q = select(nodes.c.id, nodes.c.properties).where(nodes.c.id.in_(part))
         stored.update({nid: props for nid, props in conn.execute(q)})
     changes = []

@@ -81,11 +81,21 @@ class NodeCache:
 
     ids: dict[NodeKey, int] = field(default_factory=dict)
     since: dict[NodeKey, int] = field(default_factory=dict)
+    upto: int = 0
+    """Every node with an id up to this one is in ``ids`` (an empty cache holds every node up to 0).
+    While the store's largest node id is ``upto``, a node missing here is new: no lookup by name
+    (PostgreSQL: a heuristic, see ``ensure_nodes``). Only a writer that started from an empty store
+    gets further than 0."""
+    base: int | None = None
+    """Of a transaction's ``staged`` cache: the ``upto`` of the cache it started from, once one of
+    its batches found the store's largest id equal to it (``upto`` is then this one's largest id)."""
 
     def __len__(self) -> int:
         return len(self.ids)
 
     def update(self, other: NodeCache) -> None:
+        """Add what a committed transaction's ``staged`` cache learnt (or another cache's content)."""
+        self.upto = other.upto if other.base is not None and other.base == self.upto else self.upto
         self.ids.update(other.ids)
         since, more = self.since, other.since
         if not since:
@@ -277,40 +287,70 @@ def ensure_nodes(
     conn: Connection,
     specs: dict[NodeKey, NodeSpec],
     born: dict[NodeKey, int],
-    known: dict[NodeKey, int] | None = None,
+    known: NodeCache | dict[NodeKey, int] | None = None,
+    staged: NodeCache | None = None,
+    texts: dict[int, str | None] | None = None,
 ) -> tuple[dict[NodeKey, int], set[NodeKey]]:
     """Ids of the given nodes, inserting the missing ones (created at ``born[key]``: the time of the
     earliest event of the batch that mentions it). ``known`` holds ids of nodes known to exist (the
-    store's cache of committed nodes); nodes are never deleted, so they stay valid.
+    store's cache of committed nodes); nodes are never deleted, so they stay valid. On SQLite, a
+    cache known to hold every stored node (``NodeCache.upto``, with what ``staged`` holds of the
+    transaction's earlier batches) spares the lookup by name of the missing ones (on PostgreSQL the
+    insert's ``ON CONFLICT DO NOTHING`` and the read after it keep this right under concurrency). ``texts``
+    receives the properties (JSON) each inserted node was written with.
 
     Returns the ids and the keys inserted by this call (nodes that cannot have edges yet).
     """
-    known = known or {}
+    cache = known if isinstance(known, NodeCache) else NodeCache(known or {})
+    have = cache.ids
     ids: dict[NodeKey, int] = {}
     missing: list[NodeKey] = []
     for k in specs:
-        nid = known.get(k)
+        nid = have.get(k)
         if nid is None:
             missing.append(k)
         else:
             ids[k] = nid
     if not missing:
         return ids, set()
-    for nid, typ, name in _in(conn, _BY_NAME, sorted({k[1] for k in missing})):
-        if (typ, name) in specs:
-            ids[(typ, name)] = nid
-    todo = [specs[k] for k in missing if k not in ids]
+    pg = _pg(conn)
+    # PostgreSQL: a heuristic only (concurrent writers insert beside this one); a node another
+    # writer has is not returned by the insert's ON CONFLICT DO NOTHING and is read after it
+    start = _scalar(conn, f"SELECT coalesce(max(id), 0) FROM {nodes.name}")
+    if start == cache.upto and (staged is None or staged.base is None):
+        if staged is not None:
+            staged.base = staged.upto = cache.upto  # every stored node is known: the missing ones are new
+        todo = [specs[k] for k in missing]
+    elif staged is not None and staged.base is not None and start == staged.upto:
+        more = staged.ids  # the cache and this transaction's earlier batches know every node
+        todo = []
+        for k in missing:
+            nid = more.get(k)
+            if nid is None:
+                todo.append(specs[k])
+            else:
+                ids[k] = nid
+    else:
+        if staged is not None:
+            staged.base = None  # another writer's nodes: not every node is known any more
+        for nid, typ, name in _in(conn, _BY_NAME, sorted({k[1] for k in missing})):
+            if (typ, name) in specs:
+                ids[(typ, name)] = nid
+        todo = [specs[k] for k in missing if k not in ids]
     if not todo:
         return ids, set()
     cols = "type, name, short, parent_id, properties, created_us"
-    if not _pg(conn):
+    if not pg:
         # BEGIN IMMEDIATE holds the database: no one else inserts, so ids can be assigned here
-        start = _scalar(conn, f"SELECT coalesce(max(id), 0) FROM {nodes.name}")
         for k, s in enumerate(todo, start + 1):
             ids[(s.type, s.name)] = k
         rows = [(ids[(s.type, s.name)], *_node_row(s, ids, born[(s.type, s.name)])) for s in todo]
         sql = f"INSERT INTO {nodes.name} (id, {cols}) VALUES (?, ?, ?, ?, ?, ?, ?)"
         _executemany(conn, sql, rows)
+        if staged is not None and staged.base is not None:
+            staged.upto = start + len(todo)
+        if texts is not None:
+            texts.update((r[0], r[5]) for r in rows)
         return ids, {(s.type, s.name) for s in todo}
     by_rank: dict[int, list[NodeSpec]] = {}
     for s in todo:
@@ -330,6 +370,11 @@ def ensure_nodes(
             for nid, typ, name in cursor.fetchall():
                 ids[(typ, name)] = nid
                 inserted.add((typ, name))
+                if texts is not None:
+                    props = specs[(typ, name)].properties
+                    texts[nid] = json.dumps(props, sort_keys=True) if props else None
+                if staged is not None and staged.base is not None and nid > staged.upto:
+                    staged.upto = nid
             late = sorted({s.name for s in group if (s.type, s.name) not in ids})  # inserted concurrently
             for nid, typ, name in _in(conn, _BY_NAME, late):
                 if (typ, name) in specs:
@@ -509,7 +554,8 @@ def apply(
         return result
     specs, born = _mentions(todo)
     known = known or NodeCache()
-    ids, fresh_keys = ensure_nodes(conn, specs, born, known.ids)
+    texts: dict[int, str | None] = {}
+    ids, fresh_keys = ensure_nodes(conn, specs, born, known, staged, texts)
     fresh = {ids[k] for k in fresh_keys}
     jobs = sorted({ids[f.job] for f in todo if f.job})
     stored_jobs = [j for j in jobs if j not in fresh]
@@ -523,7 +569,7 @@ def apply(
     result.recorded = len(todo)
     result.event_ids = [f.event_id for f in todo]
     _seen_jobs(conn, todo, ids)
-    update_properties(conn, todo, ids, latest)
+    update_properties(conn, todo, ids, latest, texts)
     wanted = [(f, _wanted(f, ids, pks[f.event_id])) for f in todo]
     uses: dict[int | None, int] = {}
     for _, w in wanted:
