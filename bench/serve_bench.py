@@ -19,11 +19,17 @@ as a multiple of the 1-client p50, measured in the same run. Loopback only; ever
     .venv/bin/python bench/serve_bench.py --writers 10 --clients 10
     .venv/bin/python bench/serve_bench.py --store /tmp/serve-bench.db --seconds 300
     .venv/bin/python bench/serve_bench.py --store /tmp/serve-bench.db --cpu 200   # CPU per request
+    .venv/bin/python bench/serve_bench.py --cpu 100 --before /tmp/before --rounds 5   # and another checkout's
+
+With ``--cpu N --before DIR`` each of ``--rounds`` rounds measures this checkout and the one at ``DIR``
+(its ``src/``) in a child process each, alternating, on the same store: the figure is each version's
+median over the rounds, and their ratio.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import socket
@@ -119,6 +125,9 @@ def main() -> None:
     ap.add_argument("--store", type=Path, default=None, help="SQLite file to build or reuse")
     ap.add_argument("--drop", action="store_true", help="drop the PostgreSQL schema at the end")
     ap.add_argument("--cpu", type=int, default=0, help="instead of the load: CPU per request, N of each, in process")
+    ap.add_argument("--before", type=Path, help="with --cpu: also a checkout to compare with (its src/), alternating")
+    ap.add_argument("--rounds", type=int, default=5, help="with --before: rounds of each version")
+    ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # a round's child: print JSON
     args = ap.parse_args()
 
     tmp = tempfile.TemporaryDirectory()
@@ -127,13 +136,18 @@ def main() -> None:
     else:
         path = args.store or Path(tmp.name) / "serve-bench.db"
         url, where = f"sqlite:///{path}", str(path)
+    if args.json:
+        return print(json.dumps(cpu_per_request(url, args.events, args.cpu, quiet=True)))
     t0 = time.perf_counter()
     build(url, args.events)
     print(f"store: {where} ({args.events} events) in {time.perf_counter() - t0:.0f} s; {args.workers} worker(s)")
     baseline = None
     try:
+        if args.cpu and args.before:
+            return cpu_against(args, url)
         if args.cpu:
-            return cpu_per_request(url, args.events, args.cpu)
+            cpu_per_request(url, args.events, args.cpu)
+            return None
         for clients in [int(c) for c in args.clients.split(",")]:
             p50, p99 = serve_and_load(args, url, clients)
             if baseline is None:
@@ -189,7 +203,28 @@ def read_endpoints(n: int) -> dict[str, Callable[[random.Random], Request]]:
     }
 
 
-def cpu_per_request(url: str, events: int, rounds: int) -> None:
+def cpu_against(args: argparse.Namespace, url: str) -> None:
+    """CPU per request of this checkout and of ``--before``, in alternating child processes."""
+    here = Path(__file__).resolve().parents[1]
+    got: dict[str, dict[str, list[float]]] = {"after": defaultdict(list), "before": defaultdict(list)}
+    for _ in range(args.rounds):
+        for name, checkout in (("before", args.before), ("after", here)):
+            env = {**os.environ, "PYTHONPATH": f"{checkout / 'src'}{os.pathsep}{here / 'bench'}"}
+            cmd = [sys.executable, __file__, "--json", "--cpu", str(args.cpu), "--events", str(args.events)]
+            cmd += ["--backend", args.backend, *(["--store", str(args.store)] if args.store else [])]
+            if args.backend == "sqlite" and not args.store:
+                raise SystemExit("--before on SQLite needs --store (the store both versions read)")
+            out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
+            for label, ms in json.loads(out).items():
+                got[name][label].append(ms)
+    print(f"CPU per request, in process ({args.cpu} of each, after 20), median of {args.rounds} rounds:")
+    print(f"  {'':14s} {'before':>9s} {'after':>9s} {'after/before':>13s}")
+    for label in got["after"]:
+        a, b = statistics.median(got["after"][label]), statistics.median(got["before"][label])
+        print(f"  {label:14s} {b:6.2f} ms {a:6.2f} ms {a / b:12.2f}x")
+
+
+def cpu_per_request(url: str, events: int, rounds: int, quiet: bool = False) -> dict[str, float]:
     """The server's CPU time per request, in this process and one thread: the app called through ASGI
     with every sync step run inline (no thread pool), ``rounds`` requests of each endpoint after a
     warm-up. CPU time, not wall time: what a request costs, whatever else the machine runs."""
@@ -222,10 +257,13 @@ def cpu_per_request(url: str, events: int, rounds: int) -> None:
                     assert r.status_code == 200, r.text
 
     asyncio.run(run())
-    print(f"CPU per request, in process ({rounds} of each, after 20):")
-    for name, total in sorted(cost.items()):
-        print(f"  {name:14s} {total / rounds * 1000:6.2f} ms")
-    print(f"  {'mean':14s} {sum(cost.values()) / len(cost) / rounds * 1000:6.2f} ms")
+    ms = {name: total / rounds * 1000 for name, total in sorted(cost.items())}
+    ms["mean"] = sum(ms.values()) / len(ms)
+    if not quiet:
+        print(f"CPU per request, in process ({rounds} of each, after 20):")
+        for name, v in ms.items():
+            print(f"  {name:14s} {v:6.2f} ms")
+    return ms
 
 
 def run_load(args: argparse.Namespace, base: str, pid: int, clients: int) -> tuple[float, float]:

@@ -8,6 +8,11 @@ the edges seen. Cycles stop at visited nodes; ``max_nodes`` caps the answer (``t
 Depth counts only hops into non-process nodes (``up_cost``/``down_cost``), so dataset → job →
 dataset is one level.
 
+A walk that follows no dataset-level mapping fetches, instead, every edge it may take in one
+statement (``reach_edges``: a ``WITH RECURSIVE`` over the same conditions, bounded by ``max_depth``)
+and runs the same levels over them in memory: one round trip instead of one per level, and the same
+answer (the statement returns a superset of the edges the level queries would).
+
 A walk over MAPS_TO from fields also follows the dataset-level indirect mappings stored once per
 source field (``indirect.py``): each level adds one set query for them, and they take part as
 virtual MAPS_TO edges (negative ids), in the order the former cross-product rows had.
@@ -19,7 +24,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, and_, bindparam, select
+from sqlalchemy import ColumnElement, Connection, Integer, and_, bindparam, literal_column, select
 
 from headwater.store import indirect
 from headwater.store.names import from_us
@@ -124,13 +129,20 @@ def walk(
     # one statement for every level: built (and its cache key computed) once, the frontier bound
     level_q = base.where(near_col.in_(bindparam("frontier", expanding=True)))
     hidden = frozenset(hidden_jobs)
+    ahead: dict[int, list[Any]] | None = None
+    if not virtual and len(roots) <= RECURSIVE_ROOTS:
+        ahead = reach_edges(conn, roots, upstream, base, max_depth)
 
     def expand(frontier: list[int]) -> tuple[list[int], list[int]]:
         same: list[int] = []
         nxt: list[int] = []
         if max_depth is not None:
             frontier = [n for n in frontier if w.depth[n] < max_depth]
-        rows: list[Any] = [row for part in chunks(frontier) for row in conn.execute(level_q, {"frontier": part})]
+        rows: list[Any]
+        if ahead is not None:
+            rows = [row for n in frontier for row in ahead.get(n, ())]
+        else:
+            rows = [row for part in chunks(frontier) for row in conn.execute(level_q, {"frontier": part})]
         if virtual and upstream:
             rows.extend(indirect.into(conn, frontier, as_of))
         elif virtual:
@@ -167,6 +179,46 @@ def walk(
             nxt.extend(more)
         frontier = nxt
     return w
+
+
+RECURSIVE_ROOTS = 500
+"""Walks from at most this many roots fetch their edges in one recursive statement."""
+
+
+def reach_edges(
+    conn: Connection, roots: list[int], upstream: bool, base: Any, max_depth: int | None
+) -> dict[int, list[Any]]:
+    """The rows of ``base`` (edges with their ``cost``) out of every node a walk from ``roots`` can
+    expand, by their near end: one ``WITH RECURSIVE`` statement. ``reach`` holds each node reachable
+    over ``base``'s edges with every distance of at most ``max_depth`` (hence the distance the walk
+    gives it, whatever edges it later leaves out), so the rows out of the nodes within the bound are
+    a superset of those the walk's level queries would return."""
+    near_col = _E.dst_id if upstream else _E.src_id
+    far_col = _E.src_id if upstream else _E.dst_id
+    cost_col = _E.up_cost if upstream else _E.down_cost
+    conds = base.whereclause
+    if max_depth is None:
+        seed = select(near_col.label("node")).where(near_col.in_(roots), conds)
+        reach = seed.cte("reach", recursive=True)
+        step = select(far_col).join_from(reach, edges, near_col == reach.c.node).where(conds)
+        reach = reach.union(step)
+        inner = select(reach.c.node)
+    else:
+        zero = literal_column("0", Integer)
+        seed = select(near_col.label("node"), zero.label("dist")).where(near_col.in_(roots), conds)
+        reach = seed.cte("reach", recursive=True)
+        dist = reach.c.dist + cost_col
+        step = (
+            select(far_col, dist)
+            .join_from(reach, edges, near_col == reach.c.node)
+            .where(conds, reach.c.dist < max_depth, dist <= max_depth)
+        )
+        reach = reach.union(step)
+        inner = select(reach.c.node).where(reach.c.dist < max_depth)
+    out: dict[int, list[Any]] = {}
+    for row in conn.execute(base.where(near_col.in_(inner))):
+        out.setdefault(row.dst_id if upstream else row.src_id, []).append(row)
+    return out
 
 
 def _has_field(conn: Connection, ids: list[int]) -> bool:
