@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
-from sqlalchemy import Connection, func, or_, select
+from sqlalchemy import Connection, func, select, union_all
 
 from headwater.store import indirect
 from headwater.store.from_ddl import DDL_KIND
@@ -49,12 +50,7 @@ def get_lineage_summary(
         )
     )
     field_count = conn.execute(field_q).scalar_one()
-    members = select(nodes.c.id).where(nodes.c.parent_id == root.id)
-    touch = or_(_E.src_id == root.id, _E.dst_id == root.id, _E.dst_id.in_(members), _E.src_id.in_(members))
-    last_q = select(func.max(_E.valid_from)).where(touch, _E.type != EdgeType.CONTAINS.value)
-    if as_of is not None:
-        last_q = last_q.where(_E.valid_from <= as_of)
-    last = conn.execute(last_q).scalar_one_or_none()
+    last = conn.execute(_last_update(root.id, as_of)).scalar_one_or_none()
     return LineageSummary(
         node=root,
         upstream_count=len(set(up.depth) - {root.id}),
@@ -65,6 +61,20 @@ def get_lineage_summary(
         node_type_counts=dict(sorted(counts.items())),
         truncated=up.truncated or down.truncated,
     )
+
+
+def _last_update(root: int, as_of: int | None) -> Any:
+    """The latest start of an edge (not CONTAINS) with an end at ``root`` or at one of its members:
+    the largest of four indexed maxima (one ``OR`` of the four conditions made PostgreSQL scan every
+    edge)."""
+    members = select(nodes.c.id).where(nodes.c.parent_id == root)
+    touches = (_E.src_id == root, _E.dst_id == root, _E.dst_id.in_(members), _E.src_id.in_(members))
+    parts = []
+    for touch in touches:
+        q = select(func.max(_E.valid_from).label("m")).where(touch, _E.type != EdgeType.CONTAINS.value)
+        parts.append(q if as_of is None else q.where(_E.valid_from <= as_of))
+    each = union_all(*parts).subquery("each")
+    return select(func.max(each.c.m))
 
 
 def get_lineage_stats(conn: Connection, as_of: int | None = None) -> LineageStats:
