@@ -74,7 +74,7 @@ def pg_schema(drop: bool = False) -> str:
             )
         )
     admin.dispose()
-    return f"{PG}?options=-csearch_path%3D{PG_SCHEMA}"
+    return f"{PG}?options=-csearch_path%3D{PG_SCHEMA}&application_name={PG_SCHEMA}"
 
 
 def free_port() -> int:
@@ -94,6 +94,58 @@ def rss_mb(pid: int) -> float:
         except OSError:
             continue
     return total
+
+
+def cpu_s(pid: int) -> float:
+    """User and system CPU seconds of ``pid`` so far (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class BackendCpu:
+    """The CPU the PostgreSQL backends of the server's connections (``application_name``) use:
+    sampled every 0.2 s by a thread (a connection closed between samples loses its last 0.2 s)."""
+
+    def __init__(self, url: str | None) -> None:
+        self.seen: dict[int, float] = {}
+        self.start: dict[int, float] = {}
+        self.running = url is not None
+        self.engine = create_engine(PG) if url else None
+        self.thread = threading.Thread(target=self.sample_loop, daemon=True)
+
+    def pids(self) -> list[int]:
+        assert self.engine is not None
+        with self.engine.connect() as c:
+            q = text("SELECT pid FROM pg_stat_activity WHERE application_name = :a")
+            return list(c.execute(q, {"a": PG_SCHEMA}).scalars())
+
+    def sample(self) -> None:
+        for p in self.pids():
+            self.seen[p] = max(self.seen.get(p, 0.0), cpu_s(p))
+
+    def sample_loop(self) -> None:
+        while self.running:
+            self.sample()
+            time.sleep(0.2)
+
+    def begin(self) -> None:
+        if self.engine is not None:
+            self.sample()
+            self.start = dict(self.seen)
+            self.thread.start()
+
+    def end(self) -> float:
+        """CPU seconds since ``begin``."""
+        if self.engine is None:
+            return 0.0
+        self.sample()
+        self.running = False
+        self.thread.join()
+        self.engine.dispose()
+        return sum(v - self.start.get(p, 0.0) for p, v in self.seen.items())
 
 
 def children(pid: int) -> list[int]:
@@ -303,6 +355,9 @@ def run_load(args: argparse.Namespace, base: str, pid: int, clients: int) -> tup
                     else:
                         errors["POST events"] += 1
 
+    backends = BackendCpu(PG if args.backend == "postgresql" else None)
+    backends.begin()
+    server_cpu = sum(cpu_s(p) for p in [pid, *children(pid)])
     threads = [threading.Thread(target=reader, args=(s,)) for s in range(clients)]
     threads += [threading.Thread(target=writer, args=(s,)) for s in range(args.writers)]
     for th in threads:
@@ -315,6 +370,8 @@ def run_load(args: argparse.Namespace, base: str, pid: int, clients: int) -> tup
         print(f"  t={samples[-1][0]:5.0f} s  server RSS {samples[-1][1]:7.1f} MB", flush=True)
     for th in threads:
         th.join()
+    server_cpu = sum(cpu_s(p) for p in [pid, *children(pid)]) - server_cpu
+    pg_cpu = backends.end()
 
     print(f"\n{clients} readers, {args.writers} writers, {args.seconds:.0f} s:")
     reads: list[float] = []
@@ -330,6 +387,13 @@ def run_load(args: argparse.Namespace, base: str, pid: int, clients: int) -> tup
         f"  p99 {pct(reads, 0.99) * 1000:7.1f} ms"
         f"  ({len(reads) / args.seconds:.0f} requests/s)"
     )
+    done = sum(len(v) for v in latencies.values())
+    if done:
+        print(
+            f"  CPU per request: server {server_cpu / done * 1000:.2f} ms"
+            + (f", PostgreSQL backends {pg_cpu / done * 1000:.2f} ms" if args.backend == "postgresql" else "")
+            + f"  (load average {os.getloadavg()[0]:.2f})"
+        )
     after = [rss for t, rss in samples if t >= args.warmup]
     if after:
         print(
