@@ -48,9 +48,9 @@ def _queries(store: LineageStore) -> list[tuple[str, Any]]:
     for n in nodes:
         for depth in (0, 1, 3, None):
             for direction in ("UPSTREAM", "DOWNSTREAM", "BOTH"):
-                out.append((f"lineage {n} {direction} {depth}", lambda n=n, d=depth, r=direction: store.get_lineage(
-                    n, r, d
-                )))
+                out.append(
+                    (f"lineage {n} {direction} {depth}", lambda n=n, d=depth, r=direction: store.get_lineage(n, r, d))
+                )
         out.append((f"lineage {n} seen", lambda n=n: store.get_lineage(n, max_depth=None, seen_since=NEW)))
         out.append((f"lineage {n} as_of", lambda n=n: store.get_lineage(n, max_depth=None, as_of=OLD)))
         out.append((f"summary {n}", lambda n=n: store.get_lineage_summary(n)))
@@ -60,15 +60,21 @@ def _queries(store: LineageStore) -> list[tuple[str, Any]]:
     for f in fields:
         for level in ("direct", "field", "all"):
             for depth in (None, 1, 2):
-                out.append((f"origin {f} {level} {depth}", lambda f=f, lv=level, d=depth: store.get_field_origin(
-                    f, level=lv, max_depth=d
-                )))
-                out.append((f"impact {f} {level} {depth}", lambda f=f, lv=level, d=depth: store.get_field_impact(
-                    f, level=lv, max_depth=d
-                )))
-            out.append((f"origin {f} {level} seen", lambda f=f, lv=level: store.get_field_origin(
-                f, level=lv, seen_since=NEW
-            )))
+                out.append(
+                    (
+                        f"origin {f} {level} {depth}",
+                        lambda f=f, lv=level, d=depth: store.get_field_origin(f, level=lv, max_depth=d),
+                    )
+                )
+                out.append(
+                    (
+                        f"impact {f} {level} {depth}",
+                        lambda f=f, lv=level, d=depth: store.get_field_impact(f, level=lv, max_depth=d),
+                    )
+                )
+            out.append(
+                (f"origin {f} {level} seen", lambda f=f, lv=level: store.get_field_origin(f, level=lv, seen_since=NEW))
+            )
         out.append((f"summary {f}", lambda f=f: store.get_lineage_summary(f)))
         out.append((f"trace {f}", lambda f=f: store.trace_origin(f)))
         out.append((f"analyze {f}", lambda f=f: store.analyze_impact(f, "DATA_UPDATE")))
