@@ -7,7 +7,8 @@ Builds (or reuses) a store of ``--events`` events shaped like the Doris guide's 
 processes) on 127.0.0.1 in a child process, and for each count of ``--clients`` (``1,5,20``: one run
 each, the server started afresh) runs that many reader threads for ``--seconds`` against the read
 endpoints (field origin, field impact, upstream at depth 3, node resolve, summary), plus ``--writers``
-threads posting new events. Prints p50/p99 per endpoint and overall, and the server's RSS (all its
+threads posting new events. Prints p50/p99 per endpoint and overall, the CPU time per request of the
+server's processes and (PostgreSQL) of the backends of its connections, and the server's RSS (all its
 processes) every ``--every`` seconds (the first sample after warm-up is the baseline; the last line
 says how much it grew). The 1-client run is the baseline of the others: each prints its p50 and p99
 as a multiple of the 1-client p50, measured in the same run. Loopback only; every run is bounded by
