@@ -7,7 +7,8 @@ Builds (or reuses) a store of ``--events`` events shaped like the Doris guide's 
 processes) on 127.0.0.1 in a child process, and for each count of ``--clients`` (``1,5,20``: one run
 each, the server started afresh) runs that many reader threads for ``--seconds`` against the read
 endpoints (field origin, field impact, upstream at depth 3, node resolve, summary), plus ``--writers``
-threads posting new events. Prints p50/p99 per endpoint and overall, and the server's RSS (all its
+threads posting new events. Prints p50/p99 per endpoint and overall, the CPU time per request of the
+server's processes and (PostgreSQL) of the backends of its connections, and the server's RSS (all its
 processes) every ``--every`` seconds (the first sample after warm-up is the baseline; the last line
 says how much it grew). The 1-client run is the baseline of the others: each prints its p50 and p99
 as a multiple of the 1-client p50, measured in the same run. Loopback only; every run is bounded by
@@ -19,11 +20,17 @@ as a multiple of the 1-client p50, measured in the same run. Loopback only; ever
     .venv/bin/python bench/serve_bench.py --writers 10 --clients 10
     .venv/bin/python bench/serve_bench.py --store /tmp/serve-bench.db --seconds 300
     .venv/bin/python bench/serve_bench.py --store /tmp/serve-bench.db --cpu 200   # CPU per request
+    .venv/bin/python bench/serve_bench.py --cpu 100 --before /tmp/before --rounds 5   # and another checkout's
+
+With ``--cpu N --before DIR`` each of ``--rounds`` rounds measures this checkout and the one at ``DIR``
+(its ``src/``) in a child process each, alternating, on the same store: the figure is each version's
+median over the rounds, and their ratio.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import socket
@@ -68,7 +75,7 @@ def pg_schema(drop: bool = False) -> str:
             )
         )
     admin.dispose()
-    return f"{PG}?options=-csearch_path%3D{PG_SCHEMA}"
+    return f"{PG}?options=-csearch_path%3D{PG_SCHEMA}&application_name={PG_SCHEMA}"
 
 
 def free_port() -> int:
@@ -88,6 +95,58 @@ def rss_mb(pid: int) -> float:
         except OSError:
             continue
     return total
+
+
+def cpu_s(pid: int) -> float:
+    """User and system CPU seconds of ``pid`` so far (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class BackendCpu:
+    """The CPU the PostgreSQL backends of the server's connections (``application_name``) use:
+    sampled every 0.2 s by a thread (a connection closed between samples loses its last 0.2 s)."""
+
+    def __init__(self, url: str | None) -> None:
+        self.seen: dict[int, float] = {}
+        self.start: dict[int, float] = {}
+        self.running = url is not None
+        self.engine = create_engine(PG) if url else None
+        self.thread = threading.Thread(target=self.sample_loop, daemon=True)
+
+    def pids(self) -> list[int]:
+        assert self.engine is not None
+        with self.engine.connect() as c:
+            q = text("SELECT pid FROM pg_stat_activity WHERE application_name = :a")
+            return list(c.execute(q, {"a": PG_SCHEMA}).scalars())
+
+    def sample(self) -> None:
+        for p in self.pids():
+            self.seen[p] = max(self.seen.get(p, 0.0), cpu_s(p))
+
+    def sample_loop(self) -> None:
+        while self.running:
+            self.sample()
+            time.sleep(0.2)
+
+    def begin(self) -> None:
+        if self.engine is not None:
+            self.sample()
+            self.start = dict(self.seen)
+            self.thread.start()
+
+    def end(self) -> float:
+        """CPU seconds since ``begin``."""
+        if self.engine is None:
+            return 0.0
+        self.sample()
+        self.running = False
+        self.thread.join()
+        self.engine.dispose()
+        return sum(v - self.start.get(p, 0.0) for p, v in self.seen.items())
 
 
 def children(pid: int) -> list[int]:
@@ -119,6 +178,9 @@ def main() -> None:
     ap.add_argument("--store", type=Path, default=None, help="SQLite file to build or reuse")
     ap.add_argument("--drop", action="store_true", help="drop the PostgreSQL schema at the end")
     ap.add_argument("--cpu", type=int, default=0, help="instead of the load: CPU per request, N of each, in process")
+    ap.add_argument("--before", type=Path, help="with --cpu: also a checkout to compare with (its src/), alternating")
+    ap.add_argument("--rounds", type=int, default=5, help="with --before: rounds of each version")
+    ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # a round's child: print JSON
     args = ap.parse_args()
 
     tmp = tempfile.TemporaryDirectory()
@@ -127,13 +189,18 @@ def main() -> None:
     else:
         path = args.store or Path(tmp.name) / "serve-bench.db"
         url, where = f"sqlite:///{path}", str(path)
+    if args.json:
+        return print(json.dumps(cpu_per_request(url, args.events, args.cpu, quiet=True)))
     t0 = time.perf_counter()
     build(url, args.events)
     print(f"store: {where} ({args.events} events) in {time.perf_counter() - t0:.0f} s; {args.workers} worker(s)")
     baseline = None
     try:
+        if args.cpu and args.before:
+            return cpu_against(args, url)
         if args.cpu:
-            return cpu_per_request(url, args.events, args.cpu)
+            cpu_per_request(url, args.events, args.cpu)
+            return None
         for clients in [int(c) for c in args.clients.split(",")]:
             p50, p99 = serve_and_load(args, url, clients)
             if baseline is None:
@@ -189,7 +256,28 @@ def read_endpoints(n: int) -> dict[str, Callable[[random.Random], Request]]:
     }
 
 
-def cpu_per_request(url: str, events: int, rounds: int) -> None:
+def cpu_against(args: argparse.Namespace, url: str) -> None:
+    """CPU per request of this checkout and of ``--before``, in alternating child processes."""
+    here = Path(__file__).resolve().parents[1]
+    got: dict[str, dict[str, list[float]]] = {"after": defaultdict(list), "before": defaultdict(list)}
+    for _ in range(args.rounds):
+        for name, checkout in (("before", args.before), ("after", here)):
+            env = {**os.environ, "PYTHONPATH": f"{checkout / 'src'}{os.pathsep}{here / 'bench'}"}
+            cmd = [sys.executable, __file__, "--json", "--cpu", str(args.cpu), "--events", str(args.events)]
+            cmd += ["--backend", args.backend, *(["--store", str(args.store)] if args.store else [])]
+            if args.backend == "sqlite" and not args.store:
+                raise SystemExit("--before on SQLite needs --store (the store both versions read)")
+            out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
+            for label, ms in json.loads(out).items():
+                got[name][label].append(ms)
+    print(f"CPU per request, in process ({args.cpu} of each, after 20), median of {args.rounds} rounds:")
+    print(f"  {'':14s} {'before':>9s} {'after':>9s} {'after/before':>13s}")
+    for label in got["after"]:
+        a, b = statistics.median(got["after"][label]), statistics.median(got["before"][label])
+        print(f"  {label:14s} {b:6.2f} ms {a:6.2f} ms {a / b:12.2f}x")
+
+
+def cpu_per_request(url: str, events: int, rounds: int, quiet: bool = False) -> dict[str, float]:
     """The server's CPU time per request, in this process and one thread: the app called through ASGI
     with every sync step run inline (no thread pool), ``rounds`` requests of each endpoint after a
     warm-up. CPU time, not wall time: what a request costs, whatever else the machine runs."""
@@ -222,10 +310,13 @@ def cpu_per_request(url: str, events: int, rounds: int) -> None:
                     assert r.status_code == 200, r.text
 
     asyncio.run(run())
-    print(f"CPU per request, in process ({rounds} of each, after 20):")
-    for name, total in sorted(cost.items()):
-        print(f"  {name:14s} {total / rounds * 1000:6.2f} ms")
-    print(f"  {'mean':14s} {sum(cost.values()) / len(cost) / rounds * 1000:6.2f} ms")
+    ms = {name: total / rounds * 1000 for name, total in sorted(cost.items())}
+    ms["mean"] = sum(ms.values()) / len(ms)
+    if not quiet:
+        print(f"CPU per request, in process ({rounds} of each, after 20):")
+        for name, v in ms.items():
+            print(f"  {name:14s} {v:6.2f} ms")
+    return ms
 
 
 def run_load(args: argparse.Namespace, base: str, pid: int, clients: int) -> tuple[float, float]:
@@ -265,6 +356,9 @@ def run_load(args: argparse.Namespace, base: str, pid: int, clients: int) -> tup
                     else:
                         errors["POST events"] += 1
 
+    backends = BackendCpu(PG if args.backend == "postgresql" else None)
+    backends.begin()
+    server_cpu = sum(cpu_s(p) for p in [pid, *children(pid)])
     threads = [threading.Thread(target=reader, args=(s,)) for s in range(clients)]
     threads += [threading.Thread(target=writer, args=(s,)) for s in range(args.writers)]
     for th in threads:
@@ -277,6 +371,8 @@ def run_load(args: argparse.Namespace, base: str, pid: int, clients: int) -> tup
         print(f"  t={samples[-1][0]:5.0f} s  server RSS {samples[-1][1]:7.1f} MB", flush=True)
     for th in threads:
         th.join()
+    server_cpu = sum(cpu_s(p) for p in [pid, *children(pid)]) - server_cpu
+    pg_cpu = backends.end()
 
     print(f"\n{clients} readers, {args.writers} writers, {args.seconds:.0f} s:")
     reads: list[float] = []
@@ -292,6 +388,13 @@ def run_load(args: argparse.Namespace, base: str, pid: int, clients: int) -> tup
         f"  p99 {pct(reads, 0.99) * 1000:7.1f} ms"
         f"  ({len(reads) / args.seconds:.0f} requests/s)"
     )
+    done = sum(len(v) for v in latencies.values())
+    if done:
+        print(
+            f"  CPU per request: server {server_cpu / done * 1000:.2f} ms"
+            + (f", PostgreSQL backends {pg_cpu / done * 1000:.2f} ms" if args.backend == "postgresql" else "")
+            + f"  (load average {os.getloadavg()[0]:.2f})"
+        )
     after = [rss for t, rss in samples if t >= args.warmup]
     if after:
         print(

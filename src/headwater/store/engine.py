@@ -31,6 +31,9 @@ caches stay under 8 x 16 MB. (A 64 MB cache per connection and up to 15 connecti
 server grow by up to a gigabyte; the operating system's file cache serves the rest.)"""
 POSTGRES_POOL = (10, 10)
 """PostgreSQL connections per engine (kept, and more at peaks): the server runs queries in parallel."""
+READ = {"headwater_read": True}
+"""The execution options of a connection that only reads (``LineageStore`` queries): on PostgreSQL
+its statements run without a transaction (``_postgres_engine``)."""
 
 _write_locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
@@ -106,8 +109,25 @@ def make_engine(url: str) -> Engine:
     url = normalise_url(url)
     if url.startswith("sqlite"):
         return _sqlite_engine(url)
+    return _postgres_engine(url)
+
+
+def _postgres_engine(url: str) -> Engine:
+    """A PostgreSQL engine whose read connections (``READ``) run in autocommit: at READ COMMITTED
+    each statement sees its own snapshot in a transaction too, so a read needs none, and without one
+    it saves the BEGIN and ROLLBACK round trips, and psycopg keeps the statements it prepared (a
+    rollback drops them: with one per request, none was ever reused)."""
     size, overflow = POSTGRES_POOL
-    return create_engine(url, pool_pre_ping=True, pool_size=size, max_overflow=overflow)
+    engine = create_engine(url, pool_pre_ping=True, pool_size=size, max_overflow=overflow)
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        dbapi_conn = conn.connection.dbapi_connection
+        read = bool(conn.get_execution_options().get("headwater_read", False))
+        if dbapi_conn.autocommit != read:
+            dbapi_conn.autocommit = read
+
+    return engine
 
 
 def write_concurrency(engine: Engine) -> int:

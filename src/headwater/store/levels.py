@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from enum import StrEnum
+from functools import cache
 from typing import Any
 
 from sqlalchemy import ColumnElement, or_
@@ -53,8 +54,10 @@ def parse_level(level: Level | str | None, include_indirect: bool | None = None)
         raise InvalidInput("level", f"{level!r} is not one of direct, field, all") from None
 
 
+@cache
 def edge_filter(level: Level) -> ColumnElement[bool] | None:
-    """The condition on stored MAPS_TO edges a walk at ``level`` follows (None: every edge)."""
+    """The condition on stored MAPS_TO edges a walk at ``level`` follows (None: every edge); one
+    object per level, so that a walk's statements are built once per level (``traverse``)."""
     if level == Level.DIRECT:
         return edges.c.dependency == "DIRECT"
     if level == Level.FIELD:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Iterable
 
-from sqlalchemy import Connection, or_, select
+from sqlalchemy import Connection, bindparam, or_, select
 
 from headwater.store.errors import AmbiguousNode, NodeNotFound
 from headwater.store.names import ident
@@ -18,6 +18,12 @@ from headwater.store.write import chunks
 
 _N = nodes.c
 _COLS = (_N.id, _N.type, _N.name, _N.short, _N.parent_id, _N.properties)
+# the statements of every request, built (and their cache keys computed) once
+_BY_ID = select(*_COLS).where(_N.id == bindparam("nid"))
+_BY_IDS = select(*_COLS).where(_N.id.in_(bindparam("ids", expanding=True)))
+_TYPES_BY_IDS = select(_N.id, _N.type).where(_N.id.in_(bindparam("ids", expanding=True)))
+_BY_NAME = select(*_COLS).where(or_(_N.short.in_(bindparam("shorts", expanding=True)), _N.name == bindparam("norm")))
+_BY_NAME_OF_TYPES = _BY_NAME.where(_N.type.in_(bindparam("types", expanding=True)))
 
 
 def _info(row: object, depth: int | None = None) -> NodeInfo:
@@ -48,7 +54,7 @@ def resolve(conn: Connection, ref: str | int, types: Collection[str] | None = No
     ``AmbiguousNode``."""
     if isinstance(ref, int) or (isinstance(ref, str) and ref.startswith("#") and ref[1:].isdigit()):
         nid = int(ref) if isinstance(ref, int) else int(ref[1:])
-        row = conn.execute(select(*_COLS).where(_N.id == nid)).first()
+        row = conn.execute(_BY_ID, {"nid": nid}).first()
         if row is None or (types and row.type not in types):
             raise NodeNotFound(str(ref))
         return _info(row)
@@ -65,10 +71,10 @@ def resolve(conn: Connection, ref: str | int, types: Collection[str] | None = No
     norm = normalise_ref(text)
     parts = norm.split(".")
     shorts = {parts[-1], ".".join(parts[-2:])}
-    query = select(*_COLS).where(or_(_N.short.in_(sorted(shorts)), _N.name == norm))
-    if types:
-        query = query.where(_N.type.in_(sorted(types)))
-    rows = [r for r in conn.execute(query) if r.name == norm or r.short == norm or r.name.endswith("." + norm)]
+    query, bound = (_BY_NAME_OF_TYPES, {"types": sorted(types)}) if types else (_BY_NAME, {})
+    bound.update(shorts=sorted(shorts), norm=norm)
+    found = conn.execute(query, bound)
+    rows = [r for r in found if r.name == norm or r.short == norm or r.name.endswith("." + norm)]
     exact = [r for r in rows if r.name == norm]
     pick = exact or rows
     if not pick and len(parts) == 1 and (not types or NodeType.FIELD in types):
@@ -113,7 +119,7 @@ def fetch_nodes(conn: Connection, ids: Iterable[int], depths: dict[int, int] | N
     """Nodes by id (missing ids are left out)."""
     out: dict[int, NodeInfo] = {}
     for part in chunks(sorted(set(ids))):
-        for r in conn.execute(select(*_COLS).where(_N.id.in_(part))):
+        for r in conn.execute(_BY_IDS, {"ids": part}):
             out[r.id] = _info(r, depths.get(r.id) if depths else None)
     return out
 
@@ -123,7 +129,7 @@ def node_types(conn: Connection, ids: Iterable[int]) -> dict[int, str]:
     properties, for counts."""
     out: dict[int, str] = {}
     for part in chunks(sorted(set(ids))):
-        out.update((i, t) for i, t in conn.execute(select(_N.id, _N.type).where(_N.id.in_(part))))
+        out.update((i, t) for i, t in conn.execute(_TYPES_BY_IDS, {"ids": part}))
     return out
 
 

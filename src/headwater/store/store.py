@@ -23,7 +23,7 @@ from headwater.store import jobs as _jobs
 from headwater.store import lineage as _lineage
 from headwater.store import summary as _summary
 from headwater.store import trace as _trace
-from headwater.store.engine import write_lock
+from headwater.store.engine import READ, write_lock
 from headwater.store.errors import InvalidInput
 from headwater.store.facts import Facts, Names
 from headwater.store.from_ddl import TableDefinition, definition_facts
@@ -182,7 +182,7 @@ class LineageStore:
     # ---------------------------------------------------------------- queries
 
     def _read(self) -> AbstractContextManager[Connection]:
-        return self.engine.connect()
+        return self.engine.connect().execution_options(**READ)
 
     def resolve(self, node: str | int) -> NodeInfo:
         with self._read() as conn:

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
-from sqlalchemy import Connection, func, or_, select
+from sqlalchemy import BigInteger, Connection, and_, bindparam, func, select, union_all
 
 from headwater.store import indirect
 from headwater.store.from_ddl import DDL_KIND
 from headwater.store.names import from_us
 from headwater.store.resolve import node_types, resolve
 from headwater.store.results import LineageStats, LineageSummary
-from headwater.store.schema import edges, events, nodes
+from headwater.store.schema import OPEN, edges, events, nodes
 from headwater.store.traverse import DEFAULT_MAX_NODES, valid_at, walk
 from headwater.store.types import FLOW_EDGE_TYPES, MAPS_TO_ALL, PROCESS_TYPES, WRITES_FIELD, EdgeType, NodeType
 
@@ -38,23 +39,9 @@ def get_lineage_summary(
     jobs.update(
         r.job_id for w in (up, down) for r in w.edges.values() if r.job_id is not None and r.type == EdgeType.MAPS_TO
     )
-    field_q = (
-        select(func.count())
-        .select_from(edges)
-        .where(
-            _E.type == EdgeType.CONTAINS.value,
-            _E.src_id == root.id,
-            valid_at(as_of),
-            _E.dst_id.in_(select(nodes.c.id).where(nodes.c.type == NodeType.FIELD.value, nodes.c.parent_id == root.id)),
-        )
-    )
-    field_count = conn.execute(field_q).scalar_one()
-    members = select(nodes.c.id).where(nodes.c.parent_id == root.id)
-    touch = or_(_E.src_id == root.id, _E.dst_id == root.id, _E.dst_id.in_(members), _E.src_id.in_(members))
-    last_q = select(func.max(_E.valid_from)).where(touch, _E.type != EdgeType.CONTAINS.value)
-    if as_of is not None:
-        last_q = last_q.where(_E.valid_from <= as_of)
-    last = conn.execute(last_q).scalar_one_or_none()
+    bound = {"root": root.id} if as_of is None else {"root": root.id, "as_of": as_of}
+    field_count = conn.execute(_FIELD_COUNT[as_of is None], bound).scalar_one()
+    last = conn.execute(_LAST_UPDATE[as_of is None], bound).scalar_one_or_none()
     return LineageSummary(
         node=root,
         upstream_count=len(set(up.depth) - {root.id}),
@@ -65,6 +52,34 @@ def get_lineage_summary(
         node_type_counts=dict(sorted(counts.items())),
         truncated=up.truncated or down.truncated,
     )
+
+
+def _field_count(now: bool) -> Any:
+    """How many fields ``root`` contains (CONTAINS edges valid now, or at ``as_of``)."""
+    root, as_of = bindparam("root"), bindparam("as_of", type_=BigInteger)
+    valid = _E.valid_to == OPEN if now else and_(_E.valid_from <= as_of, _E.valid_to > as_of)
+    fields = select(nodes.c.id).where(nodes.c.type == NodeType.FIELD.value, nodes.c.parent_id == root)
+    where = (_E.type == EdgeType.CONTAINS.value, _E.src_id == root, valid, _E.dst_id.in_(fields))
+    return select(func.count()).select_from(edges).where(*where)
+
+
+def _last_update(now: bool) -> Any:
+    """The latest start (by ``as_of`` unless ``now``) of an edge (not CONTAINS) with an end at
+    ``root`` or at one of its members: the largest of four indexed maxima (one ``OR`` of the four
+    conditions made PostgreSQL scan every edge)."""
+    root, as_of = bindparam("root"), bindparam("as_of", type_=BigInteger)
+    members = select(nodes.c.id).where(nodes.c.parent_id == root)
+    touches = (_E.src_id == root, _E.dst_id == root, _E.dst_id.in_(members), _E.src_id.in_(members))
+    parts = []
+    for touch in touches:
+        q = select(func.max(_E.valid_from).label("m")).where(touch, _E.type != EdgeType.CONTAINS.value)
+        parts.append(q if now else q.where(_E.valid_from <= as_of))
+    each = union_all(*parts).subquery("each")
+    return select(func.max(each.c.m))
+
+
+_FIELD_COUNT = {now: _field_count(now) for now in (True, False)}
+_LAST_UPDATE = {now: _last_update(now) for now in (True, False)}
 
 
 def get_lineage_stats(conn: Connection, as_of: int | None = None) -> LineageStats:

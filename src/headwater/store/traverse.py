@@ -8,6 +8,11 @@ the edges seen. Cycles stop at visited nodes; ``max_nodes`` caps the answer (``t
 Depth counts only hops into non-process nodes (``up_cost``/``down_cost``), so dataset → job →
 dataset is one level.
 
+A walk that follows no dataset-level mapping fetches, instead, every edge it may take in one
+statement (``reach_edges``: a ``WITH RECURSIVE`` over the same conditions, bounded by ``max_depth``)
+and runs the same levels over them in memory: one round trip instead of one per level, and the same
+answer (the statement returns a superset of the edges the level queries would).
+
 A walk over MAPS_TO from fields also follows the dataset-level indirect mappings stored once per
 source field (``indirect.py``): each level adds one set query for them, and they take part as
 virtual MAPS_TO edges (negative ids), in the order the former cross-product rows had.
@@ -17,9 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, and_, bindparam, select
+from sqlalchemy import BigInteger, ColumnElement, Connection, Integer, and_, bindparam, literal_column, select
 
 from headwater.store import indirect
 from headwater.store.names import from_us
@@ -112,25 +118,29 @@ def walk(
         virtual = from_fields
     elif virtual:
         virtual = _has_field(conn, roots)
-    near_col = _E.dst_id if upstream else _E.src_id
-    cost_col = _E.up_cost if upstream else _E.down_cost
     # downstream, the MAPS_TO_ALL rows out of the frontier come with the level's query
-    queried = sorted(types) + ([MAPS_TO_ALL] if virtual and not upstream else [])
-    base = select(*EDGE_COLUMNS, cost_col.label("cost")).where(_E.type.in_(queried), valid_at(as_of))
-    if dependency:
-        base = base.where(_E.dependency == dependency)
-    if where is not None:
-        base = base.where(where)
-    # one statement for every level: built (and its cache key computed) once, the frontier bound
-    level_q = base.where(near_col.in_(bindparam("frontier", expanding=True)))
+    queried = tuple(sorted(types)) + ((MAPS_TO_ALL,) if virtual and not upstream else ())
+    level_q, reach_q = _statements(upstream, queried, as_of is None, dependency, where, max_depth is None)
+    bound: dict[str, Any] = {} if as_of is None else {"as_of": as_of}
+    if max_depth is not None:
+        bound["max_depth"] = max_depth
     hidden = frozenset(hidden_jobs)
+    ahead: dict[int, list[Any]] | None = None
+    if not virtual and len(roots) <= RECURSIVE_ROOTS:
+        ahead = {}
+        for row in conn.execute(reach_q, {**bound, "roots": roots}):
+            ahead.setdefault(row.dst_id if upstream else row.src_id, []).append(row)
 
     def expand(frontier: list[int]) -> tuple[list[int], list[int]]:
         same: list[int] = []
         nxt: list[int] = []
         if max_depth is not None:
             frontier = [n for n in frontier if w.depth[n] < max_depth]
-        rows: list[Any] = [row for part in chunks(frontier) for row in conn.execute(level_q, {"frontier": part})]
+        rows: list[Any]
+        if ahead is not None:
+            rows = [row for n in frontier for row in ahead.get(n, ())]
+        else:
+            rows = [row for part in chunks(frontier) for row in conn.execute(level_q, {**bound, "frontier": part})]
         if virtual and upstream:
             rows.extend(indirect.into(conn, frontier, as_of))
         elif virtual:
@@ -167,6 +177,67 @@ def walk(
             nxt.extend(more)
         frontier = nxt
     return w
+
+
+RECURSIVE_ROOTS = 500
+"""Walks from at most this many roots fetch their edges in one recursive statement."""
+
+
+@lru_cache(maxsize=128)
+def _statements(
+    upstream: bool,
+    types: tuple[str, ...],
+    now: bool,
+    dependency: str | None,
+    where: ColumnElement[bool] | None,
+    unbounded: bool,
+) -> tuple[Any, Any]:
+    """A walk's two statements (built, and their cache keys computed, once): the edges out of a
+    frontier (``frontier``), and ``reach_edges``'s (``roots``); bound: ``as_of`` unless ``now``,
+    ``max_depth`` unless ``unbounded``."""
+    near_col = _E.dst_id if upstream else _E.src_id
+    cost_col = _E.up_cost if upstream else _E.down_cost
+    as_of = bindparam("as_of", type_=BigInteger)
+    valid = _E.valid_to == OPEN if now else and_(_E.valid_from <= as_of, _E.valid_to > as_of)
+    base = select(*EDGE_COLUMNS, cost_col.label("cost")).where(_E.type.in_(types), valid)
+    if dependency:
+        base = base.where(_E.dependency == dependency)
+    if where is not None:
+        base = base.where(where)
+    level_q = base.where(near_col.in_(bindparam("frontier", expanding=True)))
+    max_depth = None if unbounded else bindparam("max_depth", type_=Integer)
+    return level_q, reach_edges(upstream, base, max_depth)
+
+
+def reach_edges(upstream: bool, base: Any, max_depth: Any) -> Any:
+    """The rows of ``base`` (edges with their ``cost``) out of every node a walk from the bound
+    ``roots`` can expand: one ``WITH RECURSIVE`` statement. ``reach`` holds each node reachable over
+    ``base``'s edges with every distance of at most ``max_depth`` (None: no bound; hence the
+    distance the walk gives it, whatever edges it later leaves out), so the rows out of the nodes
+    within the bound are a superset of those the walk's level queries would return."""
+    near_col = _E.dst_id if upstream else _E.src_id
+    far_col = _E.src_id if upstream else _E.dst_id
+    cost_col = _E.up_cost if upstream else _E.down_cost
+    conds = base.whereclause
+    roots = near_col.in_(bindparam("roots", expanding=True))
+    if max_depth is None:
+        reach = select(near_col.label("node")).where(roots, conds).cte("reach", recursive=True)
+        step = select(far_col).join_from(reach, edges, near_col == reach.c.node).where(conds)
+        reach = reach.union(step)
+        inner = select(reach.c.node)
+    else:
+        zero = literal_column("0", Integer)
+        seed = select(near_col.label("node"), zero.label("dist")).where(roots, conds)
+        reach = seed.cte("reach", recursive=True)
+        dist = reach.c.dist + cost_col
+        step = (
+            select(far_col, dist)
+            .join_from(reach, edges, near_col == reach.c.node)
+            .where(conds, reach.c.dist < max_depth, dist <= max_depth)
+        )
+        reach = reach.union(step)
+        inner = select(reach.c.node).where(reach.c.dist < max_depth)
+    return base.where(near_col.in_(inner))
 
 
 def _has_field(conn: Connection, ids: list[int]) -> bool:
