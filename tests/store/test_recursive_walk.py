@@ -131,3 +131,22 @@ def test_a_walk_is_one_statement(store: LineageStore) -> None:
         g = get_lineage(conn, root, "UPSTREAM", None)
     assert len([s for s in seen if "hw_edges" in s]) == 1, seen  # then the nodes it reached, in hw_nodes
     assert {n.name.rsplit(".", 1)[-1] for n in g.nodes} >= {"a", "b", "c", "d", "e", "f", "g"}
+
+
+def test_a_walk_past_the_row_cap_goes_level_by_level_with_the_same_answer(
+    store: LineageStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store where everything reachable is far more than ``max_nodes`` will keep: the recursive
+    statement stops at its row cap and the walk goes level by level (the same answer)."""
+    _warehouse(store)
+    now = _walks(store)
+    monkeypatch.setattr(traverse, "RECURSIVE_MIN_ROWS", 1)
+    monkeypatch.setattr(traverse, "RECURSIVE_ROWS_PER_NODE", 1)
+    root = store.resolve("g").id
+    seen: list[str] = []
+    with store.engine.connect() as conn:
+        event.listen(conn, "before_cursor_execute", lambda *a: seen.append(a[2]))
+        traverse.walk(conn, [root], True, FLOW_EDGE_TYPES, None, None, 3)
+    assert len([s for s in seen if "hw_edges" in s]) > 1, seen  # the capped statement, then the levels
+    for a, b in zip(_walks(store), now, strict=True):
+        assert (a.depth, a.parent, list(a.edges), a.truncated) == (b.depth, b.parent, list(b.edges), b.truncated)

@@ -127,9 +127,12 @@ def walk(
     hidden = frozenset(hidden_jobs)
     ahead: dict[int, list[Any]] | None = None
     if not virtual and len(roots) <= RECURSIVE_ROOTS:
-        ahead = {}
-        for row in conn.execute(reach_q, {**bound, "roots": roots}):
-            ahead.setdefault(row.dst_id if upstream else row.src_id, []).append(row)
+        cap = max(RECURSIVE_MIN_ROWS, RECURSIVE_ROWS_PER_NODE * max_nodes)
+        fetched = conn.execute(reach_q, {**bound, "roots": roots, "cap": cap + 1}).all()
+        if len(fetched) <= cap:  # else the walk is cut by max_nodes long before: level by level
+            ahead = {}
+            for row in fetched:
+                ahead.setdefault(row.dst_id if upstream else row.src_id, []).append(row)
 
     def expand(frontier: list[int]) -> tuple[list[int], list[int]]:
         same: list[int] = []
@@ -181,6 +184,11 @@ def walk(
 
 RECURSIVE_ROOTS = 500
 """Walks from at most this many roots fetch their edges in one recursive statement."""
+RECURSIVE_ROWS_PER_NODE = 20
+RECURSIVE_MIN_ROWS = 5_000
+"""The recursive statement fetches at most ``max(RECURSIVE_MIN_ROWS, RECURSIVE_ROWS_PER_NODE *
+max_nodes)`` edges: past that (a walk that ``max_nodes`` will cut, on a large store) the walk goes
+level by level, stopping where the cap stops it, instead of reading everything reachable."""
 
 
 @lru_cache(maxsize=128)
@@ -206,7 +214,7 @@ def _statements(
         base = base.where(where)
     level_q = base.where(near_col.in_(bindparam("frontier", expanding=True)))
     max_depth = None if unbounded else bindparam("max_depth", type_=Integer)
-    return level_q, reach_edges(upstream, base, max_depth)
+    return level_q, reach_edges(upstream, base, max_depth).limit(bindparam("cap", type_=Integer))
 
 
 def reach_edges(upstream: bool, base: Any, max_depth: Any) -> Any:
