@@ -14,6 +14,7 @@ The script is tokenized once; each statement is parsed from its own tokens when 
 from __future__ import annotations
 
 import dataclasses
+import operator
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from headwater.catalog.dialects import Flink, flink_tokens, sqlglot_dialect
-from headwater.extract.blocks import BlockTracker
+from headwater.extract.blocks import ROUTINE_WORDS, UNCOUNTED_CLOSE, BlockTracker
 from headwater.extract.deep import call_deep, in_deep_thread
 from headwater.extract.guards import Limits, check_tokens, oversized_spans, too_large_message
 from headwater.model import Diagnostic, Severity
@@ -139,6 +140,73 @@ def _steps(sql: str, dialect: str, limits: Limits | None) -> Iterator[Piece | _C
     except RecursionError:
         yield Piece(0, 1, 1, sql[:200], None, _diag("cannot tokenize: the script nests too deep", 0, 1, 1))
         return
+    if oversized:
+        yield from _cut_around_oversized(tokens, sql, masked, oversized, d, limits)
+        return
+    index = 0
+    types = list(map(_TOKEN_TYPE, tokens))
+    n = len(tokens)
+    i = 0
+    while i < n:
+        try:
+            j = types.index(TokenType.SEMICOLON, i)
+        except ValueError:
+            j = n
+        chunk = tokens[i:j]
+        if not _may_hold_a_block(chunk):  # the tracker would end the statement at this semicolon
+            end = j + 1
+        else:
+            chunk, end = _block_statement(tokens, i)
+        tokens[i:end] = _NONE * (min(end, n) - i)  # the list lets go of the statement's tokens
+        if chunk:
+            yield _Chunk(index, chunk, masked, d, limits)
+            index += 1
+        i = end
+
+
+_TOKEN_TYPE = operator.attrgetter("token_type")
+_NONE = [None]
+_BLOCK_FIRST_WORDS = ("BEGIN", "DECLARE", "CREATE")
+
+
+def _may_hold_a_block(chunk: list[Token]) -> bool:
+    """False when a ``BlockTracker`` fed ``chunk`` (the tokens up to the next semicolon) would not be
+    inside a block at that semicolon, known without feeding it: the statement neither opens with
+    BEGIN or DECLARE nor is a CREATE of a routine, and has no END IF / END LOOP (…) that the tracker
+    counts as an opened block."""
+    if not chunk:
+        return False
+    words = [t.text.upper() for t in chunk]
+    first = words[0]
+    if first in _BLOCK_FIRST_WORDS and (first != "CREATE" or not ROUTINE_WORDS.isdisjoint(words)):
+        return True
+    if "END" not in words:
+        return False
+    last = len(words) - 1
+    return any(w == "END" and k < last and words[k + 1] in UNCOUNTED_CLOSE for k, w in enumerate(words))
+
+
+def _block_statement(tokens: list[Token], i: int) -> tuple[list[Token], int]:
+    """The statement starting at ``tokens[i]`` cut by a ``BlockTracker`` (a semicolon inside BEGIN …
+    END does not end it), and the index after its ending semicolon."""
+    blocks = BlockTracker()
+    chunk: list[Token] = []
+    n = len(tokens)
+    while i < n:
+        tok = tokens[i]
+        i += 1
+        if tok.token_type == TokenType.SEMICOLON and not blocks.inside():
+            return chunk, i
+        chunk.append(tok)
+        blocks.feed(tok)
+    return chunk, i
+
+
+def _cut_around_oversized(
+    tokens: list[Token], sql: str, masked: str, oversized: list[tuple[int, int]], d: Dialect, limits: Limits
+) -> Iterator[Piece | _Chunk]:
+    """``_steps``'s cut when statements past the size limit were blanked: each comes back, in its
+    place among the others, as a piece with its error."""
     index = 0
     chunk: list[Token] = []
     pending = iter(oversized)
