@@ -16,7 +16,16 @@ from headwater.extract.collector import freeze_import_heap
 
 # Each command's module, in the order the help lists them (commands first, then groups, each in
 # the order of their modules here).
-MODULES = ("extract_cmd", "demo_cmd", "catalog_cmd", "dispatch_cmd", "ingest_cmd", "store_cmd", "history_cmd", "diff_cmd")
+MODULES = (
+    "extract_cmd",
+    "demo_cmd",
+    "catalog_cmd",
+    "dispatch_cmd",
+    "ingest_cmd",
+    "store_cmd",
+    "history_cmd",
+    "diff_cmd",
+)
 COMMANDS = {
     "extract": "extract_cmd",
     "demo": "demo_cmd",
