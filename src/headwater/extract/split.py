@@ -165,25 +165,35 @@ def _steps(sql: str, dialect: str, limits: Limits | None) -> Iterator[Piece | _C
 
 
 _TOKEN_TYPE = operator.attrgetter("token_type")
+_TOKEN_TEXT = operator.attrgetter("text")
 _NONE = [None]
-_BLOCK_FIRST_WORDS = ("BEGIN", "DECLARE", "CREATE")
+# in a statement's words joined by NUL (upper case): a routine's CREATE, and an END IF / END LOOP (…)
+_ROUTINE_WORD = re.compile("(?:^|\x00)(?:" + "|".join(sorted(ROUTINE_WORDS)) + ")(?:\x00|$)")
+_UNCOUNTED_END = re.compile("(?:^|\x00)END\x00(?:" + "|".join(sorted(UNCOUNTED_CLOSE)) + ")(?:\x00|$)")
 
 
 def _may_hold_a_block(chunk: list[Token]) -> bool:
     """False when a ``BlockTracker`` fed ``chunk`` (the tokens up to the next semicolon) would not be
     inside a block at that semicolon, known without feeding it: the statement neither opens with
     BEGIN or DECLARE nor is a CREATE of a routine, and has no END IF / END LOOP (…) that the tracker
-    counts as an opened block."""
+    counts as an opened block. The words are searched joined (a NUL in a token can only make it
+    answer True, and the tracker then decides).
+
+    >>> from sqlglot.dialects.dialect import Dialect
+    >>> [_may_hold_a_block(Dialect.get_or_raise("mysql").tokenize(sql)) for sql in (
+    ...     "SELECT CASE WHEN a THEN 1 END FROM s", "CREATE TABLE t (a INT)", "BEGIN",
+    ...     "CREATE PROCEDURE p() BEGIN SELECT 1", "SELECT a FROM s END IF")]
+    [False, False, True, True, True]
+    """
     if not chunk:
         return False
-    words = [t.text.upper() for t in chunk]
-    first = words[0]
-    if first in _BLOCK_FIRST_WORDS and (first != "CREATE" or not ROUTINE_WORDS.isdisjoint(words)):
+    first = chunk[0].text.upper()
+    if first in ("BEGIN", "DECLARE"):
         return True
-    if "END" not in words:
-        return False
-    last = len(words) - 1
-    return any(w == "END" and k < last and words[k + 1] in UNCOUNTED_CLOSE for k, w in enumerate(words))
+    words = "\x00".join(map(_TOKEN_TEXT, chunk)).upper()
+    if first == "CREATE" and _ROUTINE_WORD.search(words):
+        return True
+    return _UNCOUNTED_END.search(words) is not None
 
 
 def _block_statement(tokens: list[Token], i: int) -> tuple[list[Token], int]:
