@@ -15,7 +15,7 @@ The script path instead, as the ``headwater extract`` command runs it: one file 
 copies of the TPC-DS corpus, timed as one ``Extractor.run`` of the whole script in this process and
 as the ``headwater extract --format jsonl`` command in a child process (its CPU time less that of the
 same command over a one-statement file: startup excluded), each against bare ``sqlglot.parse_one`` of
-the same statements, in alternating rounds.
+the same statements, in alternating rounds; and that startup itself (CPU seconds).
 
 The growth curves instead: the CPU cost per statement of one ``Extractor.run`` over scripts of
 1,000 / 10,000 / 100,000 statements (``--max-script`` caps the length; fewer rounds for the long
@@ -154,18 +154,21 @@ def script_bench(corpus: Path, copies: int, rounds: int) -> None:
             result = Extractor(catalog, options).run(script)
             assert len(result.statements) == len(sqls)
 
-        samples: dict[str, list[float]] = {"parse": [], "run": [], "cli": []}
+        samples: dict[str, list[float]] = {"parse": [], "run": [], "cli": [], "startup": []}
         run()  # warm-up
         for _ in range(rounds):
             samples["parse"].append(timed(parse))
             samples["run"].append(timed(run))
-            samples["cli"].append(child_cpu([*cli, path]) - child_cpu([*cli, one]))
+            startup = child_cpu([*cli, one])
+            samples["cli"].append(child_cpu([*cli, path]) - startup)
+            samples["startup"].append(startup)
     t = {k: statistics.median(v) for k, v in samples.items()}
     n = len(sqls)
     print(f"TPC-DS x {copies}: one script of {n} statements, median CPU time of {rounds} alternating rounds")
     print(f"  bare sqlglot.parse_one          {n / t['parse']:9.1f} statements/s")
     print(f"  Extractor.run(script)           {n / t['run']:9.1f} statements/s   ({t['run'] / t['parse']:.2f}x parse)")
     print(f"  headwater extract (no startup)  {n / t['cli']:9.1f} statements/s   ({t['cli'] / t['parse']:.2f}x parse)")
+    print(f"  headwater extract startup       {t['startup']:9.2f} s CPU (the command over one statement)")
 
 
 GROWTH_TABLES = {"s": [f"c{i}" for i in range(1000)], "t": [f"c{i}" for i in range(1000)]}

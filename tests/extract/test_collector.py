@@ -6,6 +6,7 @@ import gc
 import subprocess
 import sys
 import weakref
+from contextlib import contextmanager
 
 from headwater.extract import ExtractOptions, Extractor, engine
 
@@ -54,3 +55,39 @@ def test_the_headwater_command_freezes_the_import_heap() -> None:
     code = "import gc; import headwater.cli.main; print(gc.get_freeze_count() > 10000)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "True"
+
+
+def test_a_statements_tree_is_freed_by_the_young_collection_that_follows_it(monkeypatch) -> None:
+    """The collection when a statement's pause ends finds its tree garbage already (else the tree
+    would survive into an older generation and be walked again there)."""
+    trees: list[weakref.ref] = []
+    split = engine.iter_script
+
+    def recording_split(sql: str, dialect: str, limits: object = None):
+        for p in split(sql, dialect, limits):
+            probe = _Probe()
+            p.tree.meta["probe"] = probe
+            trees.append(weakref.ref(probe))
+            box = [p]
+            del p, probe  # this generator holds no piece while suspended, as iter_script does not
+            yield box.pop()
+
+    alive_after: list[list[bool]] = []
+    paused = engine.collector_paused
+
+    @contextmanager
+    def recording_paused():
+        with paused():
+            yield
+        gc.collect(0)  # the young collection the end of the pause brings
+        alive_after.append([ref() is not None for ref in trees])
+
+    monkeypatch.setattr(engine, "iter_script", recording_split)
+    monkeypatch.setattr(engine, "collector_paused", recording_paused)
+    gc.collect()
+    script = SCRIPT + ";\nINSERT INTO t SELECT d FROM s"
+    result = Extractor(options=ExtractOptions(dialect="generic")).run(script)
+    assert len(result.events) == 4
+    # alive_after[k]: after the k-th statement (0: the first two taken at once, so that those two
+    # outlive one collection); from the third on, each statement's tree dies with its pause
+    assert [alive_after[3][2], alive_after[4][3]] == [False, False], alive_after

@@ -123,20 +123,21 @@ class Extractor:
         """Extract the statements ``iter_script`` makes of a script, one result at a time (the
         session's database and catalog are taken from ``run`` as ``run`` does). Each statement
         runs with the collector paused (``collector.collector_paused``)."""
-        for pair in self.piece_results(pieces, run):
+        for pair in self.piece_results(pieces, run, keep_trees=False):
             result = pair[1]
             del pair  # not holding the piece (its tree) while the next statement runs
             yield result
 
     def piece_results(
-        self, pieces: Iterable[Piece], run: RunInfo | None = None
+        self, pieces: Iterable[Piece], run: RunInfo | None = None, keep_trees: bool = True
     ) -> Iterator[tuple[Piece, StatementResult]]:
         """``run_pieces`` with the piece each result came from (a routine's piece makes several).
 
         ``pieces`` is taken one at a time (the first two at once: a script of one statement has no
         statement ids of its own); with ``iter_script``'s pieces, a statement is parsed and extracted
-        with the collector paused, so its tree is garbage before the collector first sees it and a
-        young collection frees it (it never ages into the generations the full collections walk)."""
+        with the collector paused; with ``keep_trees`` False (``run_pieces``) the pieces come without
+        their trees, so a tree is garbage before the collector first sees it and a young collection
+        frees it (it never ages into the generations the full collections walk)."""
         run = run or RunInfo()
         ahead = iter(pieces)
         with collector_paused():
@@ -150,6 +151,8 @@ class Extractor:
                 if piece is None:
                     return
                 results = self._piece(piece, k, several, run)
+                if not keep_trees:
+                    piece = replace(piece, tree=None)
             for result in results:
                 yield piece, result
             del piece  # the statement's tree is no longer held here while the next is parsed

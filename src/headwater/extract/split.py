@@ -14,6 +14,7 @@ The script is tokenized once; each statement is parsed from its own tokens when 
 from __future__ import annotations
 
 import dataclasses
+import operator
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from headwater.catalog.dialects import Flink, flink_tokens, sqlglot_dialect
-from headwater.extract.blocks import BlockTracker
+from headwater.extract.blocks import ROUTINE_WORDS, UNCOUNTED_CLOSE, BlockTracker
 from headwater.extract.deep import call_deep, in_deep_thread
 from headwater.extract.guards import Limits, check_tokens, oversized_spans, too_large_message
 from headwater.model import Diagnostic, Severity
@@ -139,6 +140,83 @@ def _steps(sql: str, dialect: str, limits: Limits | None) -> Iterator[Piece | _C
     except RecursionError:
         yield Piece(0, 1, 1, sql[:200], None, _diag("cannot tokenize: the script nests too deep", 0, 1, 1))
         return
+    if oversized:
+        yield from _cut_around_oversized(tokens, sql, masked, oversized, d, limits)
+        return
+    index = 0
+    types = list(map(_TOKEN_TYPE, tokens))
+    n = len(tokens)
+    i = 0
+    while i < n:
+        try:
+            j = types.index(TokenType.SEMICOLON, i)
+        except ValueError:
+            j = n
+        chunk = tokens[i:j]
+        if not _may_hold_a_block(chunk):  # the tracker would end the statement at this semicolon
+            end = j + 1
+        else:
+            chunk, end = _block_statement(tokens, i)
+        tokens[i:end] = _NONE * (min(end, n) - i)  # the list lets go of the statement's tokens
+        if chunk:
+            yield _Chunk(index, chunk, masked, d, limits)
+            index += 1
+        i = end
+
+
+_TOKEN_TYPE = operator.attrgetter("token_type")
+_TOKEN_TEXT = operator.attrgetter("text")
+_NONE = [None]
+# in a statement's words joined by NUL (upper case): a routine's CREATE, and an END IF / END LOOP (…)
+_ROUTINE_WORD = re.compile("(?:^|\x00)(?:" + "|".join(sorted(ROUTINE_WORDS)) + ")(?:\x00|$)")
+_UNCOUNTED_END = re.compile("(?:^|\x00)END\x00(?:" + "|".join(sorted(UNCOUNTED_CLOSE)) + ")(?:\x00|$)")
+
+
+def _may_hold_a_block(chunk: list[Token]) -> bool:
+    """False when a ``BlockTracker`` fed ``chunk`` (the tokens up to the next semicolon) would not be
+    inside a block at that semicolon, known without feeding it: the statement neither opens with
+    BEGIN or DECLARE nor is a CREATE of a routine, and has no END IF / END LOOP (…) that the tracker
+    counts as an opened block. The words are searched joined (a NUL in a token can only make it
+    answer True, and the tracker then decides).
+
+    >>> from sqlglot.dialects.dialect import Dialect
+    >>> [_may_hold_a_block(Dialect.get_or_raise("mysql").tokenize(sql)) for sql in (
+    ...     "SELECT CASE WHEN a THEN 1 END FROM s", "CREATE TABLE t (a INT)", "BEGIN",
+    ...     "CREATE PROCEDURE p() BEGIN SELECT 1", "SELECT a FROM s END IF")]
+    [False, False, True, True, True]
+    """
+    if not chunk:
+        return False
+    first = chunk[0].text.upper()
+    if first in ("BEGIN", "DECLARE"):
+        return True
+    words = "\x00".join(map(_TOKEN_TEXT, chunk)).upper()
+    if first == "CREATE" and _ROUTINE_WORD.search(words):
+        return True
+    return _UNCOUNTED_END.search(words) is not None
+
+
+def _block_statement(tokens: list[Token], i: int) -> tuple[list[Token], int]:
+    """The statement starting at ``tokens[i]`` cut by a ``BlockTracker`` (a semicolon inside BEGIN …
+    END does not end it), and the index after its ending semicolon."""
+    blocks = BlockTracker()
+    chunk: list[Token] = []
+    n = len(tokens)
+    while i < n:
+        tok = tokens[i]
+        i += 1
+        if tok.token_type == TokenType.SEMICOLON and not blocks.inside():
+            return chunk, i
+        chunk.append(tok)
+        blocks.feed(tok)
+    return chunk, i
+
+
+def _cut_around_oversized(
+    tokens: list[Token], sql: str, masked: str, oversized: list[tuple[int, int]], d: Dialect, limits: Limits
+) -> Iterator[Piece | _Chunk]:
+    """``_steps``'s cut when statements past the size limit were blanked: each comes back, in its
+    place among the others, as a piece with its error."""
     index = 0
     chunk: list[Token] = []
     pending = iter(oversized)

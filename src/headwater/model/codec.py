@@ -144,7 +144,8 @@ def event_to_json(e: LineageInfo, indent: int | None = None) -> str:
     """The event's JSON text: ``json.dumps(event_to_dict(e))``, written faster when not indented.
 
     The compact form writes the column lists (most of an event) directly with the C string
-    encoder, each column object once per event; the result is the same document.
+    encoder, each column object once per event (an enum, a ``StrEnum``, is encoded as the string
+    it is, without reading its ``value``); the result is the same document.
     """
     if indent is not None:
         return json.dumps(event_to_dict(e), indent=indent, ensure_ascii=False)
@@ -169,7 +170,7 @@ def event_to_json(e: LineageInfo, indent: int | None = None) -> str:
         )
         direct.append(
             f'{{"target_column":{_str(d.target_column)},"expression":{_str(d.expression)},'
-            f'"type":{_str(d.type.value)},"origin":{_str(d.origin.value)},"branch":{int(d.branch)},'
+            f'"type":{_str(d.type)},"origin":{_str(d.origin)},"branch":{int(d.branch)},'
             f'"sources":[{",".join(map(col, d.sources))}],"inputs":[{inputs}]}}'
         )
 
@@ -178,7 +179,7 @@ def event_to_json(e: LineageInfo, indent: int | None = None) -> str:
         for i in items:
             tc = "" if i.target_column is None else f',"target_column":{_str(i.target_column)}'
             out.append(
-                f'{{"type":{_str(i.type.value)},"expression":{_str(i.expression)},'
+                f'{{"type":{_str(i.type)},"expression":{_str(i.expression)},'
                 f'"sources":[{",".join(map(col, i.sources))}]{tc}}}'
             )
         return ",".join(out)

@@ -118,16 +118,40 @@ def redact_event(event: LineageInfo, dialect: str = "") -> LineageInfo:
     event without secrets is returned as it is."""
     ctx = event.context
     sql = redact_sql(ctx.sql, dialect) if isinstance(ctx.sql, str) else ctx.sql
-    lists = {
-        name: _redacted_expressions(getattr(event, name), dialect)
-        for name in ("direct", "dataset_indirect", "output_indirect")
-    }
-    changed = {name: items for name, items in lists.items() if items is not getattr(event, name)}
+    changed: dict[str, Any] = {}
+    if _expressions_hinted(event):
+        lists = {
+            name: _redacted_expressions(getattr(event, name), dialect)
+            for name in ("direct", "dataset_indirect", "output_indirect")
+        }
+        changed = {name: items for name, items in lists.items() if items is not getattr(event, name)}
     if sql == ctx.sql and not changed:
         return event
     if sql != ctx.sql:
         changed["context"] = dataclasses.replace(ctx, sql=sql)
     return dataclasses.replace(event, **changed)  # type: ignore[arg-type]
+
+
+def _expressions_hinted(event: LineageInfo) -> bool:
+    """Whether any expression of the event may hold a secret (``_hinted``), tested once on all of them
+    joined: a hint word holds no NUL, so it is found in the joined text only inside one expression.
+
+    >>> from headwater.model.event import *
+    >>> t = TableRef("internal", "db", "t")
+    >>> ctx = QueryContext(SourceCommand.INSERT_INTO, "q1", "INSERT INTO t SELECT a FROM s")
+    >>> d = DirectLineage("a", "s.a", DirectType.IDENTITY, Origin.COLUMN, ())
+    >>> e = LineageInfo("id", SourceCommand.INSERT_INTO, Target(t, (Field("a"),)), (), (d,), (), (), ctx)
+    >>> url = dataclasses.replace(d, expression="s.a = 'pg://u:pw@h'")
+    >>> _expressions_hinted(e), _expressions_hinted(dataclasses.replace(e, direct=(d, url)))
+    (False, True)
+    """
+    texts = [
+        x
+        for items in (event.direct, event.dataset_indirect, event.output_indirect)
+        for item in items
+        if isinstance(x := getattr(item, "expression", None), str)
+    ]
+    return bool(texts) and _hinted("\x00".join(texts))
 
 
 def _redacted_expressions(items: tuple[Any, ...], dialect: str) -> tuple[Any, ...]:
@@ -173,13 +197,29 @@ def redact_sql(sql: str, dialect: str = "") -> str:
     written, comments included (a URL's password in a comment is masked too).
 
     ``dialect`` is a sqlglot dialect name (or ``flink``), which decides how strings are quoted.
-    Text the tokenizer cannot read is masked by pattern instead.
+    Text the tokenizer cannot read is masked by pattern instead. The last few answers are kept:
+    extraction redacts a statement's text for its piece, then the same text again in its event.
 
     >>> redact_sql("INSERT INTO t SELECT a FROM s WHERE note = 'password=abc;user=u'")
     "INSERT INTO t SELECT a FROM s WHERE note = 'password=***;user=u'"
     >>> redact_sql("CREATE USER etl IDENTIFIED BY 'hunter2'")
     "CREATE USER etl IDENTIFIED BY '***'"
     """
+    key = (sql, dialect)
+    out = _MEMO.get(key)
+    if out is None:
+        out = _redact_sql(sql, dialect)
+        if len(_MEMO) >= _MEMO_SIZE:
+            _MEMO.clear()
+        _MEMO[key] = out
+    return out
+
+
+_MEMO: dict[tuple[str, str], str] = {}  # redact_sql's last answers
+_MEMO_SIZE = 8
+
+
+def _redact_sql(sql: str, dialect: str) -> str:
     if not _hinted(sql):
         return sql
     try:
