@@ -1,35 +1,30 @@
 """Binding column names to the sources of their scope (and outer scopes), and struct fields.
 
-A mixin of ``Resolver`` (``headwater.extract.resolve``). A name that cannot be bound becomes an
-unresolved marker and a diagnostic, never a guess.
+The second class of the resolver's chain (``headwater.extract.binder``): ``SourceBinder`` and
+``Resolver`` build on it. A name that cannot be bound becomes an unresolved marker and a diagnostic,
+never a guess.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlglot import exp
 
+from headwater.extract.binder import Binder
 from headwater.extract.scope import REF, UNRESOLVED, Alts, Scope, Source, column_node
 from headwater.extract.trees import clone
 from headwater.extract.variant import FIELD_PATH
 from headwater.model import ColumnRef, Severity
-
-if TYPE_CHECKING:
-    from headwater.extract.resolve import Resolver
-
-    _Base = Resolver
-else:
-    _Base = object
 
 
 def describe_source(src: Source) -> str:
     return src.table.qualified if src.table is not None else src.alias
 
 
-class ColumnBinder(_Base):
+class ColumnBinder(Binder):
     """Column binding for ``Resolver``."""
 
     def _find_source(self, scope: Scope, qualifier: str) -> Source | None:
@@ -208,23 +203,8 @@ class ColumnBinder(_Base):
             return self._unresolved(
                 node, "unknown_column", f"column {name} is not an output of {src.alias}", Severity.ERROR
             )
-        self._origin: int | None = id(rel)
+        self._origin = id(rel)
         return [self._take(alt) for alt in rel.columns[idx]]
-
-    def _take(self, node: exp.Expression) -> exp.Expression:
-        """A resolved expression to build on: the node itself the first time, a copy after.
-
-        Resolved trees are never mutated once built, so the first user may own a relation's
-        output; later users get copies, so that every inner node has one parent (SQL generation
-        reads parent links). Base-column leaves are shared everywhere (see ``_columns``).
-        """
-        if isinstance(node, exp.Column):
-            return node
-        key = id(node)
-        if key in self._taken:
-            return self._reuse(node)
-        self._taken.add(key)
-        return node
 
     def _unresolved(self, node: exp.Expression, code: str, message: str, severity: Severity = Severity.WARNING) -> Alts:
         self.diag(code, message, node, severity)
