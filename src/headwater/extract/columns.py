@@ -87,11 +87,11 @@ class ColumnBinder(Binder):
             return [clone(alt) for alt in scope.lateral[name]]
         s = scope
         while s is not None:
-            found = self._unqualified(s, name, col)
-            if found is not None:
+            bound = self._unqualified(s, name, col)
+            if bound is not None:
                 if s is not scope:
                     scope.outer_hit = True
-                return found
+                return bound
             s = s.parent
         if alias_fallback and name in scope.aliases:
             return [self._take(alt) for alt in scope.aliases[name]]
@@ -180,10 +180,10 @@ class ColumnBinder(Binder):
                     node, "unknown_column", f"column {name} is not in table {src.table.qualified}", Severity.ERROR
                 )
             key = (src.table, name)
-            node = self._columns.get(key)
-            if node is None:
-                node = self._columns[key] = column_node(src.table, name)
-            return [node]
+            leaf = self._columns.get(key)
+            if leaf is None:
+                leaf = self._columns[key] = column_node(src.table, name)
+            return [leaf]
         rel = src.relation
         if rel is None:
             return self._unresolved(node, "unknown_column", f"column {name}: its relation is unknown", Severity.ERROR)
@@ -229,9 +229,9 @@ def struct_field(
     if ref is not None:
         names = [ident(p) or p.name for p in path]
         field = ".".join([ref.column, *names])
-        node = exp.Column(this=exp.Identifier(this=field, quoted=False), table=exp.to_identifier(ref.table.name))
-        node.meta[REF] = ColumnRef(ref.table, field)
-        return node
+        leaf = exp.Column(this=exp.Identifier(this=field, quoted=False), table=exp.to_identifier(ref.table.name))
+        leaf.meta[REF] = ColumnRef(ref.table, field)
+        return leaf
     node = clone(base)
     for part in path:
         quoted = part.args.get("quoted") if isinstance(part, exp.Identifier) else False

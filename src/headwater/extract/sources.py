@@ -7,6 +7,7 @@ method adds a ``Source`` to a scope.
 from __future__ import annotations
 
 import itertools
+from typing import cast
 
 from sqlglot import exp
 
@@ -54,7 +55,7 @@ class SourceBinder(ColumnBinder):
         ):
             src = self._unnest_source(node, scope, alias)
         elif isinstance(node, exp.Lateral) and isinstance(node.this, QUERY_TYPES):
-            body = node.this
+            body = cast(exp.Expression, node.this)
 
             def lateral_load(body: exp.Expression = body, scope: Scope = scope) -> Relation:
                 return self._aliased(self.relation(body, scope, scope.ctes), node.args.get("alias"))
@@ -256,7 +257,7 @@ class SourceBinder(ColumnBinder):
         self.database = ref.database or saved
         self._loading_views.add(ref)
         try:
-            rel = self.relation(tree, None, {})
+            rel = self.relation(cast(exp.Expression, tree), None, {})
         finally:
             self.database = saved
             self._loading_views.discard(ref)
