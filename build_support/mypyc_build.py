@@ -22,11 +22,16 @@ MYPY = "mypy==2.4.1"
 # see (SQLAlchemy, PyYAML in the build environment) are taken as untyped
 MYPY_OPTIONS = ("--follow-imports=silent", "--ignore-missing-imports")
 
-# resolve/bind, scope, trees and classify: the passes that run once per node of every statement
+# resolve/bind, scope, trees and classify: the passes that run once per node of every statement.
+# The resolver's chain binder → columns → sources → resolve is compiled whole, so that each of its
+# classes is a native class (a compiled class cannot derive from an interpreted one).
 COMPILED = (
     "src/headwater/extract/trees.py",
     "src/headwater/extract/scope.py",
     "src/headwater/extract/classify.py",
+    "src/headwater/extract/binder.py",
+    "src/headwater/extract/columns.py",
+    "src/headwater/extract/sources.py",
     "src/headwater/extract/resolve.py",
 )
 

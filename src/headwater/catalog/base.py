@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from headwater.model import TableRef
@@ -34,17 +34,35 @@ class TableSchema:
     """Ordered columns of a table; ``view_sql`` (and its dialect) when the table is a view.
 
     ``properties`` are the table's own options (Flink connector options, for example), which
-    events carry, redacted, in their external properties.
+    events carry, redacted, in their external properties. The column names and the name → type map
+    are derived once, when the schema is made (every statement that reads or writes the table asks).
+
+    >>> s = TableSchema((ColumnSchema("a", "INT"), ColumnSchema("b")))
+    >>> s.column_names, s.column_types
+    (('a', 'b'), {'a': 'INT', 'b': None})
+    >>> s == TableSchema((ColumnSchema("a", "INT"), ColumnSchema("b"))), repr(s).count("_names")
+    (True, 0)
     """
 
     columns: tuple[ColumnSchema, ...]
     view_sql: str | None = None
     view_dialect: str | None = None
     properties: tuple[tuple[str, str], ...] = ()
+    _names: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    _types: dict[str, str | None] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_names", tuple(c.name for c in self.columns))
+        object.__setattr__(self, "_types", {c.name: c.type for c in self.columns})
 
     @property
     def column_names(self) -> tuple[str, ...]:
-        return tuple(c.name for c in self.columns)
+        return self._names
+
+    @property
+    def column_types(self) -> dict[str, str | None]:
+        """Each column's type by name (shared by every caller: read it, never change it)."""
+        return self._types
 
 
 @runtime_checkable

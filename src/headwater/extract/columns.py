@@ -1,35 +1,30 @@
 """Binding column names to the sources of their scope (and outer scopes), and struct fields.
 
-A mixin of ``Resolver`` (``headwater.extract.resolve``). A name that cannot be bound becomes an
-unresolved marker and a diagnostic, never a guess.
+The second class of the resolver's chain (``headwater.extract.binder``): ``SourceBinder`` and
+``Resolver`` build on it. A name that cannot be bound becomes an unresolved marker and a diagnostic,
+never a guess.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlglot import exp
 
+from headwater.extract.binder import Binder
 from headwater.extract.scope import REF, UNRESOLVED, Alts, Scope, Source, column_node
 from headwater.extract.trees import clone
 from headwater.extract.variant import FIELD_PATH
 from headwater.model import ColumnRef, Severity
-
-if TYPE_CHECKING:
-    from headwater.extract.resolve import Resolver
-
-    _Base = Resolver
-else:
-    _Base = object
 
 
 def describe_source(src: Source) -> str:
     return src.table.qualified if src.table is not None else src.alias
 
 
-class ColumnBinder(_Base):
+class ColumnBinder(Binder):
     """Column binding for ``Resolver``."""
 
     def _find_source(self, scope: Scope, qualifier: str) -> Source | None:
@@ -92,11 +87,11 @@ class ColumnBinder(_Base):
             return [clone(alt) for alt in scope.lateral[name]]
         s = scope
         while s is not None:
-            found = self._unqualified(s, name, col)
-            if found is not None:
+            bound = self._unqualified(s, name, col)
+            if bound is not None:
                 if s is not scope:
                     scope.outer_hit = True
-                return found
+                return bound
             s = s.parent
         if alias_fallback and name in scope.aliases:
             return [self._take(alt) for alt in scope.aliases[name]]
@@ -185,10 +180,10 @@ class ColumnBinder(_Base):
                     node, "unknown_column", f"column {name} is not in table {src.table.qualified}", Severity.ERROR
                 )
             key = (src.table, name)
-            node = self._columns.get(key)
-            if node is None:
-                node = self._columns[key] = column_node(src.table, name)
-            return [node]
+            leaf = self._columns.get(key)
+            if leaf is None:
+                leaf = self._columns[key] = column_node(src.table, name)
+            return [leaf]
         rel = src.relation
         if rel is None:
             return self._unresolved(node, "unknown_column", f"column {name}: its relation is unknown", Severity.ERROR)
@@ -208,23 +203,8 @@ class ColumnBinder(_Base):
             return self._unresolved(
                 node, "unknown_column", f"column {name} is not an output of {src.alias}", Severity.ERROR
             )
-        self._origin: int | None = id(rel)
+        self._origin = id(rel)
         return [self._take(alt) for alt in rel.columns[idx]]
-
-    def _take(self, node: exp.Expression) -> exp.Expression:
-        """A resolved expression to build on: the node itself the first time, a copy after.
-
-        Resolved trees are never mutated once built, so the first user may own a relation's
-        output; later users get copies, so that every inner node has one parent (SQL generation
-        reads parent links). Base-column leaves are shared everywhere (see ``_columns``).
-        """
-        if isinstance(node, exp.Column):
-            return node
-        key = id(node)
-        if key in self._taken:
-            return self._reuse(node)
-        self._taken.add(key)
-        return node
 
     def _unresolved(self, node: exp.Expression, code: str, message: str, severity: Severity = Severity.WARNING) -> Alts:
         self.diag(code, message, node, severity)
@@ -249,9 +229,9 @@ def struct_field(
     if ref is not None:
         names = [ident(p) or p.name for p in path]
         field = ".".join([ref.column, *names])
-        node = exp.Column(this=exp.Identifier(this=field, quoted=False), table=exp.to_identifier(ref.table.name))
-        node.meta[REF] = ColumnRef(ref.table, field)
-        return node
+        leaf = exp.Column(this=exp.Identifier(this=field, quoted=False), table=exp.to_identifier(ref.table.name))
+        leaf.meta[REF] = ColumnRef(ref.table, field)
+        return leaf
     node = clone(base)
     for part in path:
         quoted = part.args.get("quoted") if isinstance(part, exp.Identifier) else False

@@ -12,6 +12,9 @@ HOT_MODULES = (
     "headwater.extract.trees",
     "headwater.extract.scope",
     "headwater.extract.classify",
+    "headwater.extract.binder",
+    "headwater.extract.columns",
+    "headwater.extract.sources",
     "headwater.extract.resolve",
 )
 

@@ -590,7 +590,7 @@ class Extractor:
         """
         insert_like = kind.name in ("insert", "update", "merge") and not is_storage(target)  # a path: the query's
         schema = self.catalog.table(target) if insert_like else None
-        types = {c.name: c.type for c in schema.columns} if schema else {}
+        types = schema.column_types if schema else {}
         if partition and schema is not None and column_list is None:
             column_list = [c for c in schema.column_names if c not in partition]
         if partition and column_list is not None:

@@ -23,97 +23,27 @@ from collections.abc import Iterator
 
 from sqlglot import exp
 
-from headwater.catalog import Catalog, LayeredCatalog, Names, TableSchema
-from headwater.extract.columns import ColumnBinder
-from headwater.extract.guards import Limits, WorkBudget
 from headwater.extract.scope import UNRESOLVED, Alts, Relation, Scope, Source, columns_in
 from headwater.extract.sources import SourceBinder
 from headwater.extract.trees import (
     QUERY_TYPES,
-    clone,
     conjuncts,
     grouping_keys,
     reads_table,
     scope_nodes,
     substitute,
-    tree_size,
 )
-from headwater.model import Diagnostic, IndirectType, Severity, TableRef
+from headwater.model import IndirectType, Severity
 
 MAX_ALTERNATIVES = 64
-# A resolved expression used a second time is copied when it has at most this many nodes, and shared
-# above: a CTE or view chain that uses each level twice would otherwise double at every level.
-SHARE_ABOVE = 64
 # Dialects whose select list may use an earlier item's alias (lateral column aliases): Snowflake,
 # Databricks / Spark 3.4+, Redshift, DuckDB, Teradata, ClickHouse. BigQuery, PostgreSQL, MySQL,
 # T-SQL, Oracle, Trino, Hive do not.
 LATERAL_ALIAS_DIALECTS = frozenset({"snowflake", "databricks", "spark", "redshift", "duckdb", "teradata", "clickhouse"})
 
 
-class Resolver(SourceBinder, ColumnBinder):
+class Resolver(SourceBinder):
     """Resolves the queries of one statement (see the module docstring)."""
-
-    def __init__(
-        self,
-        catalog: Catalog | LayeredCatalog,
-        names: Names,
-        catalog_name: str,
-        database: str | None,
-        statement_index: int,
-        report_unknown_tables: bool = False,
-        temp_views: dict[str, TableSchema] | None = None,
-        budget: WorkBudget | None = None,
-    ) -> None:
-        self.catalog = catalog
-        self.names = names
-        self.catalog_name = catalog_name
-        self.database = database
-        self.statement_index = statement_index
-        self.report_unknown_tables = report_unknown_tables
-        self.temp_views = temp_views or {}
-        self.tables: dict[TableRef, None] = {}
-        self.via: dict[TableRef, None] = {}
-        self.indirect: list[tuple[IndirectType, exp.Expression]] = []
-        self.diagnostics: list[Diagnostic] = []
-        self.incomplete = False
-        self._memo: dict[int, Relation] = {}
-        self._memo_hits: dict[int, int] = {}  # relations handed out again from the memo (by id)
-        self._taken: set[int] = set()
-        self._origin: int | None = None  # the relation the last bound column came from (see resolve)
-        # One node per base column, shared by every tree that reads it: column SQL does not
-        # depend on the parent, and nothing mutates resolved trees.
-        self._columns: dict[tuple[TableRef, str], exp.Column] = {}
-        self.budget = budget or WorkBudget(Limits().max_work)
-        self.shared = False  # some resolved expressions share subexpressions (see _reuse)
-        self._sizes: dict[int, int] = {}
-        self._views: dict[TableRef, Relation] = {}  # each view is resolved once per statement
-        self._loading_views: set[TableRef] = set()
-
-    # ------------------------------------------------------------------ diagnostics
-
-    def diag(
-        self,
-        code: str,
-        message: str,
-        node: exp.Expression | None,
-        severity: Severity = Severity.WARNING,
-        construct: str | None = None,
-    ) -> None:
-        line = col = None
-        if node is not None:
-            # an identifier, or a bare ``*``: the nodes sqlglot gives a position
-            ident = node if isinstance(node, (exp.Identifier, exp.Star)) else node.find(exp.Identifier)
-            meta = ident._meta if ident is not None else None
-            if meta and ident is not None:
-                line, col = meta.get("line"), meta.get("col")
-                if line is not None and col is not None:
-                    text = "*" if isinstance(ident, exp.Star) else ident.this
-                    col = max(1, col - len(text) + 1)  # sqlglot records the token's end
-        d = Diagnostic(code, severity, message, self.statement_index, line, col, construct)
-        if d not in self.diagnostics:
-            self.diagnostics.append(d)
-        if severity != Severity.INFO:
-            self.incomplete = True
 
     # ------------------------------------------------------------------ queries
 
@@ -367,10 +297,6 @@ class Resolver(SourceBinder, ColumnBinder):
             return []
         return self.resolve(key, scope, alias_first=alias_first, alias_fallback=True)
 
-    def _record(self, kind: IndirectType, alts: Alts) -> None:
-        for alt in alts:
-            self.indirect.append((kind, alt))
-
     # ------------------------------------------------------------------ FROM
 
     def _expand(
@@ -532,19 +458,6 @@ class Resolver(SourceBinder, ColumnBinder):
             mapping = {key: alt if fresh else self._reuse(alt) for key, alt in assignment}
             out.append(substitute(expr, mapping))
         return out
-
-    def _reuse(self, node: exp.Expression) -> exp.Expression:
-        """A resolved expression for one more parent: a copy when small, else the node itself, shared.
-
-        Sharing keeps a chain of CTEs or views that reads each level twice linear instead of
-        exponential; ``shared`` tells the engine to classify and render over the shared form.
-        """
-        size = tree_size(node, self._sizes)
-        if size <= SHARE_ABOVE:
-            self.budget.spend(size)
-            return clone(node)
-        self.shared = True
-        return node
 
     def _subquery(self, node: exp.Expression, scope: Scope) -> Alts:
         query = node.this if isinstance(node, exp.Subquery) else node

@@ -1,30 +1,24 @@
 """Binding what a FROM clause names: tables, CTEs, views, derived tables, joins, UNNEST, PIVOT.
 
-A mixin of ``Resolver`` (``headwater.extract.resolve``): each method adds a ``Source`` to a scope.
+The third class of the resolver's chain (``headwater.extract.binder``), under ``Resolver``: each
+method adds a ``Source`` to a scope.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Container
-from typing import TYPE_CHECKING
+from typing import cast
 
 from sqlglot import exp
 
 from headwater.catalog import LayeredCatalog, TableSchema
 from headwater.catalog.listing import closest, tables_in
+from headwater.extract.columns import ColumnBinder
 from headwater.extract.guards import EmptyName, view_refused
 from headwater.extract.scope import Alts, Relation, Scope, Source
 from headwater.extract.storage import table_storage
 from headwater.extract.trees import QUERY_TYPES, clone
 from headwater.model import IndirectType, Severity, TableRef
-
-if TYPE_CHECKING:
-    from headwater.extract.resolve import Resolver
-
-    _Base = Resolver
-else:
-    _Base = object
 
 
 def _parenthesised_tables(node: exp.Subquery) -> bool:
@@ -40,12 +34,8 @@ def _parenthesised_tables(node: exp.Subquery) -> bool:
     return isinstance(inner, exp.Table)
 
 
-class SourceBinder(_Base):
+class SourceBinder(ColumnBinder):
     """FROM-clause binding for ``Resolver``."""
-
-    view_nodes: Container[TableRef] = ()
-    """Views read as tables of their columns, not through (``ExtractOptions.view_nodes``): the views
-    recorded as datasets of their own. Other views (a schema file's, a live database's) are read through."""
 
     def _add_source(self, node: exp.Expression, scope: Scope) -> Source | None:
         if isinstance(node, exp.Subquery) and not node.args.get("alias") and _parenthesised_tables(node):
@@ -65,7 +55,7 @@ class SourceBinder(_Base):
         ):
             src = self._unnest_source(node, scope, alias)
         elif isinstance(node, exp.Lateral) and isinstance(node.this, QUERY_TYPES):
-            body = node.this
+            body = cast(exp.Expression, node.this)
 
             def lateral_load(body: exp.Expression = body, scope: Scope = scope) -> Relation:
                 return self._aliased(self.relation(body, scope, scope.ctes), node.args.get("alias"))
@@ -267,7 +257,7 @@ class SourceBinder(_Base):
         self.database = ref.database or saved
         self._loading_views.add(ref)
         try:
-            rel = self.relation(tree, None, {})
+            rel = self.relation(cast(exp.Expression, tree), None, {})
         finally:
             self.database = saved
             self._loading_views.discard(ref)

@@ -1,0 +1,144 @@
+"""The state one statement's resolution keeps, and the steps every binding pass shares.
+
+``Binder`` is the root of the resolver's single-inheritance chain ``Binder`` → ``ColumnBinder``
+(``columns.py``) → ``SourceBinder`` (``sources.py``) → ``Resolver`` (``resolve.py``): one class per
+module, each a plain class with declared attributes, so that the compiled build (mypyc) makes every
+one of them a native class. ``resolve``, ``relation`` and ``_aliased`` are the resolver's own
+(``resolve.py``); the passes below it call them through this class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container
+
+from sqlglot import exp
+
+from headwater.catalog import Catalog, LayeredCatalog, Names, TableSchema
+from headwater.extract.guards import Limits, WorkBudget
+from headwater.extract.scope import Alts, Relation, Scope, Source
+from headwater.extract.trees import clone, tree_size
+from headwater.model import Diagnostic, IndirectType, Severity, TableRef
+
+# A resolved expression used a second time is copied when it has at most this many nodes, and shared
+# above: a CTE or view chain that uses each level twice would otherwise double at every level.
+SHARE_ABOVE = 64
+
+
+class Binder:
+    """One statement's resolution state: what it read, its diagnostics and its memos."""
+
+    view_nodes: Container[TableRef]
+    """Views read as tables of their columns, not through (``ExtractOptions.view_nodes``): the views
+    recorded as datasets of their own. Other views (a schema file's, a live database's) are read through."""
+
+    def __init__(
+        self,
+        catalog: Catalog | LayeredCatalog,
+        names: Names,
+        catalog_name: str,
+        database: str | None,
+        statement_index: int,
+        report_unknown_tables: bool = False,
+        temp_views: dict[str, TableSchema] | None = None,
+        budget: WorkBudget | None = None,
+    ) -> None:
+        self.catalog = catalog
+        self.names = names
+        self.catalog_name = catalog_name
+        self.database = database
+        self.statement_index = statement_index
+        self.report_unknown_tables = report_unknown_tables
+        self.temp_views: dict[str, TableSchema] = temp_views or {}
+        self.view_nodes = ()
+        self.tables: dict[TableRef, None] = {}
+        self.via: dict[TableRef, None] = {}
+        self.indirect: list[tuple[IndirectType, exp.Expression]] = []
+        self.diagnostics: list[Diagnostic] = []
+        self.incomplete = False
+        self._memo: dict[int, Relation] = {}
+        self._memo_hits: dict[int, int] = {}  # relations handed out again from the memo (by id)
+        self._taken: set[int] = set()
+        self._origin: int | None = None  # the relation the last bound column came from (see resolve)
+        # One node per base column, shared by every tree that reads it: column SQL does not
+        # depend on the parent, and nothing mutates resolved trees.
+        self._columns: dict[tuple[TableRef, str], exp.Column] = {}
+        self.budget: WorkBudget = budget or WorkBudget(Limits().max_work)
+        self.shared = False  # some resolved expressions share subexpressions (see _reuse)
+        self._sizes: dict[int, int] = {}
+        self._views: dict[TableRef, Relation] = {}  # each view is resolved once per statement
+        self._loading_views: set[TableRef] = set()
+
+    # ------------------------------------------------------------------ the resolver's own
+
+    def relation(
+        self, query: exp.Expression, parent: Scope | None = None, ctes: dict[str, Source] | None = None
+    ) -> Relation:
+        raise NotImplementedError
+
+    def resolve(
+        self, expr: exp.Expression, scope: Scope, alias_first: bool = False, alias_fallback: bool = False
+    ) -> Alts:
+        raise NotImplementedError
+
+    def _aliased(self, rel: Relation, alias: exp.TableAlias | None) -> Relation:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ diagnostics
+
+    def diag(
+        self,
+        code: str,
+        message: str,
+        node: exp.Expression | None,
+        severity: Severity = Severity.WARNING,
+        construct: str | None = None,
+    ) -> None:
+        line = col = None
+        if node is not None:
+            # an identifier, or a bare ``*``: the nodes sqlglot gives a position
+            ident = node if isinstance(node, (exp.Identifier, exp.Star)) else node.find(exp.Identifier)
+            meta = ident._meta if ident is not None else None
+            if meta and ident is not None:
+                line, col = meta.get("line"), meta.get("col")
+                if line is not None and col is not None:
+                    text = "*" if isinstance(ident, exp.Star) else ident.this
+                    col = max(1, col - len(text) + 1)  # sqlglot records the token's end
+        d = Diagnostic(code, severity, message, self.statement_index, line, col, construct)
+        if d not in self.diagnostics:
+            self.diagnostics.append(d)
+        if severity != Severity.INFO:
+            self.incomplete = True
+
+    # ------------------------------------------------------------------ resolved expressions
+
+    def _record(self, kind: IndirectType, alts: Alts) -> None:
+        for alt in alts:
+            self.indirect.append((kind, alt))
+
+    def _take(self, node: exp.Expression) -> exp.Expression:
+        """A resolved expression to build on: the node itself the first time, a copy after.
+
+        Resolved trees are never mutated once built, so the first user may own a relation's
+        output; later users get copies, so that every inner node has one parent (SQL generation
+        reads parent links). Base-column leaves are shared everywhere (see ``_columns``).
+        """
+        if isinstance(node, exp.Column):
+            return node
+        key = id(node)
+        if key in self._taken:
+            return self._reuse(node)
+        self._taken.add(key)
+        return node
+
+    def _reuse(self, node: exp.Expression) -> exp.Expression:
+        """A resolved expression for one more parent: a copy when small, else the node itself, shared.
+
+        Sharing keeps a chain of CTEs or views that reads each level twice linear instead of
+        exponential; ``shared`` tells the engine to classify and render over the shared form.
+        """
+        size = tree_size(node, self._sizes)
+        if size <= SHARE_ABOVE:
+            self.budget.spend(size)
+            return clone(node)
+        self.shared = True
+        return node
