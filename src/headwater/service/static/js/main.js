@@ -570,8 +570,11 @@ function loadIndex() {
   const ids = new Set(data.lineage.nodes.filter(expandable).map((n) => n.id));
   if (expandable(data.lineage.root)) ids.add(data.lineage.root.id);
   if (!ids.size) return;
+  $("graph").dataset.index = "";
   track(api.columnIndex([...ids], route.asof).then((r) => {
-    if (data.indexKey === key && !r.truncated) data.index = buildIndex(r);
+    if (data.indexKey !== key || r.truncated) return;
+    data.index = buildIndex(r);
+    $("graph").dataset.index = String(r.total_edges);
   }));
 }
 

@@ -31,42 +31,29 @@ export function buildIndex(r) {
     push(into, e.target, e);
     push(out, e.source, e);
   }
-  const allOut = new Map(); // field -> dataset-level mappings out of it
-  const allInto = new Map(); // "job|dataset" -> dataset-level mappings of that job into that dataset
-  const A = r.all;
-  for (let k = 0; k < A.id.length; k++) {
-    const a = { id: A.id[k], source: A.source[k], dataset: A.dataset[k], job: A.job[k] };
-    push(allOut, a.source, a);
-    push(allInto, `${a.job}|${a.dataset}`, a);
-  }
-  const written = new Map(); // "job|dataset" -> columns the job wrote there (witnesses)
-  const writers = new Map(); // field -> jobs with a witness into it
+  // a dataset-level mapping stands for one virtual MAPS_TO into each column its job wrote in its
+  // target dataset (the witnesses): materialised here once, followed at level all (kind 3)
+  const written = new Map(); // job -> dataset -> columns
   const W = r.written;
   for (let k = 0; k < W.job.length; k++) {
-    push(written, `${W.job[k]}|${W.dataset[k]}`, W.field[k]);
-    push(writers, W.field[k], W.job[k]);
+    if (!written.has(W.job[k])) written.set(W.job[k], new Map());
+    push(written.get(W.job[k]), W.dataset[k], W.field[k]);
   }
-  return { datasets: new Set(r.datasets), parent, into, out, allOut, allInto, written, writers };
+  const A = r.all;
+  for (let k = 0; k < A.id.length; k++) {
+    for (const f of written.get(A.job[k])?.get(A.dataset[k]) || []) {
+      const e = { id: -(A.id[k] * SHIFT + f), source: A.source[k], target: f, job_id: A.job[k], kind: 3, k1: A.id[k], k2: f };
+      push(into, f, e);
+      push(out, e.source, e);
+    }
+  }
+  return { datasets: new Set(r.datasets), parent, into, out };
 }
-
-// One virtual MAPS_TO edge of a dataset-level mapping `a`, into the column `field`.
-const virtual = (a, field) => ({ id: -(a.id * SHIFT + field), source: a.source, target: field, job_id: a.job, kind: 3, k1: a.id, k2: field });
 
 // The edges a walk at `level` follows from `field`, one way, appended to `rows`.
 function follow(ix, field, upstream, level, rows) {
-  const max = level === "direct" ? 0 : level === "field" ? 1 : 2;
+  const max = level === "direct" ? 0 : level === "field" ? 1 : 3;
   for (const e of (upstream ? ix.into : ix.out).get(field) || []) if (e.kind <= max) rows.push(e);
-  if (level !== "all") return;
-  if (upstream) {
-    const ds = ix.parent.get(field);
-    for (const job of ix.writers.get(field) || []) {
-      for (const a of ix.allInto.get(`${job}|${ds}`) || []) rows.push(virtual(a, field));
-    }
-  } else {
-    for (const a of ix.allOut.get(field) || []) {
-      for (const f of ix.written.get(`${a.job}|${a.dataset}`) || []) rows.push(virtual(a, f));
-    }
-  }
 }
 
 const byOrder = (a, b) => a.k1 - b.k1 || a.k2 - b.k2; // indirect.order
