@@ -71,7 +71,8 @@ new MutationObserver((list) => {
         if (m.attributeName === 'data-selected' && g.dataset.selected && !hw.path) hw.path = now;
         if (m.attributeName === 'data-index' && g.dataset.index && !hw.index) hw.index = now;
     }
-}).observe(document, {subtree: true, attributes: true, attributeFilter: ['data-draw-ms', 'class', 'data-selected', 'data-index']});
+}).observe(document, {subtree: true, attributes: true,
+              attributeFilter: ['data-draw-ms', 'class', 'data-selected', 'data-index']});
 """
 CLICK = """async (field) => {
     window.__hw.marked = window.__hw.path = null;
