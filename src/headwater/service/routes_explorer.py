@@ -136,7 +136,7 @@ class ColumnIndex(BaseModel):
         }
     )
     datasets: list[int] = Field(description="the datasets asked for: every edge of their fields is here")
-    fields: dict[str, list[int]] = Field(
+    fields: dict[str, list[int | None]] = Field(
         description="`id` (ascending, as differences from the previous one) and `dataset` of each field named"
     )
     edges: dict[str, list[int | None]] = Field(

@@ -10,7 +10,8 @@ It holds what a field walk (``traverse.walk`` over MAPS_TO) follows, as stored:
   ``all``) out of those fields or into those datasets, and ``written``: the witnesses of their
   jobs (job, dataset, column written), so that each stands for one virtual MAPS_TO per witnessed
   column of its target dataset, as ``indirect`` reads them (id ``indirect.virtual_id``);
-- ``fields``: the dataset of every field named above (ids ascending, sent as differences).
+- ``fields``: the dataset of every field named above (ids ascending, sent as differences; null
+  for a field in none).
 
 A walk from a field of ``datasets`` is exact while every field it expands belongs to one of them.
 """
@@ -82,7 +83,7 @@ def column_index(conn: Connection, datasets: Sequence[int], as_of: int | None, m
         parent[f] = ds
     edge_rows = sorted(rows.values())
     all_rows = sorted(alls.values())
-    fields = sorted(f for f in parent if parent[f] is not None)
+    fields = sorted(parent)
     return {
         "datasets": ids,
         "fields": {"id": _deltas(fields), "dataset": [parent[f] for f in fields]},

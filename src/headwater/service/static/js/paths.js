@@ -9,94 +9,129 @@
 const SHIFT = 2 ** 31; // indirect.virtual_id: -((stored << 31) | field)
 const MAX_NODES = 2000; // /explorer/field-paths' default max_nodes
 
-const push = (map, key, value) => {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
-};
-
-// The index from the endpoint's answer: adjacency by field, once per view.
+// The index from the endpoint's answer, once per view: the edges (stored, and the virtual ones of
+// the dataset-level mappings, kind 3) in typed arrays, with each field's edges in and out
+// (compressed rows), so that the page keeps no object per edge (less for the collector to trace).
 export function buildIndex(r) {
+  const F = r.fields.id.length;
+  const fid = new Float64Array(F);
+  const local = new Map(); // field id -> its row in the arrays
   const parent = new Map();
   let f = 0;
-  r.fields.id.forEach((d, k) => {
-    f += d;
+  for (let k = 0; k < F; k++) {
+    f += r.fields.id[k];
+    fid[k] = f;
+    local.set(f, k);
     parent.set(f, r.fields.dataset[k]);
-  });
-  const into = new Map(); // field -> stored edges into it
-  const out = new Map(); // field -> stored edges out of it
-  const E = r.edges;
-  for (let k = 0; k < E.id.length; k++) {
-    const e = { id: E.id[k], source: E.source[k], target: E.target[k], job_id: E.job[k], kind: E.kind[k], k1: E.id[k], k2: 0 };
-    push(into, e.target, e);
-    push(out, e.source, e);
   }
-  // a dataset-level mapping stands for one virtual MAPS_TO into each column its job wrote in its
-  // target dataset (the witnesses): materialised here once, followed at level all (kind 3)
-  const written = new Map(); // job -> dataset -> columns
+  // the columns each job wrote in each dataset (the witnesses of the dataset-level mappings)
+  const written = new Map(); // "job|dataset" -> columns
   const W = r.written;
   for (let k = 0; k < W.job.length; k++) {
-    if (!written.has(W.job[k])) written.set(W.job[k], new Map());
-    push(written.get(W.job[k]), W.dataset[k], W.field[k]);
+    const key = `${W.job[k]}|${W.dataset[k]}`;
+    if (!written.has(key)) written.set(key, []);
+    written.get(key).push(W.field[k]);
   }
+  const E = r.edges;
   const A = r.all;
-  for (let k = 0; k < A.id.length; k++) {
-    for (const f of written.get(A.job[k])?.get(A.dataset[k]) || []) {
-      const e = { id: -(A.id[k] * SHIFT + f), source: A.source[k], target: f, job_id: A.job[k], kind: 3, k1: A.id[k], k2: f };
-      push(into, f, e);
-      push(out, e.source, e);
-    }
-  }
-  return { datasets: new Set(r.datasets), parent, into, out };
+  const cols = A.id.map((id, k) => written.get(`${A.job[k]}|${A.dataset[k]}`) || []);
+  const M = E.id.length + cols.reduce((n, c) => n + c.length, 0);
+  const ix = {
+    datasets: new Set(r.datasets),
+    parent,
+    local,
+    fid,
+    id: new Float64Array(M),
+    source: new Float64Array(M),
+    target: new Float64Array(M),
+    job: new Float64Array(M), // NaN: none
+    kind: new Uint8Array(M),
+    k1: new Float64Array(M), // indirect.order: (id, 0) for a stored edge, (mapping, column) for a virtual one
+    k2: new Float64Array(M),
+  };
+  let m = 0;
+  const add = (id, src, dst, job, kind, k1, k2) => {
+    ix.id[m] = id;
+    ix.source[m] = src;
+    ix.target[m] = dst;
+    ix.job[m] = job ?? NaN;
+    ix.kind[m] = kind;
+    ix.k1[m] = k1;
+    ix.k2[m] = k2;
+    m++;
+  };
+  for (let k = 0; k < E.id.length; k++) add(E.id[k], E.source[k], E.target[k], E.job[k], E.kind[k], E.id[k], 0);
+  A.id.forEach((id, k) => {
+    for (const c of cols[k]) add(-(id * SHIFT + c), A.source[k], c, A.job[k], 3, id, c);
+  });
+  ix.into = rows(ix.target, local, F);
+  ix.out = rows(ix.source, local, F);
+  return ix;
 }
 
-// The edges a walk at `level` follows from `field`, one way, appended to `rows`.
-function follow(ix, field, upstream, level, rows) {
+// Compressed rows: the edges of field row k are list[start[k] .. start[k + 1]).
+function rows(end, local, F) {
+  const start = new Int32Array(F + 1);
+  for (let e = 0; e < end.length; e++) start[local.get(end[e]) + 1]++;
+  for (let k = 0; k < F; k++) start[k + 1] += start[k];
+  const fill = start.slice(0, F);
+  const list = new Int32Array(end.length);
+  for (let e = 0; e < end.length; e++) list[fill[local.get(end[e])]++] = e;
+  return { start, list };
+}
+
+// The edges (their rows) a walk at `level` follows from `field`, one way, appended to `out`.
+function follow(ix, field, upstream, level, out) {
+  const k = ix.local.get(field);
+  if (k === undefined) return;
   const max = level === "direct" ? 0 : level === "field" ? 1 : 3;
-  for (const e of (upstream ? ix.into : ix.out).get(field) || []) if (e.kind <= max) rows.push(e);
+  const { start, list } = upstream ? ix.into : ix.out;
+  for (let p = start[k]; p < start[k + 1]; p++) if (ix.kind[list[p]] <= max) out.push(list[p]);
 }
-
-const byOrder = (a, b) => a.k1 - b.k1 || a.k2 - b.k2; // indirect.order
 
 // traverse.walk from one field, one way: level by level, each level's edges in the store's order,
 // at most `maxNodes` fields (the root included).
 function walk(ix, root, upstream, level, maxNodes) {
   const depth = new Map([[root, 0]]);
-  const edges = new Map();
+  const seen = [];
   let truncated = false;
   let complete = true;
   let frontier = [root];
+  const near = upstream ? ix.target : ix.source;
+  const far = upstream ? ix.source : ix.target;
+  const byOrder = (a, b) => ix.k1[a] - ix.k1[b] || ix.k2[a] - ix.k2[b]; // indirect.order
   while (frontier.length && !truncated) {
-    const rows = [];
+    const level_ = [];
     for (const n of frontier) {
       if (!ix.datasets.has(ix.parent.get(n))) complete = false;
-      follow(ix, n, upstream, level, rows);
+      follow(ix, n, upstream, level, level_);
     }
-    rows.sort(byOrder);
+    level_.sort(byOrder);
     const next = [];
-    for (const r of rows) {
-      const far = upstream ? r.source : r.target;
-      if (!depth.has(far)) {
+    for (const e of level_) {
+      const f = far[e];
+      if (!depth.has(f)) {
         if (depth.size >= maxNodes) {
           truncated = true;
           continue;
         }
-        depth.set(far, depth.get(upstream ? r.target : r.source) + 1);
-        next.push(far);
+        depth.set(f, depth.get(near[e]) + 1);
+        next.push(f);
       }
-      edges.set(r.id, r);
+      seen.push(e);
     }
     frontier = next;
   }
-  depth.delete(root);
   const parentOf = (id) => ix.parent.get(id) ?? null;
-  return {
-    nodes: [...depth.keys()].map((id) => ({ id, parent_id: parentOf(id) })),
-    // an edge belongs to the path when both its ends were reached
-    edges: [...edges.values()].filter((e) => (depth.has(e.source) || e.source === root) && (depth.has(e.target) || e.target === root)),
-    truncated,
-    complete,
-  };
+  // an edge belongs to the path when both its ends were reached
+  const edges = seen.filter((e) => depth.has(ix.source[e]) && depth.has(ix.target[e])).map((e) => ({
+    id: ix.id[e],
+    source: ix.source[e],
+    target: ix.target[e],
+    job_id: Number.isNaN(ix.job[e]) ? null : ix.job[e],
+  }));
+  depth.delete(root);
+  return { nodes: [...depth.keys()].map((id) => ({ id, parent_id: parentOf(id) })), edges, truncated, complete };
 }
 
 // The paths of `field` at `level` (direct, field, all), shaped as /field-paths' answer where the
