@@ -48,7 +48,6 @@ const data = {
   pathVersion: 0, // bumped when the store's answer replaced a drawn walk that differed
   indexKey: null, // the view (lineage key) the column index was asked for
   index: null, // paths.js buildIndex of /explorer/column-index for that view
-
   origin: null,
   impact: null,
   edgeDetails: new Map(),
@@ -202,7 +201,7 @@ async function doSync() {
   if (pathsKey !== data.pathsKey) {
     data.paths = data.origin = data.impact = data.drawnPath = data.localPath = null;
     data.pathsKey = pathsKey;
-    $("graph").dataset.pathFrom = "";
+    $("graph").dataset.pathFrom = $("graph").dataset.pathAgrees = "";
     if (pathsKey) {
       status("tracing the column…");
       preselect(route.sel);
