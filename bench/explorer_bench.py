@@ -11,8 +11,12 @@ in the same run:
 
 - first draw: layout and SVG of the whole upstream graph (the page's own ``data-draw-ms``);
 - open to drawn: from the navigation to the graph painted (the lineage answer included);
+- open to index in: from the navigation to the view's column index taken in (asked for after the
+  first draw; the page walks a selected column's paths over it);
 - select a column, the root's ``c01`` clicked until: its row is marked; its paths are drawn (the
-  field-paths answer included); the side panel's origin and impact lists are in, and a frame painted;
+  page's own walk over the index, or the field-paths answer when the walk cannot be made there);
+  the side panel's origin and impact lists are in, and a frame painted; "page walk = store path"
+  is 1 when the path drawn was the page's walk and the store's answer agreed with it;
 - pan frame: one frame of panning, averaged over 60;
 - zoom to fit.
 
@@ -65,8 +69,10 @@ new MutationObserver((list) => {
         }
         if (m.attributeName === 'class' && g.classList.contains('has-hl') && !hw.marked) hw.marked = now;
         if (m.attributeName === 'data-selected' && g.dataset.selected && !hw.path) hw.path = now;
+        if (m.attributeName === 'data-index' && g.dataset.index && !hw.index) hw.index = now;
     }
-}).observe(document, {subtree: true, attributes: true, attributeFilter: ['data-draw-ms', 'class', 'data-selected']});
+}).observe(document, {subtree: true, attributes: true,
+              attributeFilter: ['data-draw-ms', 'class', 'data-selected', 'data-index']});
 """
 CLICK = """async (field) => {
     window.__hw.marked = window.__hw.path = null;
@@ -91,6 +97,7 @@ FIT = FIT.replace("=> {", "=> {" + PAINTED, 1)
 PAINTED_AWAIT = f"async () => {{ {PAINTED} await painted(); }}"
 # from the navigation to the graph painted: the lineage answer, the layout, the cards, a frame
 OPENED = "() => window.__hw.painted"
+INDEXED = "() => window.__hw.index ?? null"
 
 
 def measure(page, server: Server, root: int, field: int, rounds: int) -> dict[str, float]:
@@ -101,16 +108,23 @@ def measure(page, server: Server, root: int, field: int, rounds: int) -> dict[st
         page.evaluate("() => window.headwater.settled()")
         page.evaluate(PAINTED_AWAIT)
         opened = page.evaluate(OPENED)
+        indexed = page.evaluate(INDEXED)
         feedback, path, panel = page.evaluate(CLICK, field)
+        agrees = page.get_attribute("#graph", "data-path-agrees")
+        walked = page.get_attribute("#graph", "data-path-from") == "page" and agrees == "true"
         figures = {
             "nodes": float(page.get_attribute("#graph", "data-nodes")),
             "first draw, ms": float(page.get_attribute("#graph", "data-draw-ms")),
             "open to drawn, ms": opened,
+            # the page's column index of the view in (asked for after the first draw; nan: none)
+            "open to index in, ms": indexed if indexed is not None else float("nan"),
             "select: row marked, ms": feedback,
             "select: path drawn, ms": path,
             "select: panel full, ms": panel,
             "pan frame, ms": page.evaluate(PAN),
             "zoom to fit, ms": page.evaluate(FIT),
+            # 1: the path drawn was the page's own walk and the store's answer agreed with it
+            "page walk = store path": float(walked),
         }
         for k, v in figures.items():
             best[k] = min(best.get(k, v), v)

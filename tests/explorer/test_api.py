@@ -124,6 +124,46 @@ def test_field_paths_are_whole_subgraphs(client: TestClient) -> None:
     assert client.get(f"{API}/field-paths", params={"field": "nope.nope"}).status_code == 404
 
 
+def test_column_index_holds_every_edge_of_the_fields(client: TestClient) -> None:
+    datasets = ids(client, "lineage_orders", "lineage_customers", "lineage_customer_summary")
+    r = client.post(f"{API}/column-index", json={"datasets": datasets})
+    assert r.status_code == 200
+    ix = r.json()
+    assert ix["datasets"] == sorted(datasets) and ix["truncated"] is False
+    E, A, W = ix["edges"], ix["all"], ix["written"]
+    written: dict[tuple[int, int], list[int]] = {}
+    for job, ds, f in zip(W["job"], W["dataset"], W["field"], strict=True):
+        written.setdefault((job, ds), []).append(f)
+    virtual = {
+        -((a << 31) | f): (src, f)
+        for a, src, ds, job in zip(A["id"], A["source"], A["dataset"], A["job"], strict=True)
+        for f in written.get((job, ds), [])
+    }
+    assert virtual  # the guide's JOIN and FILTER: dataset-level mappings
+    # the same edges, stored and virtual, as /columns returns for those datasets
+    cols = client.post(f"{API}/columns", json={"datasets": datasets}).json()
+    want = {e["id"]: (e["source"], e["target"]) for e in cols["edges"]}
+    have = {i: (s, t) for i, s, t in zip(E["id"], E["source"], E["target"], strict=True)} | virtual
+    assert have == want
+    kinds = {e["id"]: (e["dependency"], e["subtype"]) for e in cols["edges"] if e["id"] > 0}
+    for i, k in zip(E["id"], E["kind"], strict=True):
+        dep, sub = kinds[i]
+        assert k == (0 if dep == "DIRECT" else 1 if sub in ("CONDITIONAL", "WINDOW") else 2)
+    assert {0, 1} <= set(E["kind"])  # DIRECT, and the CASE (CONDITIONAL)
+    # every field named has its dataset
+    parents = {f["id"]: dc["dataset"]["id"] for dc in cols["datasets"] for f in dc["fields"]}
+    parents |= {p["id"]: p["parent_id"] for p in cols["peers"]}
+    field, named = 0, {}
+    for d, ds in zip(ix["fields"]["id"], ix["fields"]["dataset"], strict=True):
+        field += d
+        named[field] = ds
+    assert {f for e in have.values() for f in e} <= set(named)
+    assert all(parents[f] == ds for f, ds in named.items() if f in parents)
+    capped = client.post(f"{API}/column-index", json={"datasets": datasets, "max_edges": 1}).json()
+    assert capped["truncated"] is True and capped["edges"]["id"] == []
+    assert client.post(f"{API}/column-index", json={"datasets": []}).status_code == 422
+
+
 def test_edge_and_job_carry_the_statement(client: TestClient) -> None:
     paths = client.get(f"{API}/field-paths", params={"field": "lineage_customer_summary.total_amount"}).json()
     edge = next(e for e in paths["upstream"]["edges"] if e["subtype"] == "AGGREGATION")
@@ -157,10 +197,11 @@ def test_openapi_documents_the_explorer_endpoints_with_examples(client: TestClie
         "explorer_children",
         "explorer_columns",
         "explorer_field_paths",
+        "explorer_column_index",
         "explorer_edge",
         "explorer_job",
     } <= ops
-    for name in ("SearchResult", "ColumnEdges", "FieldPaths", "EdgeDetail", "JobDetail", "Statement"):
+    for name in ("SearchResult", "ColumnEdges", "ColumnIndex", "FieldPaths", "EdgeDetail", "JobDetail", "Statement"):
         assert spec["components"]["schemas"][name].get("examples"), name
 
 

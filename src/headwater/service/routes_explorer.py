@@ -116,6 +116,39 @@ class ColumnsRequest(BaseModel):
     max_edges: int = Field(5000, ge=1, le=50_000)
 
 
+class IndexRequest(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"datasets": [3, 4], "as_of": None}]})
+    datasets: list[int] = Field(min_length=1, max_length=20_000, description="dataset node ids (a view's)")
+    as_of: datetime | None = None
+    max_edges: int = Field(500_000, ge=1, le=2_000_000)
+
+
+class ColumnIndex(BaseModel):
+    model_config = _cfg(
+        {
+            "datasets": [3, 4],
+            "fields": {"id": [7, 5], "dataset": [3, 4]},
+            "edges": {"id": [31], "source": [7], "target": [12], "job": [2], "kind": [0]},
+            "all": {"id": [], "source": [], "dataset": [], "job": []},
+            "written": {"job": [], "dataset": [], "field": []},
+            "total_edges": 1,
+            "truncated": False,
+        }
+    )
+    datasets: list[int] = Field(description="the datasets asked for: every edge of their fields is here")
+    fields: dict[str, list[int | None]] = Field(
+        description="`id` (ascending, as differences from the previous one) and `dataset` of each field named"
+    )
+    edges: dict[str, list[int | None]] = Field(
+        description="MAPS_TO edges, one list per attribute: id, source, target, job, kind "
+        "(0 DIRECT, 1 INDIRECT CONDITIONAL/WINDOW, 2 other INDIRECT)"
+    )
+    all: dict[str, list[int]] = Field(description="dataset-level mappings (MAPS_TO_ALL): id, source, dataset, job")
+    written: dict[str, list[int]] = Field(description="their jobs' witnesses: job, dataset, field (column written)")
+    total_edges: int
+    truncated: bool = Field(description="more MAPS_TO edges than `max_edges`: the index holds none")
+
+
 class Subgraph(BaseModel):
     model_config = _cfg({"nodes": [_NODE], "edges": [_EDGE], "truncated": False})
     nodes: list[m.Node]
@@ -281,6 +314,17 @@ def columns(store: Store, body: ColumnsRequest) -> ColumnEdges:
         at = f"[{body.datasets.index(missing)}]" if missing in body.datasets else ""
         raise ApiError(404, f"body.datasets{at}", str(exc)) from None
     return ColumnEdges.model_validate(r)
+
+
+@read.post("/column-index", operation_id="explorer_column_index", response_model=ColumnIndex, responses=ERRORS)
+def column_index(store: Store, body: IndexRequest) -> ColumnIndex:
+    """Every column-level edge (stored and dataset-level) touching the fields of some datasets, as
+    columns of ids: the page walks a column's paths from it at a click."""
+    from headwater.store.column_index import column_index as store_index
+
+    with store.engine.connect() as conn:
+        r = store_index(conn, body.datasets, to_us(body.as_of), body.max_edges)
+    return ColumnIndex.model_validate(r)
 
 
 @read.get("/field-paths", operation_id="explorer_field_paths", response_model=FieldPaths, responses=ERRORS)

@@ -71,6 +71,7 @@ export const api = {
     get("lineage", { node, direction, max_depth: depth, as_of: asOf, limit }),
   summary: (node, asOf) => get("summary", { node, as_of: asOf }),
   columns: (datasets, asOf) => post("explorer/columns", { datasets, as_of: asOf || null }),
+  columnIndex: (datasets, asOf) => post("explorer/column-index", { datasets, as_of: asOf || null }),
   children: (id, types, asOf) => get(`explorer/nodes/${id}/children`, { types, as_of: asOf }),
   // the "indirect" box: level all (every mapping) or direct (value flows); one level for all three
   // level: direct, field or all (the store's origin levels)

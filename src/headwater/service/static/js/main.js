@@ -22,6 +22,7 @@ import {
 import { initSearch } from "./search.js";
 import { exportPng, exportSvg } from "./export.js";
 import { initDiff, paintDiff } from "./diff.js";
+import { buildIndex, samePaths, walkPaths } from "./paths.js";
 
 const $ = (id) => document.getElementById(id);
 const LINEAGE_LIMIT = 2000;
@@ -41,7 +42,12 @@ const data = {
   fieldParent: new Map(), // fieldId -> datasetId
   columnLoads: 0, // answers of /explorer/columns taken in (the drawn column edges depend on them)
   pathsKey: null,
-  paths: null,
+  paths: null, // the store's /field-paths answer (the side panel's truth)
+  drawnPath: null, // what the graph shows: the page's own walk (paths.js) or the store's answer
+  localPath: null, // the page's walk at the click (complete or not), kept to compare
+  pathVersion: 0, // bumped when the store's answer replaced a drawn walk that differed
+  indexKey: null, // the view (lineage key) the column index was asked for
+  index: null, // paths.js buildIndex of /explorer/column-index for that view
   origin: null,
   impact: null,
   edgeDetails: new Map(),
@@ -193,11 +199,20 @@ async function doSync() {
   }
   const pathsKey = route.sel === null ? null : `${route.sel}|${route.level}|${route.asof}`;
   if (pathsKey !== data.pathsKey) {
-    data.paths = data.origin = data.impact = null;
+    data.paths = data.origin = data.impact = data.drawnPath = data.localPath = null;
     data.pathsKey = pathsKey;
+    $("graph").dataset.pathFrom = $("graph").dataset.pathAgrees = "";
     if (pathsKey) {
       status("tracing the column…");
       preselect(route.sel);
+      // drawn at once from the view's column index when the walk stays inside it
+      const local = localPaths(route.sel, route.level);
+      if (local?.complete) {
+        data.drawnPath = local;
+        $("graph").dataset.pathFrom = "page";
+        draw();
+        performance.mark("headwater:local-path");
+      }
       const field = `#${route.sel}`;
       // all three asked at once; the paths are drawn when they come, the lists of the side panel
       // (the slower answers) are filled in after
@@ -212,11 +227,20 @@ async function doSync() {
         for (const n of side.nodes) if (n.parent_id !== null) data.fieldParent.set(n.id, n.parent_id);
       }
       if (paths.field.parent_id !== null) data.fieldParent.set(paths.field.id, paths.field.parent_id);
+      // the store's answer stays the truth: it replaces a drawn walk that differs from it
+      const agrees = data.drawnPath !== null && samePaths(data.drawnPath, paths);
+      $("graph").dataset.pathAgrees = data.localPath ? String(samePaths(data.localPath, paths)) : "";
+      if (!agrees) {
+        if (data.drawnPath) data.pathVersion++;
+        data.drawnPath = paths;
+        $("graph").dataset.pathFrom = "store";
+      }
       track(columnLists(pathsKey, lists));
     }
   }
   status("");
   draw();
+  loadIndex();
   await details();
   await statementDialog();
 }
@@ -383,7 +407,7 @@ function draw() {
   const key = JSON.stringify([
     data.lineageKey, [...route.hide].sort(), [...ui.shown], [...ui.pinned], [...ui.unfolded], [...route.exp].sort(), [...ui.allRows].sort(),
     [...route.exp].filter((id) => data.columns.has(id)).length, data.fieldEdges.size, data.columnLoads, route.ind,
-    route.path && data.paths ? data.paths.field.id : null, route.group,
+    route.path && data.drawnPath ? [data.drawnPath.field.id, data.pathVersion] : null, route.group,
   ]);
   if (key === ui.sceneKey && ui.scene) {
     applyHighlight();
@@ -513,7 +537,7 @@ function draw() {
 // "path only": with a column selected, the view keeps the datasets that hold a column of its paths
 // and the jobs of those paths (the root always), and the edges between them.
 function pathOnly(view) {
-  const P = data.paths;
+  const P = data.drawnPath;
   if (!route.path || !P) return view;
   const keep = new Set([view.rootId]);
   for (const f of [P.field.id, ...P.upstream.nodes.map((n) => n.id), ...P.downstream.nodes.map((n) => n.id)]) {
@@ -533,6 +557,38 @@ function pathOnly(view) {
     edges: view.edges.filter((e) => keep.has(e.source) && keep.has(e.target)),
     stubs: [],
   };
+}
+
+// The view's column index, asked for once per view after its first draw (not awaited by it); a
+// selection walks its paths over it (paths.js).
+function loadIndex() {
+  const key = data.lineageKey;
+  if (data.indexKey === key) return;
+  data.indexKey = key;
+  data.index = null;
+  const ids = new Set(data.lineage.nodes.filter(expandable).map((n) => n.id));
+  if (expandable(data.lineage.root)) ids.add(data.lineage.root.id);
+  if (!ids.size) return;
+  $("graph").dataset.index = "";
+  track(api.columnIndex([...ids], route.asof).then((r) => {
+    if (data.indexKey !== key || r.truncated) return;
+    data.index = buildIndex(r);
+    $("graph").dataset.index = String(r.total_edges);
+  }));
+}
+
+// The paths of a field walked over the view's index: null without one (not loaded yet, or of
+// another view); the fields reached get their datasets.
+function localPaths(fieldId, level) {
+  if (!data.index || data.indexKey !== data.lineageKey || !ui.scene) return null;
+  const P = walkPaths(data.index, fieldId, level);
+  data.localPath = P;
+  if (!P.complete) return P;
+  for (const side of [P.upstream, P.downstream]) {
+    for (const n of side.nodes) if (n.parent_id !== null) data.fieldParent.set(n.id, n.parent_id);
+  }
+  if (P.field.parent_id !== null) data.fieldParent.set(P.field.id, P.field.parent_id);
+  return P;
 }
 
 // The origin and impact lists of the selected column, filled into the side panel when they come.
@@ -561,6 +617,7 @@ function preselect(fieldId) {
     if (e.source === fieldId) hl.edgesDown.add(e.id);
   }
   graph.highlight(hl);
+  highlighted = null;
   performance.mark("headwater:preselect");
 }
 
@@ -583,7 +640,7 @@ function highlightSets() {
     badges: new Map(),
     selectedNode: ui.selectedNode,
   };
-  const P = data.paths;
+  const P = data.drawnPath;
   const scene = ui.scene;
   if (!P || !scene) return hl;
   hl.root = P.field.id;
@@ -621,10 +678,16 @@ function highlightSets() {
   return hl;
 }
 
+// What the last highlight was drawn for: the same scene, path and selection are not marked again
+// (the store's answer agreeing with the page's walk changes nothing on screen).
+let highlighted = null;
 function applyHighlight() {
-  const hl = highlightSets();
-  graph.highlight(hl);
-  if (data.paths) performance.mark("headwater:highlight");
+  const what = [ui.scene, data.drawnPath, ui.selectedNode, route.sel];
+  if (!highlighted || what.some((x, k) => x !== highlighted[k])) {
+    highlighted = what;
+    graph.highlight(highlightSets());
+    if (data.drawnPath) performance.mark("headwater:highlight");
+  }
   $("graph").dataset.selected = route.sel === null ? "" : String(route.sel);
 }
 
