@@ -129,7 +129,7 @@ def refs_of(node: exp.Expression, shared: bool = False) -> list[ColumnRef]:
     ``shared``: the expression may share subexpressions (see ``Resolver._reuse``); each is read once.
     """
     seen: dict[ColumnRef, None] = {}
-    for n in columns_in(node, shared):
+    for n in node.find_all(exp.Column) if not shared else columns_in(node, shared):
         meta = n._meta
         if meta:
             ref = meta.get(REF)
