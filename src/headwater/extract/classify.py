@@ -261,7 +261,7 @@ class _Walker:
         self.unbound = False  # a column marked UNRESOLVED
 
     def walk(self, node: exp.Expression, labels: tuple[str, ...], masked: bool, value: bool) -> None:
-        info = _kind(type(node))
+        info = _KINDS.get(type(node)) or _kind(type(node))
         kind = info.kind
         if kind == _COLUMN:
             meta = node._meta
