@@ -403,7 +403,7 @@ class _Walker:
             entry.keep = entry.end > entry.start
         self._scan_rest(node, ("this", "expressions"))
 
-    def _case(self, node: exp.Case, labels: tuple[str, ...], masked: bool, value: bool) -> None:
+    def _case(self, node: exp.Expression, labels: tuple[str, ...], masked: bool, value: bool) -> None:
         if node.this is not None:  # simple CASE x WHEN …: x decides the branch
             self._condition(node.this)
         inner = _with(labels, "CASE")
@@ -415,7 +415,7 @@ class _Walker:
             self.walk(node.args["default"], inner, masked, value)
         self._scan_rest(node, ("this", "ifs", "default"))
 
-    def _window(self, node: exp.Window, labels: tuple[str, ...], masked: bool, value: bool) -> None:
+    def _window(self, node: exp.Expression, labels: tuple[str, ...], masked: bool, value: bool) -> None:
         for key in node.args.get("partition_by") or []:
             entry = _Entry(IndirectType.WINDOW, key)
             self.indirect.append(entry)
