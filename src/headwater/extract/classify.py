@@ -1,8 +1,9 @@
 """Pass 4: classify a resolved target expression.
 
-From one resolved expression: its direct type (the guide's order), its origin, the columns it
-reads, the DIRECT inputs with their transformation labels, and the output-level indirect
-expressions (WINDOW keys, CONDITIONAL conditions).
+From one resolved expression, in one walk: its direct type (the guide's order), its origin, the
+columns it reads, the DIRECT inputs with their transformation labels, the output-level indirect
+expressions (WINDOW keys, CONDITIONAL conditions) with the columns each reads (``refs_of``'s
+breadth-first order), and whether a column of it could not be bound (``has_unresolved``).
 
 >>> import sqlglot
 >>> from headwater.model import TableRef
@@ -13,8 +14,10 @@ expressions (WINDOW keys, CONDITIONAL conditions).
 >>> c = classify(e)
 >>> c.type.value, c.origin.value, [str(i.column) for i in c.inputs], c.inputs[0].labels
 ('TRANSFORMATION', 'COLUMN', ['internal.db.o.y'], ('CASE', 'UPPER'))
->>> [(k.value, x.sql()) for k, x in c.indirect]
-[('CONDITIONAL', "o.x = 'EAST'")]
+>>> [(k.value, x.sql()) for k, x in c.indirect], [[str(r) for r in refs] for refs in c.indirect_refs]
+([('CONDITIONAL', "o.x = 'EAST'")], [['internal.db.o.x']])
+>>> c.unbound
+False
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from headwater.extract.scope import REF
+from headwater.extract.scope import REF, UNRESOLVED, has_unresolved, refs_of
 from headwater.extract.trees import distinct_nodes
 from headwater.model import ColumnRef, DirectInput, DirectType, IndirectType, Origin
 
@@ -125,35 +128,91 @@ class Classified:
     sources: tuple[ColumnRef, ...]
     inputs: tuple[DirectInput, ...]
     indirect: tuple[tuple[IndirectType, exp.Expression], ...]
+    indirect_refs: tuple[tuple[ColumnRef, ...], ...]
+    """Per ``indirect`` entry: ``refs_of`` its expression (the columns it reads, breadth first)."""
+    unbound: bool
+    """``has_unresolved`` of the expression: a column of it could not be bound."""
 
 
 def function_label(node: exp.Expression) -> str | None:
     """The transformation label a node adds to the path of the inputs below it."""
-    if isinstance(node, exp.Cast):
-        return "CAST"
-    if isinstance(node, ARITHMETIC):
-        return "ARITHMETIC"
     if isinstance(node, exp.Anonymous):
         name = anonymous_name(node)
         return name if name in ENGINE_FUNCTIONS else "UDF"
-    if isinstance(node, exp.Case):
-        return "CASE"
-    if isinstance(node, exp.Dot):
-        return "FIELD"
-    if isinstance(node, exp.Bracket):
-        return "SUBSCRIPT"
-    if isinstance(node, exp.Func):
-        return node.sql_names()[0] if node.sql_names() else node.key.upper()
-    return None
+    return _kind(type(node)).label
 
 
 def is_masking(node: exp.Expression) -> bool:
     if isinstance(node, exp.Anonymous):
-        name = str(node.this).upper()
+        name = anonymous_name(node)
         return name in MASKING_FUNCTIONS or "MASK" in name
-    if isinstance(node, exp.Func):
-        return bool({n.upper() for n in node.sql_names()} & MASKING_FUNCTIONS) or "MASK" in node.key.upper()
-    return False
+    return _kind(type(node)).masking
+
+
+# What the walk does with a node, by its class (``_kind``)
+_OTHER, _COLUMN, _AGGREGATE, _WINDOW, _CASE, _IF, _COALESCE, _SYSTEM, _FUNC, _ANONYMOUS = range(10)
+
+
+class _Kind:
+    """A node class's part in the walk: what it is, the label it adds and whether it masks."""
+
+    __slots__ = ("kind", "label", "masking")
+
+    def __init__(self, kind: int, label: str | None, masking: bool) -> None:
+        self.kind, self.label, self.masking = kind, label, masking
+
+
+_KINDS: dict[type[exp.Expression], _Kind] = {}
+
+
+def _kind(cls: type[exp.Expression]) -> _Kind:
+    """The ``_Kind`` of a node class, worked out once per class (labels and masking depend on the
+    class only, but for ``Anonymous``, whose name decides them)."""
+    found = _KINDS.get(cls)
+    if found is not None:
+        return found
+    label: str | None = None
+    if issubclass(cls, exp.Cast):
+        label = "CAST"
+    elif issubclass(cls, ARITHMETIC):
+        label = "ARITHMETIC"
+    elif issubclass(cls, exp.Anonymous):
+        label = None
+    elif issubclass(cls, exp.Case):
+        label = "CASE"
+    elif issubclass(cls, exp.Dot):
+        label = "FIELD"
+    elif issubclass(cls, exp.Bracket):
+        label = "SUBSCRIPT"
+    elif issubclass(cls, exp.Func):
+        names = cls.sql_names()
+        label = names[0] if names else cls.key.upper()
+    masking = False
+    if issubclass(cls, exp.Func) and not issubclass(cls, exp.Anonymous):
+        masking = bool({n.upper() for n in cls.sql_names()} & MASKING_FUNCTIONS) or "MASK" in cls.key.upper()
+    if issubclass(cls, exp.Column):
+        kind = _COLUMN
+    elif issubclass(cls, exp.Anonymous):
+        kind = _ANONYMOUS
+    elif issubclass(cls, exp.AggFunc) and not issubclass(cls, WINDOW_ONLY):
+        kind = _AGGREGATE
+    elif issubclass(cls, exp.Window):
+        kind = _WINDOW
+    elif issubclass(cls, exp.Case):
+        kind = _CASE
+    elif issubclass(cls, exp.If):
+        kind = _IF
+    elif issubclass(cls, exp.Coalesce):
+        kind = _COALESCE
+    elif issubclass(cls, _SYSTEM_FUNCS):
+        kind = _SYSTEM
+    elif issubclass(cls, exp.Func):
+        kind = _FUNC
+    else:
+        kind = _OTHER
+    found = _Kind(kind, label, masking)
+    _KINDS[cls] = found
+    return found
 
 
 def _with(labels: tuple[str, ...], label: str) -> tuple[str, ...]:
@@ -162,20 +221,56 @@ def _with(labels: tuple[str, ...], label: str) -> tuple[str, ...]:
     return labels if label in labels else (*labels, label)
 
 
+class _Entry:
+    """An indirect expression met by the walk: ``cols[start:end]`` are the columns of its subtree."""
+
+    __slots__ = ("end", "itype", "keep", "node", "start")
+
+    def __init__(self, itype: IndirectType, node: exp.Expression) -> None:
+        self.itype, self.node = itype, node
+        self.start = self.end = 0
+        self.keep = True
+
+
+def _no_arguments(node: exp.Expression) -> bool:
+    return not any(isinstance(v, exp.Expression) for v in node.args.values())
+
+
+def _no_values(node: exp.Expression) -> bool:
+    return not any(isinstance(v, exp.Expression | list) and v for v in node.args.values())
+
+
 class _Walker:
+    """One walk of a resolved expression. Besides the classification it records every column node
+    (``cols``: its ``ColumnRef`` or None, the walk's order) — those of the parts the classification
+    does not enter (a window frame) by a plain scan — so that the columns of an indirect expression
+    and the unbound flag need no walk of their own. A ``shared`` expression (see ``classify``) is
+    walked once per subexpression and context, so there the two come from ``refs_of`` and
+    ``has_unresolved`` instead."""
+
     def __init__(self, shared: bool = False) -> None:
         # shared subexpressions: each is walked once per (labels, masked, value) context
         self.seen: set[tuple[int, tuple[str, ...], bool, bool]] | None = set() if shared else None
         self.sources: dict[ColumnRef, None] = {}
         self.inputs: dict[ColumnRef, tuple[list[str], bool]] = {}
-        self.indirect: list[tuple[IndirectType, exp.Expression]] = []
+        self.indirect: list[_Entry] = []
+        self.cols: list[ColumnRef | None] = []
         self.aggregate = False
         self.system = False
-        self.unresolved = False
+        self.unresolved = False  # a column without a ColumnRef
+        self.unbound = False  # a column marked UNRESOLVED
 
     def walk(self, node: exp.Expression, labels: tuple[str, ...], masked: bool, value: bool) -> None:
-        if isinstance(node, exp.Column):
-            ref = node.meta.get(REF) if node._meta else None
+        info = _KINDS.get(type(node)) or _kind(type(node))
+        kind = info.kind
+        if kind == _COLUMN:
+            meta = node._meta
+            ref: ColumnRef | None = None
+            if meta:
+                ref = meta.get(REF)
+                if meta.get(UNRESOLVED):
+                    self.unbound = True
+            self.cols.append(ref)
             if ref is not None:
                 self.sources[ref] = None
                 if value:
@@ -188,49 +283,74 @@ class _Walker:
             if key in self.seen:
                 return
             self.seen.add(key)
-        if (isinstance(node, exp.AggFunc) and not isinstance(node, WINDOW_ONLY)) or (
-            isinstance(node, exp.Anonymous) and anonymous_name(node) in ENGINE_AGGREGATES
-        ):
-            self.aggregate = True
-            if not any(isinstance(v, exp.Expression) for v in node.args.values()) or isinstance(node.this, exp.Star):
+        label = info.label
+        masks = info.masking
+        if kind == _ANONYMOUS:
+            name = str(node.this).upper()
+            label = name if name in ENGINE_FUNCTIONS else "UDF"
+            masks = name in MASKING_FUNCTIONS or "MASK" in name
+            if name in ENGINE_AGGREGATES:
+                self._aggregate(node)
+            elif _no_values(node):
                 self.system = True
-        elif isinstance(node, exp.Window):
+        elif kind == _AGGREGATE:
+            self._aggregate(node)
+        elif kind == _WINDOW:
             self._window(node, labels, masked, value)
             return
-        elif isinstance(node, exp.Case):
+        elif kind == _CASE:
             self._case(node, labels, masked, value)
             return
-        elif isinstance(node, exp.If):
+        elif kind == _IF:
             self._condition(node.this)
             inner = _with(labels, "IF")
             for branch in ("true", "false"):
                 if node.args.get(branch) is not None:
                     self.walk(node.args[branch], inner, masked, value)
+            self._scan_rest(node, ("this", "true", "false"))
             return
-        elif isinstance(node, exp.Coalesce):
-            args = [node.this, *node.expressions]
-            for arg in args:
-                if self._reads_column(arg):
-                    self.indirect.append((IndirectType.CONDITIONAL, arg))
-            inner = _with(labels, function_label(node) or "COALESCE")
-            for arg in args:
-                self.walk(arg, inner, masked, value)
+        elif kind == _COALESCE:
+            self._coalesce(node, label, labels, masked, value)
             return
-        elif isinstance(node, _SYSTEM_FUNCS) or (
-            isinstance(node, exp.Func)
-            and not any(isinstance(v, exp.Expression | list) and v for v in node.args.values())
-        ):
+        elif kind == _SYSTEM or (kind == _FUNC and _no_values(node)):
             self.system = True
-        label = function_label(node)
         if label is not None:
             labels = _with(labels, label)
-            masked = masked or is_masking(node)
+            masked = masked or masks
         for child in node.iter_expressions():
             self.walk(child, labels, masked, value)
 
+    def _aggregate(self, node: exp.Expression) -> None:
+        self.aggregate = True
+        if _no_arguments(node) or isinstance(node.this, exp.Star):
+            self.system = True
+
+    def _scan_rest(self, node: exp.Expression, walked: tuple[str, ...]) -> None:
+        """Record the columns of the arguments of ``node`` the classification does not walk."""
+        if self.seen is not None:
+            return
+        for key, value in node.args.items():
+            if not value or key in walked:
+                continue
+            if isinstance(value, exp.Expression):
+                self._scan(value)
+            elif type(value) is list:
+                for v in value:
+                    if isinstance(v, exp.Expression):
+                        self._scan(v)
+
+    def _scan(self, node: exp.Expression) -> None:
+        for n in node.find_all(exp.Column):
+            meta = n._meta
+            ref: ColumnRef | None = None
+            if meta:
+                ref = meta.get(REF)
+                if meta.get(UNRESOLVED):
+                    self.unbound = True
+            self.cols.append(ref)
+
     def _reads_column(self, node: exp.Expression) -> bool:
-        nodes = node.walk() if self.seen is None else distinct_nodes(node)
-        return any(isinstance(n, exp.Column) for n in nodes)
+        return any(isinstance(n, exp.Column) for n in distinct_nodes(node))
 
     def _input(self, ref: ColumnRef, labels: tuple[str, ...], masked: bool) -> None:
         prev = self.inputs.get(ref)
@@ -240,34 +360,92 @@ class _Walker:
             merged = prev[0] + [x for x in labels if x not in prev[0]]
             self.inputs[ref] = (merged, prev[1] or masked)
 
-    def _condition(self, cond: exp.Expression) -> None:
-        if self._reads_column(cond):  # literals are dropped
-            self.indirect.append((IndirectType.CONDITIONAL, cond))
-            self.walk(cond, (), False, False)
+    def _subtree(self, entry: _Entry, labels: tuple[str, ...], masked: bool, value: bool) -> None:
+        """Walk an indirect expression, noting the span of ``cols`` its columns take."""
+        entry.start = len(self.cols)
+        self.walk(entry.node, labels, masked, value)
+        entry.end = len(self.cols)
 
-    def _case(self, node: exp.Case, labels: tuple[str, ...], masked: bool, value: bool) -> None:
+    def _condition(self, cond: exp.Expression) -> None:
+        """A condition that reads a column is CONDITIONAL (literals are dropped); only those are
+        walked: one that reads none is walked and then forgotten (its flags and entries undone)."""
+        if self.seen is not None:
+            if self._reads_column(cond):
+                self.indirect.append(_Entry(IndirectType.CONDITIONAL, cond))
+                self.walk(cond, (), False, False)
+            return
+        entry = _Entry(IndirectType.CONDITIONAL, cond)
+        at = len(self.indirect)
+        self.indirect.append(entry)
+        aggregate, system = self.aggregate, self.system
+        self._subtree(entry, (), False, False)
+        if entry.end == entry.start:
+            del self.indirect[at:]
+            self.aggregate, self.system = aggregate, system
+
+    def _coalesce(
+        self, node: exp.Expression, label: str | None, labels: tuple[str, ...], masked: bool, value: bool
+    ) -> None:
+        """Each argument that reads a column is CONDITIONAL (whether the next one is taken)."""
+        args: list[exp.Expression] = [node.this, *node.expressions]
+        inner = _with(labels, label or "COALESCE")
+        if self.seen is not None:
+            for arg in args:
+                if self._reads_column(arg):
+                    self.indirect.append(_Entry(IndirectType.CONDITIONAL, arg))
+            for arg in args:
+                self.walk(arg, inner, masked, value)
+            return
+        entries = [_Entry(IndirectType.CONDITIONAL, arg) for arg in args]
+        self.indirect.extend(entries)
+        for entry in entries:
+            self._subtree(entry, inner, masked, value)
+            entry.keep = entry.end > entry.start
+        self._scan_rest(node, ("this", "expressions"))
+
+    def _case(self, node: exp.Expression, labels: tuple[str, ...], masked: bool, value: bool) -> None:
         if node.this is not None:  # simple CASE x WHEN …: x decides the branch
             self._condition(node.this)
         inner = _with(labels, "CASE")
         for branch in node.args.get("ifs") or []:
             self._condition(branch.this)
             self.walk(branch.args["true"], inner, masked, value)
+            self._scan_rest(branch, ("this", "true"))
         if node.args.get("default") is not None:
             self.walk(node.args["default"], inner, masked, value)
+        self._scan_rest(node, ("this", "ifs", "default"))
 
-    def _window(self, node: exp.Window, labels: tuple[str, ...], masked: bool, value: bool) -> None:
+    def _window(self, node: exp.Expression, labels: tuple[str, ...], masked: bool, value: bool) -> None:
         for key in node.args.get("partition_by") or []:
-            self.indirect.append((IndirectType.WINDOW, key))
-            self.walk(key, (), False, False)
+            entry = _Entry(IndirectType.WINDOW, key)
+            self.indirect.append(entry)
+            self._subtree(entry, (), False, False)
         order = node.args.get("order")
         if order is not None:
             for ordered in order.expressions:
-                self.indirect.append((IndirectType.WINDOW, ordered.this))
-                self.walk(ordered.this, (), False, False)
+                entry = _Entry(IndirectType.WINDOW, ordered.this)
+                self.indirect.append(entry)
+                self._subtree(entry, (), False, False)
+                self._scan_rest(ordered, ("this",))
+            self._scan_rest(order, ("expressions",))
+        self._scan_rest(node, ("this", "partition_by", "order"))
         func = node.this
-        if not any(isinstance(v, exp.Expression) for v in func.args.values()):
+        if _no_arguments(func):
             self.system = True
         self.walk(func, labels, masked, value)
+
+    def indirect_refs(self, entry: _Entry) -> tuple[ColumnRef, ...]:
+        """``refs_of`` the entry's expression: from the columns its walk recorded when they are one
+        column at most (any order is then the breadth-first one), else by ``refs_of`` itself."""
+        if self.seen is not None:
+            return tuple(refs_of(entry.node, True))
+        found: ColumnRef | None = None
+        for ref in self.cols[entry.start : entry.end]:
+            if ref is not None and ref != found:
+                if found is not None:
+                    return tuple(refs_of(entry.node))
+                found = ref
+        return () if found is None else (found,)
 
 
 def classify(expr: exp.Expression, shared: bool = False) -> Classified:
@@ -288,4 +466,13 @@ def classify(expr: exp.Expression, shared: bool = False) -> Classified:
     else:
         origin = Origin.CONSTANT
     inputs = tuple(DirectInput(ref, tuple(labels), masked) for ref, (labels, masked) in w.inputs.items())
-    return Classified(dtype, origin, tuple(w.sources), inputs, tuple(w.indirect))
+    kept = [e for e in w.indirect if e.keep]
+    return Classified(
+        dtype,
+        origin,
+        tuple(w.sources),
+        inputs,
+        tuple((e.itype, e.node) for e in kept),
+        tuple(w.indirect_refs(e) for e in kept),
+        has_unresolved(expr, True) if shared else w.unbound,
+    )

@@ -32,7 +32,7 @@ from headwater.extract.resolve import Resolver
 from headwater.extract.result import ExtractOptions, RunInfo, ScriptResult, StatementResult
 from headwater.extract.reuse import StatementReuse
 from headwater.extract.routines import ROUTINE_PROPERTY, SKIP_ROUTINE, Routine, batch_statements, routine_of
-from headwater.extract.scope import Relation, has_unresolved, refs_of
+from headwater.extract.scope import Relation, refs_of
 from headwater.extract.split import Piece, iter_script, split_script, sqlglot_dialect
 from headwater.extract.statements import (
     NON_LINEAGE_COMMANDS,
@@ -54,6 +54,7 @@ from headwater.model import (
     DirectLineage,
     Field,
     IndirectLineage,
+    IndirectType,
     LineageInfo,
     QueryContext,
     Severity,
@@ -640,10 +641,14 @@ class Extractor:
     ) -> LineageInfo:
         shared = resolver.shared
         budget = self.options.limits.max_expression_nodes
+        rendered: dict[int, tuple[exp.Expression, str]] = {}  # one text per node (the node held: ids stay)
 
         def render(node: exp.Expression) -> str:
             if not shared:
-                return self.render(node)
+                done = rendered.get(id(node))
+                if done is None:
+                    done = rendered[id(node)] = (node, self.render(node))
+                return done[1]
             tree, abbreviated = expand(node, budget)
             if abbreviated:
                 size = tree_size(node, {})
@@ -662,23 +667,28 @@ class Extractor:
         unresolved_columns = 0
         for pos, field in enumerate(fields):
             alts = rel.columns[pos] if pos < len(rel.columns) else []
-            if not alts or any(has_unresolved(a, shared) for a in alts):
+            classified = [classify(a, shared) for a in alts]  # one walk each: refs and unbound flag too
+            if not alts or any(c.unbound for c in classified):
                 unresolved_columns += 1
-            for branch, alt in enumerate(alts):
-                c = classify(alt, shared)
+            for branch, (alt, c) in enumerate(zip(alts, classified, strict=True)):
                 direct.append(DirectLineage(field.name, render(alt), c.type, c.origin, c.sources, c.inputs, branch))
-                for itype, node in c.indirect:
-                    refs = tuple(refs_of(node, shared))
-                    entry = IndirectLineage(itype, render(node), refs, field.name)
-                    output_indirect.setdefault((field.name, itype, entry.expression), entry)
+                for (itype, node), refs in zip(c.indirect, c.indirect_refs, strict=True):
+                    text = render(node)
+                    key = (field.name, itype, text)
+                    if key not in output_indirect:  # the first of one text is kept
+                        output_indirect[key] = IndirectLineage(itype, text, refs, field.name)
 
         dataset_indirect: dict[tuple, IndirectLineage] = {}
-        for itype in DATASET_INDIRECT_TYPES:  # the guide's order: JOIN, FILTER, GROUP_BY, SORT
-            for t, node in resolver.indirect:
-                if t is itype:
-                    refs = tuple(refs_of(node, shared))
-                    entry = IndirectLineage(itype, render(node), refs)
-                    dataset_indirect.setdefault((itype, entry.expression), entry)
+        by_type: dict[IndirectType, list[exp.Expression]] = {t: [] for t in DATASET_INDIRECT_TYPES}
+        for t, node in resolver.indirect:
+            nodes = by_type.get(t)
+            if nodes is not None:
+                nodes.append(node)
+        for itype, nodes in by_type.items():  # the guide's order: JOIN, FILTER, GROUP_BY, SORT
+            for node in nodes:
+                text = render(node)
+                if (itype, text) not in dataset_indirect:  # the first of one text is kept
+                    dataset_indirect[(itype, text)] = IndirectLineage(itype, text, tuple(refs_of(node, shared)))
 
         if not rel.complete and len(rel.columns) < len(fields):
             unresolved_columns = max(unresolved_columns, len(fields) - len(rel.columns))

@@ -76,13 +76,14 @@ class Source:
 
     def has(self, name: str) -> bool | None:
         """True/False when known; None when this source's columns are unknown."""
-        cols = self.known_columns()
-        if cols is None:
-            return None
         if self.table is not None:
+            if self.columns is None:
+                return None
             return name in self._colset()
         rel = self.relation
-        return rel is not None and rel.index(name) is not None
+        if rel is None or not rel.complete:
+            return None
+        return rel.index(name) is not None
 
     def _colset(self) -> frozenset[str]:
         cached = getattr(self, "_cols", None)
@@ -145,8 +146,7 @@ def has_unresolved(node: exp.Expression, shared: bool = False) -> bool:
 def columns_in(node: exp.Expression, shared: bool) -> Iterator[exp.Column]:
     """The column nodes of a resolved expression; ``shared``: each shared subexpression once."""
     if not shared:
-        yield from node.find_all(exp.Column)
-        return
+        return node.find_all(exp.Column)
     from headwater.extract.trees import distinct_nodes
 
-    yield from (n for n in distinct_nodes(node) if isinstance(n, exp.Column))
+    return (n for n in distinct_nodes(node) if isinstance(n, exp.Column))

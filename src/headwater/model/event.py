@@ -12,6 +12,7 @@ value is the word used in the JSON form (see ``docs/event-format.md``).
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from typing import Any
 
 EVENT_VERSION = "headwater.event/1"
 _EVENT_NAMESPACE = uuid.UUID("6f6b8f7e-1c5a-4d0e-9a53-0d4b1e7a8c21")
+_NAMESPACE_BYTES = _EVENT_NAMESPACE.bytes
 
 
 class SourceCommand(StrEnum):
@@ -271,5 +273,12 @@ def make_event_id(query_id: str, target: TableRef) -> str:
     True
     >>> a == make_event_id("q2", TableRef("internal", "db", "t"))
     False
+    >>> a == str(uuid.uuid5(_EVENT_NAMESPACE, "q1\x1finternal.db.t"))  # a version-5 UUID
+    True
     """
-    return str(uuid.uuid5(_EVENT_NAMESPACE, f"{query_id}\x1f{target}"))
+    # uuid.uuid5 without its UUID object: the SHA-1 of namespace and name, version and variant set
+    digest = bytearray(hashlib.sha1(_NAMESPACE_BYTES + f"{query_id}\x1f{target}".encode()).digest()[:16])
+    digest[6] = (digest[6] & 0x0F) | 0x50
+    digest[8] = (digest[8] & 0x3F) | 0x80
+    h = digest.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
