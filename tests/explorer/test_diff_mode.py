@@ -1,13 +1,12 @@
 """The explorer's diff mode in headless Chromium: the shop ingested, then its branch (customer_name
 dropped, revenue an average); with "diff from" set between the two, the edges that changed are
 coloured and the removed ones drawn. The screenshot is kept (``test-artifacts/explorer/``, and
-``docs/img/explorer-diff.png`` is one of them)."""
+``docs/img/explorer-diff.png`` is one of them). It runs in the explorer tests' one browser (one
+Playwright at a time in a process)."""
 
 from __future__ import annotations
 
 import math
-import shutil
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +17,7 @@ import pytest
 from headwater.store import LineageStore, open_store
 from tests.cli.conftest import invoke
 from tests.diff.conftest import SHOP, P, edited, write_project
-from tests.explorer.helpers import CHROMIUM, CHROMIUM_ARGS, Server
+from tests.explorer.helpers import Server
 from tests.explorer.test_browser import goto, settle, shot
 
 MART = "marts/customer_revenue.sql"
@@ -28,32 +27,6 @@ BRANCH = edited(
     "SUM(o.amount) AS revenue",
     "AVG(o.amount) AS revenue",
 )
-
-
-@pytest.fixture(scope="module")
-def page() -> Iterator[Any]:
-    """A page of its own Chromium, closed with this module: the explorer tests' session-wide one
-    starts after it (one Playwright at a time in a process)."""
-    sync_api = pytest.importorskip(
-        "playwright.sync_api", reason="browser test: pip package playwright is not installed"
-    )
-    if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
-        pytest.skip(f"browser test: Chromium is not installed ({CHROMIUM} not found; apt-get install chromium)")
-    with sync_api.sync_playwright() as p, tempfile.TemporaryDirectory(prefix="hw-chromium-") as profile:
-        ctx = p.chromium.launch_persistent_context(
-            profile,
-            executable_path=CHROMIUM,
-            headless=True,
-            args=CHROMIUM_ARGS,
-            viewport={"width": 1500, "height": 900},
-        )
-        ctx.set_default_timeout(15_000)
-        pg = ctx.new_page()
-        errors: list[str] = []
-        pg.on("pageerror", lambda e: errors.append(str(e)))
-        yield pg
-        ctx.close()
-    assert errors == [], f"JavaScript errors: {errors}"
 
 
 @pytest.fixture(scope="module")
