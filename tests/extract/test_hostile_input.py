@@ -38,9 +38,15 @@ def test_a_ctas_that_does_not_parse_is_an_error_not_a_skip() -> None:
 
 def test_a_ctas_with_a_misspelt_select_is_an_error_not_a_silent_skip() -> None:
     # sqlglot keeps ``CREATE TABLE c1 AS SELEC …`` as an opaque command with no SELECT token in it
-    res = extract_script("CREATE TABLE c1 AS SELEC a FROM s;\nCREATE TABLE c2 (a INT AS (b + 1));\nINSERT INTO t SELECT a FROM s")
+    res = extract_script(
+        "CREATE TABLE c1 AS SELEC a FROM s;\nCREATE TABLE c2 (a INT AS (b + 1));\nINSERT INTO t SELECT a FROM s"
+    )
     first, ddl, insert = res.statements
-    assert first.error is not None and first.error.code == "parse_error" and (first.error.line, first.error.column) == (1, 1)
+    assert (
+        first.error is not None
+        and first.error.code == "parse_error"
+        and (first.error.line, first.error.column) == (1, 1)
+    )
     assert ddl.error is None  # an AS inside the column list is not a CTAS
     assert insert.events
 
