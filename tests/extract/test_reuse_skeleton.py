@@ -53,6 +53,7 @@ def test_a_statement_answered_from_a_plan_is_what_its_tokens_say(dialect, first,
     tokens = slow.shape().tokens
     assert [fast.position(k) for k in range(len(tokens))] == [slow.position(k) for k in range(len(tokens))]
     assert fast.hinted() == slow.hinted()
+    assert fast.spans() == slow.spans()
 
 
 def test_the_plan_is_used_and_a_skeleton_the_tokens_disagree_with_is_not():

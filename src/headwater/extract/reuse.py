@@ -123,6 +123,7 @@ class _Plan:
 
     key: tuple[Any, ...]  # the shape key of that statement
     literals: tuple[int, ...]  # the candidate of each abstracted literal, in token order
+    literal_tokens: tuple[int, ...]  # and its token
     types: tuple[TokenType, ...]  # their token types
     kept: tuple[tuple[int, int], ...]  # (candidate, token) of numbers that are part of the key
     names: frozenset[str]  # the names of the tokens that are not candidates
@@ -173,6 +174,7 @@ def _plan_of(sql: str, shape: Shape, skeleton: tuple[Any, ...], found: list[str]
     return _Plan(
         key=shape.key,
         literals=tuple(candidate[i] for i in shape.literals),
+        literal_tokens=shape.literals,
         types=tuple(tokens[i].token_type for i in shape.literals),
         kept=tuple((k, i) for k, i in enumerate(token_of) if i not in abstracted),
         names=frozenset(t.text.lower() for i, t in enumerate(tokens) if i not in candidate),
@@ -237,10 +239,29 @@ class Sight:
             return _start_of(shape.tokens[k], self.sql)[1:] if shape is not None and k < len(shape.tokens) else None
         if k >= len(plan.starts):
             return None
+        return _counted(self.sql, self._start(plan, found, k))
+
+    @staticmethod
+    def _start(plan: _Plan, found: list[str], k: int) -> int:
+        """The offset of the ``k``-th token: the plan's, moved by the candidates before it."""
         shift = 0  # how much longer the candidates before the token are than in the plan's statement
         for c in range(plan.before[k]):
             shift += len(found[c]) + (0 if plan.numbers[c] else 2) - plan.widths[c]
-        return _counted(self.sql, plan.starts[k] + shift)
+        return plan.starts[k] + shift
+
+    def spans(self) -> tuple[int, list[tuple[int, int]]] | None:
+        """The number of tokens, and the first and last offsets of each abstracted literal."""
+        plan, found = self.plan, self.found
+        if plan is None or found is None:
+            shape = self.shape()
+            if shape is None:
+                return None
+            return len(shape.tokens), [(shape.tokens[i].start, shape.tokens[i].end) for i in shape.literals]
+        out = []
+        for c, k in zip(plan.literals, plan.literal_tokens, strict=True):
+            start = self._start(plan, found, k)
+            out.append((start, start + len(found[c]) + (0 if plan.numbers[c] else 2) - 1))
+        return len(plan.starts), out
 
 
 def sight_of(sql: str, dialect: Any, plans: dict[Any, Any] | None = None) -> Sight | None:
@@ -278,17 +299,15 @@ def _literal(tt: TokenType, text: str) -> exp.Literal:
     return exp.Literal.string(text) if tt == TokenType.STRING else exp.Literal.number(text)
 
 
-def template_sql(sql: str, shape: Shape) -> str:
-    """``sql`` with each abstracted literal replaced by its placeholder (positions of the rest kept
-    only up to the first literal)."""
+def template_sql(sql: str, spans: list[tuple[int, int]], types: list[TokenType]) -> str:
+    """``sql`` with each abstracted literal (its first and last offsets, its token type) replaced by
+    its placeholder (positions of the rest kept only up to the first literal)."""
     out: list[str] = []
     pos = 0
-    for n, i in enumerate(shape.literals):
-        tok = shape.tokens[i]
-        start = _start_of(tok, sql)[0]
+    for n, ((start, end), tt) in enumerate(zip(spans, types, strict=True)):
         out.append(sql[pos:start])
-        out.append(_placeholder(tok.token_type, n))
-        pos = tok.end + 1
+        out.append(_placeholder(tt, n))
+        pos = end + 1
     out.append(sql[pos:])
     return "".join(out)
 
@@ -448,12 +467,13 @@ class StatementReuse:
     def _verified(self, ex: Extractor, sight: Sight, run: RunInfo, index: int, real: _First) -> _Template | str:
         """The template made from ``sight``'s statement (at ``index``), if putting the literals of
         ``real`` back gives exactly the result ``real`` was extracted to."""
-        shape = sight.shape()
-        if shape is None:
+        spans = sight.spans()
+        if spans is None:
             return _REFUSED
-        text = template_sql(sight.sql, shape)
+        types = [tt for tt, _ in sight.literals]
+        text = template_sql(sight.sql, spans[1], types)
         tshape = shape_of(text, ex.dialect_impl)
-        if tshape is None or len(tshape.tokens) != len(shape.tokens):
+        if tshape is None or len(tshape.tokens) != spans[0]:
             return _REFUSED
         saved = ex.index
         ex.index = index
@@ -463,10 +483,7 @@ class StatementReuse:
             ex.index = saved
         if not _reusable(result):
             return _REFUSED
-        renders = tuple(
-            self._render(ex, shape.tokens[i].token_type, _placeholder(shape.tokens[i].token_type, n).strip("'"))
-            for n, i in enumerate(shape.literals)
-        )
+        renders = tuple(self._render(ex, tt, _placeholder(tt, n).strip("'")) for n, tt in enumerate(types))
         if any(_names_hold(e, renders) for e in result.statements[0].events):
             return _REFUSED
         template = _make_template(result.statements[0], text, tshape, renders, run)
