@@ -8,9 +8,11 @@ import uuid
 import pytest
 from sqlglot.dialects.dialect import Dialect
 
+from headwater.catalog import ColumnSchema, MemoryCatalog, TableSchema
+from headwater.extract import ExtractOptions, Extractor, RunInfo
 from headwater.extract.reuse import StatementReuse, event_id, sight_of
-from headwater.model import TableRef, make_event_id
-from tests.extract.test_reuse import _both
+from headwater.model import TableRef, event_to_dict, make_event_id
+from tests.extract.test_reuse import T0, _both
 
 # Pairs of statements of one skeleton (the second differs in its candidates' text and length).
 PAIRS = [
@@ -92,3 +94,44 @@ def test_reruns_whose_literals_change_length_before_a_positioned_diagnostic():
     assert reuse.hits == 5
     reuse_off = StatementReuse(size=50, skeletons=False)
     assert reuse_off._plans is None
+
+
+def test_reruns_over_tables_with_properties_the_session_declared():
+    # the context carries the properties of the tables read (Flink WITH): from the session's own DDL
+    sqls = [
+        "CREATE TABLE src (a INT, b INT) WITH ('connector' = 'kafka', 'topic' = 'in')",
+        "CREATE TABLE snk (a INT, b INT) WITH ('connector' = 'jdbc', 'table-name' = 'out')",
+    ]
+    sqls += [f"INSERT INTO snk SELECT a, b + {n} FROM src WHERE a > {n}" for n in range(4)]
+    sqls += ["DROP TABLE src", "CREATE TABLE src (a INT, b INT) WITH ('connector' = 'kafka', 'topic' = 'other')"]
+    sqls += [f"INSERT INTO snk SELECT a, b + {n} FROM src WHERE a > {n}" for n in range(4)]
+    plain, reused, reuse = _both(sqls, "flink")
+    assert plain == reused
+    props = [r[0][7][0]["context"]["external_catalog_properties"] for r in reused[2:6] + reused[8:]]
+    assert [p["db.src.topic"] for p in props] == ["in"] * 4 + ["other"] * 4
+    assert reuse.hits >= 4
+
+
+def test_a_base_view_over_a_table_the_session_redeclares():
+    # `v` is the base catalog's view over `u`; the session declares `u` again with other options:
+    # the statements name `v` only, and the context carries what the session's `u` gives
+    cat = MemoryCatalog()
+    cols = (ColumnSchema("a", "INT"), ColumnSchema("b", "INT"))
+    cat.put(TableRef("default_catalog", "db", "u"), TableSchema(cols, properties=(("topic", "one"),)))
+    cat.put(TableRef("default_catalog", "db", "v"), TableSchema(cols, view_sql="SELECT a, b FROM u"))
+    cat.put(TableRef("default_catalog", "db", "snk"), TableSchema(cols))
+    sqls = [f"INSERT INTO snk SELECT a, b FROM v WHERE a > {n}" for n in range(3)]
+    sqls += ["CREATE TABLE u (a INT, b INT) WITH ('topic' = 'two')"]
+    sqls += [f"INSERT INTO snk SELECT a, b FROM v WHERE a > {n}" for n in range(3, 6)]
+    out = []
+    for r in (None, StatementReuse(size=50)):
+        ex = Extractor(cat, ExtractOptions(dialect="flink"), database="db", catalog_name="default_catalog", reuse=r)
+        out.append(
+            [
+                [event_to_dict(e) for e in ex.run(s, RunInfo(query_id=f"q{n}", timestamp=T0)).events]
+                for n, s in enumerate(sqls)
+            ]
+        )
+    assert out[0] == out[1]
+    topics = [e[0]["context"]["external_catalog_properties"].get("db.u.topic") for e in out[1] if e]
+    assert topics[:3] == ["one"] * 3 and topics[3:] != topics[:3]  # the session's `u`, not the template's

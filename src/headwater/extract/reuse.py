@@ -334,7 +334,8 @@ class _Template:
     renders: tuple[str, ...]  # each placeholder as the generator renders it
     pattern: re.Pattern[str]  # any of the renders
     events: tuple[_Event, ...]
-    properties: dict[str, str]  # the run's external catalog properties the template was made with
+    properties: dict[str, str] | None  # the run's external catalog properties the template was made
+    # with; None when the session's catalog had its own tables then (their properties are looked up)
 
     def pieces(self, text: str) -> Pieces:
         number = {r: n for n, r in enumerate(self.renders)}
@@ -348,10 +349,11 @@ class _Template:
 
 
 def _make_template(
-    result: StatementResult, sql: str, shape: Shape, renders: tuple[str, ...], run: RunInfo
+    result: StatementResult, sql: str, shape: Shape, renders: tuple[str, ...], run: RunInfo, layered: bool
 ) -> _Template:
+    properties = None if layered else dict(run.external_catalog_properties)
     pattern = re.compile("|".join(re.escape(r) for r in sorted(renders, key=len, reverse=True)) or r"(?!)")
-    t = _Template(result, sql, shape, renders, pattern, (), dict(run.external_catalog_properties))
+    t = _Template(result, sql, shape, renders, pattern, (), properties)
     token_at = {_start_of(tok, sql)[1:]: k for k, tok in enumerate(shape.tokens)}
     events = []
     for e in result.events:
@@ -486,7 +488,7 @@ class StatementReuse:
         renders = tuple(self._render(ex, tt, _placeholder(tt, n).strip("'")) for n, tt in enumerate(types))
         if any(_names_hold(e, renders) for e in result.statements[0].events):
             return _REFUSED
-        template = _make_template(result.statements[0], text, tshape, renders, run)
+        template = _make_template(result.statements[0], text, tshape, renders, run, ex.catalog.version > 0)
         again = self._instantiate(ex, template, real.sight, real.run, real.index)
         if again is None or not _same(again, real.result, real.run.timestamp is None):
             return _REFUSED
@@ -512,7 +514,9 @@ class StatementReuse:
         news = [self._render(ex, tt, literal) for tt, literal in sight.literals]
         query_id = run.query_id or generated_query_id(text, index)
         timestamp = run.timestamp or now_iso()
-        own_properties = run.external_catalog_properties == t.properties
+        own_properties = (
+            t.properties is not None and ex.catalog.version == 0 and run.external_catalog_properties == t.properties
+        )
         events: list[LineageInfo] = []
         for te in t.events:
             e = te.event
@@ -520,7 +524,7 @@ class StatementReuse:
             if diagnostics is None:
                 return None
             c = e.context
-            if own_properties:  # the session's catalog and database, the tables' properties: the template's
+            if own_properties:  # the session's catalog and database (keyed), the base tables' properties
                 ctx = QueryContext(
                     c.source_command,
                     query_id,
