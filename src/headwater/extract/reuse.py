@@ -43,7 +43,7 @@ import hashlib
 import json
 import re
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -75,7 +75,7 @@ _STRING, _NUMBER, _SEMICOLON = TokenType.STRING, TokenType.NUMBER, TokenType.SEM
 # digits; never next to a character that could make it part of a longer token (a prefix such as
 # N'…' or X'…', a name, a decimal point, a parameter's sign, another quote).
 _EDGE = r"""\w$@#.'"`\\"""
-_CANDIDATES = re.compile(rf"(?<![{_EDGE}:])(?:'([^'\\\r\n]*)'|([0-9]+))(?![{_EDGE}])")
+_CANDIDATES = re.compile(rf"(?=['0-9])(?<![{_EDGE}:])(?:'([^'\\\r\n]*)'|([0-9]+))(?![{_EDGE}])")  # (?=: speed
 
 
 @dataclass(frozen=True, slots=True)
@@ -576,9 +576,21 @@ def _diagnostics(te: _Event, sight: Sight, news: list[str], index: int) -> tuple
         message = _fill(pieces, news) if len(pieces) > 1 else d.message
         statement_index = index if d.statement_index is not None else None
         if (message, line, column, statement_index) != (d.message, d.line, d.column, d.statement_index):
-            d = replace(d, message=message, line=line, column=column, statement_index=statement_index)
+            d = _with(d, message=message, line=line, column=column, statement_index=statement_index)
         out.append(d)
     return tuple(out)
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _with(x: Any, **changes: Any) -> Any:
+    """``replace(x, **changes)`` for the model's frozen dataclasses, without ``replace``'s checks."""
+    cls = type(x)
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in fields(cls))
+    return cls(*[changes[n] if n in changes else getattr(x, n) for n in names])
 
 
 def _patched(items: tuple[Any, ...], slots: tuple[tuple[int, Pieces], ...], news: list[str]) -> tuple[Any, ...]:
@@ -587,7 +599,7 @@ def _patched(items: tuple[Any, ...], slots: tuple[tuple[int, Pieces], ...], news
         return items
     out = list(items)
     for k, pieces in slots:
-        out[k] = replace(out[k], expression=_fill(pieces, news))
+        out[k] = _with(out[k], expression=_fill(pieces, news))
     return tuple(out)
 
 
