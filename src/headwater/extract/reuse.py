@@ -229,7 +229,7 @@ class Sight:
         plan, found = self.plan, self.found
         if plan is None or found is None:
             return _hinted(self.text)
-        return plan.hinted or any(_hinted(f) for f in found)
+        return plan.hinted or _hinted("\0".join(found))  # no hint word runs across a NUL
 
     def position(self, k: int) -> tuple[int, int] | None:
         """(line, column) of the ``k``-th token: from the skeleton's plan, else from the tokens."""
