@@ -14,9 +14,19 @@ text, which this module puts back:
 3. later sights: the template with the statement's literals put back, the statement's own
    context (query id, user, time, SQL text), and diagnostics moved to its own positions. No parse.
 
+Finding the shape without the tokenizer (a re-run costs little more than its events' copies): a
+regular expression splits the text into *candidates* (``'…'`` strings without quotes, backslashes
+or line breaks in them, runs of digits), each between characters that cannot continue a token,
+and the *skeleton* (the text around them). The first statement of a skeleton is tokenized; when
+each candidate is exactly one string or number token of it, the skeleton's *plan* (which
+candidates are abstracted literals, where the statement starts and ends) holds for every statement
+of that skeleton: the tokenizer reads the same text around the candidates in the same state, and a
+candidate of that form ends where its quote or its digits end. A skeleton whose first statement
+fails that check is always tokenized.
+
 Statements that change the session (DDL, ``USE``, CTAS, anything that touches the catalog layer),
-scripts of several statements and failed statements are never reused. The memory is an LRU of
-``size`` shapes.
+scripts of several statements, failed statements and statements whose text may hold a secret (the
+redaction's own hint) are never reused. The memory is an LRU of ``size`` shapes.
 
 >>> from headwater.extract import Extractor, RunInfo
 >>> reuse = StatementReuse(size=100)
@@ -29,20 +39,24 @@ scripts of several statements and failed statements are never reused. The memory
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from collections import OrderedDict
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 from sqlglot.errors import TokenError
 from sqlglot.tokens import Token, TokenType
 
+from headwater.extract.context import generated_query_id, now_iso
 from headwater.extract.result import RunInfo, ScriptResult, StatementResult
 from headwater.extract.split import _start_of
-from headwater.model import LineageInfo, make_event_id
+from headwater.model import Diagnostic, LineageInfo, QueryContext
 from headwater.model.codec import event_to_dict
+from headwater.model.event import _EVENT_NAMESPACE
+from headwater.model.secrets import _hinted
 
 if TYPE_CHECKING:
     from headwater.extract.engine import Extractor
@@ -54,8 +68,14 @@ _KEEP_NUMBER_AFTER = frozenset(
     for name in ("GROUP_BY", "ORDER_BY", "PARTITION_BY", "CLUSTER_BY", "DISTRIBUTE_BY", "SORT_BY", "COMMA", "L_PAREN")
     if hasattr(TokenType, name)
 )
-_SEEN, _REFUSED = "seen", "refused"
+_SEEN, _REFUSED, _UNSAFE = "seen", "refused", "unsafe"
 _STRING, _NUMBER, _SEMICOLON = TokenType.STRING, TokenType.NUMBER, TokenType.SEMICOLON
+
+# A candidate literal: a quoted string with nothing in it a tokenizer treats specially, or a run of
+# digits; never next to a character that could make it part of a longer token (a prefix such as
+# N'…' or X'…', a name, a decimal point, a parameter's sign, another quote).
+_EDGE = r"""\w$@#.'"`\\"""
+_CANDIDATES = re.compile(rf"(?=['0-9])(?<![{_EDGE}:])(?:'([^'\\\r\n]*)'|([0-9]+))(?![{_EDGE}])")  # (?=: speed
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +117,180 @@ def shape_of(sql: str, dialect: Any) -> Shape | None:
     return Shape(tokens, tuple(literals), key, names)
 
 
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What tokenizing one statement of a skeleton showed, which holds for each statement of it."""
+
+    key: tuple[Any, ...]  # the shape key of that statement
+    literals: tuple[int, ...]  # the candidate of each abstracted literal, in token order
+    literal_tokens: tuple[int, ...]  # and its token
+    types: tuple[TokenType, ...]  # their token types
+    kept: tuple[tuple[int, int], ...]  # (candidate, token) of numbers that are part of the key
+    names: frozenset[str]  # the names of the tokens that are not candidates
+    first: tuple[int, int, int]  # (offset, line, column) of the first token
+    tail: int  # characters after the last token (blanks, comments, semicolons)
+    starts: tuple[int, ...]  # each token's offset
+    before: tuple[int, ...]  # how many candidates come before each token
+    widths: tuple[int, ...]  # each candidate's length
+    numbers: tuple[bool, ...]  # which candidates are numbers (the others are quoted strings)
+    positions: bool  # a token's line and column are those its offset counts (no carriage return)
+    hinted: bool  # the text around the candidates may hold a secret (``secrets._hinted``)
+
+
+def _skeleton(sql: str) -> tuple[tuple[Any, ...], list[str]]:
+    """The text around the candidates (and which candidates are strings), and the candidates' text."""
+    parts = _CANDIDATES.split(sql)
+    strings = parts[1::3]
+    found = [s if s is not None else n for s, n in zip(strings, parts[2::3], strict=True)]
+    return (tuple(parts[0::3]), tuple(s is None for s in strings)), found
+
+
+def _plan_of(sql: str, shape: Shape, skeleton: tuple[Any, ...], found: list[str]) -> _Plan | str:
+    """The plan of ``sql``'s skeleton, or ``_UNSAFE`` when a candidate is not exactly one token."""
+    tokens = shape.tokens
+    at = {t.start: i for i, t in enumerate(tokens)}
+    segments, numbers = skeleton
+    pos = 0
+    token_of: list[int] = []
+    for k, text in enumerate(found):
+        pos += len(segments[k])
+        width = len(text) if numbers[k] else len(text) + 2
+        i = at.get(pos)
+        if i is None:
+            return _UNSAFE
+        t = tokens[i]
+        if t.end != pos + width - 1 or t.text != text or t.token_type is not (_NUMBER if numbers[k] else _STRING):
+            return _UNSAFE
+        token_of.append(i)
+        pos += width
+    candidate = {i: k for k, i in enumerate(token_of)}
+    if any(i not in candidate for i in shape.literals):
+        return _UNSAFE
+    abstracted = set(shape.literals)
+    before, k = [], 0
+    for i in range(len(tokens)):
+        before.append(k)
+        k += i in candidate
+    return _Plan(
+        key=shape.key,
+        literals=tuple(candidate[i] for i in shape.literals),
+        literal_tokens=shape.literals,
+        types=tuple(tokens[i].token_type for i in shape.literals),
+        kept=tuple((k, i) for k, i in enumerate(token_of) if i not in abstracted),
+        names=frozenset(t.text.lower() for i, t in enumerate(tokens) if i not in candidate),
+        first=_start_of(tokens[0], sql),
+        tail=len(sql) - (tokens[-1].end + 1),
+        starts=tuple(t.start for t in tokens),
+        before=tuple(before),
+        widths=tuple(len(f) if numbers[k] else len(f) + 2 for k, f in enumerate(found)),
+        numbers=numbers,
+        hinted=any(_hinted(s) for s in segments),
+        positions="\r" not in sql and all(_start_of(t, sql)[1:] == _counted(sql, t.start) for t in tokens),
+    )
+
+
+def _counted(sql: str, offset: int) -> tuple[int, int]:
+    """(line, column) of ``offset`` in ``sql``, counted."""
+    return sql.count("\n", 0, offset) + 1, offset - (sql.rfind("\n", 0, offset) + 1) + 1
+
+
+@dataclass(slots=True)
+class Sight:
+    """One statement as the memory sees it: its shape key, the names it may mention, its abstracted
+    literals (token type, text), its text without what surrounds the tokens, and where it starts.
+    Its tokens are made only when asked for (``shape``)."""
+
+    sql: str
+    key: tuple[Any, ...]
+    names: frozenset[str]
+    literals: tuple[tuple[TokenType, str], ...]
+    text: str
+    first: tuple[int, int, int]
+    dialect: Any
+    tokenized: Shape | None = None
+    plan: _Plan | None = None
+    found: list[str] | None = None  # with ``plan``: the candidates' text
+
+    @classmethod
+    def of(cls, sql: str, shape: Shape, dialect: Any) -> Sight:
+        tokens = shape.tokens
+        first = _start_of(tokens[0], sql)
+        literals = tuple((tokens[i].token_type, tokens[i].text) for i in shape.literals)
+        return cls(sql, shape.key, shape.names, literals, sql[first[0] : tokens[-1].end + 1], first, dialect, shape)
+
+    def shape(self) -> Shape | None:
+        if self.tokenized is None:
+            self.tokenized = shape_of(self.sql, self.dialect)
+        return self.tokenized
+
+    def hinted(self) -> bool:
+        """The statement may hold a secret: a hint word (which has no quote or digit in it) in the text
+        around the candidates or in one of them."""
+        plan, found = self.plan, self.found
+        if plan is None or found is None:
+            return _hinted(self.text)
+        return plan.hinted or _hinted("\0".join(found))  # no hint word runs across a NUL
+
+    def position(self, k: int) -> tuple[int, int] | None:
+        """(line, column) of the ``k``-th token: from the skeleton's plan, else from the tokens."""
+        plan, found = self.plan, self.found
+        if plan is None or found is None or not plan.positions:
+            shape = self.shape()
+            return _start_of(shape.tokens[k], self.sql)[1:] if shape is not None and k < len(shape.tokens) else None
+        if k >= len(plan.starts):
+            return None
+        return _counted(self.sql, self._start(plan, found, k))
+
+    @staticmethod
+    def _start(plan: _Plan, found: list[str], k: int) -> int:
+        """The offset of the ``k``-th token: the plan's, moved by the candidates before it."""
+        shift = 0  # how much longer the candidates before the token are than in the plan's statement
+        for c in range(plan.before[k]):
+            shift += len(found[c]) + (0 if plan.numbers[c] else 2) - plan.widths[c]
+        return plan.starts[k] + shift
+
+    def spans(self) -> tuple[int, list[tuple[int, int]]] | None:
+        """The number of tokens, and the first and last offsets of each abstracted literal."""
+        plan, found = self.plan, self.found
+        if plan is None or found is None:
+            shape = self.shape()
+            if shape is None:
+                return None
+            return len(shape.tokens), [(shape.tokens[i].start, shape.tokens[i].end) for i in shape.literals]
+        out = []
+        for c, k in zip(plan.literals, plan.literal_tokens, strict=True):
+            start = self._start(plan, found, k)
+            out.append((start, start + len(found[c]) + (0 if plan.numbers[c] else 2) - 1))
+        return len(plan.starts), out
+
+
+def sight_of(sql: str, dialect: Any, plans: dict[Any, Any] | None = None) -> Sight | None:
+    """The ``Sight`` of a one-statement ``sql`` (None as for ``shape_of``). ``plans``: the skeletons
+    known so far, to answer from without tokenizing (and to add this one's to)."""
+    if plans is None:
+        shape = shape_of(sql, dialect)
+        return Sight.of(sql, shape, dialect) if shape is not None else None
+    skeleton, found = _skeleton(sql)
+    plan = plans.get(skeleton)
+    if isinstance(plan, _Plan):
+        key = plan.key
+        if plan.kept:
+            texts = list(key[1])
+            for k, i in plan.kept:
+                texts[i] = found[k]
+            key = (key[0], tuple(texts))
+        names = plan.names.union([f.lower() for f in found]) if found else plan.names
+        literals = tuple(zip(plan.types, [found[k] for k in plan.literals], strict=True))
+        text = sql[plan.first[0] : len(sql) - plan.tail]
+        return Sight(sql, key, names, literals, text, plan.first, dialect, None, plan, found)
+    shape = shape_of(sql, dialect)
+    if shape is None:
+        return None
+    if plan is None:
+        plans[skeleton] = _plan_of(sql, shape, skeleton, found)
+    return Sight.of(sql, shape, dialect)
+
+
 def _placeholder(tt: TokenType, n: int) -> str:
     return f"'hw@lit{n}@'" if tt == TokenType.STRING else f"{909000000 + n}"
 
@@ -105,19 +299,31 @@ def _literal(tt: TokenType, text: str) -> exp.Literal:
     return exp.Literal.string(text) if tt == TokenType.STRING else exp.Literal.number(text)
 
 
-def template_sql(sql: str, shape: Shape) -> str:
-    """``sql`` with each abstracted literal replaced by its placeholder (positions of the rest kept
-    only up to the first literal)."""
+def template_sql(sql: str, spans: list[tuple[int, int]], types: list[TokenType]) -> str:
+    """``sql`` with each abstracted literal (its first and last offsets, its token type) replaced by
+    its placeholder (positions of the rest kept only up to the first literal)."""
     out: list[str] = []
     pos = 0
-    for n, i in enumerate(shape.literals):
-        tok = shape.tokens[i]
-        start = _start_of(tok, sql)[0]
+    for n, ((start, end), tt) in enumerate(zip(spans, types, strict=True)):
         out.append(sql[pos:start])
-        out.append(_placeholder(tok.token_type, n))
-        pos = tok.end + 1
+        out.append(_placeholder(tt, n))
+        pos = end + 1
     out.append(sql[pos:])
     return "".join(out)
+
+
+Pieces = tuple[str | int, ...]  # text, and the number of the literal whose rendering goes between
+_PARTS = ("direct", "dataset_indirect", "output_indirect")
+
+
+@dataclass(frozen=True, slots=True)
+class _Event:
+    """A template's event, with where its expressions hold placeholders."""
+
+    event: LineageInfo
+    slots: tuple[tuple[tuple[int, Pieces], ...], ...]  # per part of ``_PARTS``: (entry, its pieces)
+    diagnostics: tuple[tuple[Diagnostic, Pieces, int | None], ...]  # with its message's pieces, its token
+    name: bytes  # the event id's name after the query id ("\x1f" and the target)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,14 +332,65 @@ class _Template:
     sql: str  # the placeholder text
     shape: Shape  # the placeholder text's shape (its token positions)
     renders: tuple[str, ...]  # each placeholder as the generator renders it
+    pattern: re.Pattern[str]  # any of the renders
+    events: tuple[_Event, ...]
+    properties: dict[str, str] | None  # the run's external catalog properties the template was made
+    # with; None when the session's catalog had its own tables then (their properties are looked up)
+
+    def pieces(self, text: str) -> Pieces:
+        number = {r: n for n, r in enumerate(self.renders)}
+        out: list[str | int] = []
+        pos = 0
+        for m in self.pattern.finditer(text):
+            out += [text[pos : m.start()], number[m.group()]]
+            pos = m.end()
+        out.append(text[pos:])
+        return tuple(out)
+
+
+def _make_template(
+    result: StatementResult, sql: str, shape: Shape, renders: tuple[str, ...], run: RunInfo, layered: bool
+) -> _Template:
+    properties = None if layered else dict(run.external_catalog_properties)
+    pattern = re.compile("|".join(re.escape(r) for r in sorted(renders, key=len, reverse=True)) or r"(?!)")
+    t = _Template(result, sql, shape, renders, pattern, (), properties)
+    token_at = {_start_of(tok, sql)[1:]: k for k, tok in enumerate(shape.tokens)}
+    events = []
+    for e in result.events:
+        slots = tuple(
+            tuple((k, t.pieces(x.expression)) for k, x in enumerate(getattr(e, part)) if pattern.search(x.expression))
+            for part in _PARTS
+        )
+        diagnostics = tuple(
+            (d, t.pieces(d.message), None if d.line is None else token_at.get((d.line, d.column or 0), -1))
+            for d in e.diagnostics
+        )
+        events.append(_Event(e, slots, diagnostics, f"\x1f{e.target.table}".encode()))
+    return replace(t, events=tuple(events))
+
+
+def _fill(pieces: Pieces, news: list[str]) -> str:
+    return "".join([p if isinstance(p, str) else news[p] for p in pieces])
+
+
+def event_id(query_id: str, name: bytes) -> str:
+    """``make_event_id(query_id, target)`` with ``name`` = ``f"\x1f{target}".encode()``: the same
+    UUID 5, without the ``uuid`` module's objects."""
+    b = bytearray(hashlib.sha1(_NAMESPACE + query_id.encode() + name).digest()[:16])
+    b[6] = (b[6] & 0x0F) | 0x50
+    b[8] = (b[8] & 0x3F) | 0x80
+    h = b.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+_NAMESPACE = _EVENT_NAMESPACE.bytes
 
 
 @dataclass(frozen=True, slots=True)
 class _First:
     """A shape seen once, with what its statement was extracted to (to check the template against)."""
 
-    sql: str
-    shape: Shape
+    sight: Sight
     run: RunInfo
     index: int
     result: StatementResult
@@ -144,7 +401,7 @@ class StatementReuse:
 
     ``lookups`` counts reusable-looking statements, ``hits`` those answered from a template."""
 
-    def __init__(self, size: int = 10_000) -> None:
+    def __init__(self, size: int = 10_000, skeletons: bool = True) -> None:
         if size < 1:
             raise ValueError("the reuse cache needs a size of at least 1")
         self.size = size
@@ -153,6 +410,7 @@ class StatementReuse:
         self._entries: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self._renders: dict[tuple[TokenType, str], str] = {}
         self._firsts = 0  # entries that keep a first result (a quarter of the size at most)
+        self._plans: dict[Any, Any] | None = {} if skeletons else None  # skeleton → _Plan or _UNSAFE
 
     @property
     def hit_rate(self) -> float:
@@ -160,25 +418,28 @@ class StatementReuse:
 
     def run(self, ex: Extractor, sql: str, run: RunInfo) -> ScriptResult:
         """Extract ``sql`` through ``ex`` (its session state as it stands), reusing a template if one fits."""
-        shape = shape_of(sql, ex.dialect_impl)
-        if shape is None:
+        plans = self._plans
+        if plans is not None and len(plans) > 4 * self.size:
+            plans.clear()
+        sight = sight_of(sql, ex.dialect_impl, plans)
+        if sight is None:
             return ex.extract_text(sql, run)
-        key = (shape.key, ex.session.catalog, ex.session.database, ex.catalog.state_for(shape.names))
+        key = (sight.key, ex.session.catalog, ex.session.database, ex.catalog.state_for(sight.names))
         self.lookups += 1
         entry = self._entries.get(key)
         if isinstance(entry, _Template):
             self._entries.move_to_end(key)
-            reused = self._instantiate(ex, entry, sql, shape, run, ex.index)
+            reused = self._instantiate(ex, entry, sight, run, ex.index)
             if reused is not None:
                 self.hits += 1
                 ex.index += 1
                 return ScriptResult((reused,))
         index = ex.index
         if isinstance(entry, _First):  # second sight: the template, checked against the first
-            template = self._verified(ex, sql, shape, run, index, entry)
+            template = self._verified(ex, sight, run, index, entry)
             self._put(key, template)
             if isinstance(template, _Template):
-                reused = self._instantiate(ex, template, sql, shape, run, index)
+                reused = self._instantiate(ex, template, sight, run, index)
                 if reused is not None:
                     self.hits += 1
                     ex.index += 1
@@ -191,11 +452,9 @@ class StatementReuse:
             self._put(key, _REFUSED)
         elif entry is None:
             first = self._firsts < max(1, self.size // 4)
-            self._put(key, _First(sql, shape, run, index, result.statements[0]) if first else _SEEN)
+            self._put(key, _First(sight, run, index, result.statements[0]) if first else _SEEN)
         else:
-            self._put(
-                key, self._verified(ex, sql, shape, run, index, _First(sql, shape, run, index, result.statements[0]))
-            )
+            self._put(key, self._verified(ex, sight, run, index, _First(sight, run, index, result.statements[0])))
         return result
 
     def _put(self, key: tuple[Any, ...], value: Any) -> None:
@@ -207,14 +466,16 @@ class StatementReuse:
             _, gone = self._entries.popitem(last=False)
             self._firsts -= isinstance(gone, _First)
 
-    def _verified(
-        self, ex: Extractor, sql: str, shape: Shape, run: RunInfo, index: int, real: _First
-    ) -> _Template | str:
-        """The template made from ``sql`` (at ``index``), if putting the literals of ``real`` back gives
-        exactly the result ``real`` was extracted to."""
-        text = template_sql(sql, shape)
+    def _verified(self, ex: Extractor, sight: Sight, run: RunInfo, index: int, real: _First) -> _Template | str:
+        """The template made from ``sight``'s statement (at ``index``), if putting the literals of
+        ``real`` back gives exactly the result ``real`` was extracted to."""
+        spans = sight.spans()
+        if spans is None:
+            return _REFUSED
+        types = [tt for tt, _ in sight.literals]
+        text = template_sql(sight.sql, spans[1], types)
         tshape = shape_of(text, ex.dialect_impl)
-        if tshape is None or len(tshape.tokens) != len(shape.tokens):
+        if tshape is None or len(tshape.tokens) != spans[0]:
             return _REFUSED
         saved = ex.index
         ex.index = index
@@ -224,14 +485,11 @@ class StatementReuse:
             ex.index = saved
         if not _reusable(result):
             return _REFUSED
-        renders = tuple(
-            self._render(ex, shape.tokens[i].token_type, _placeholder(shape.tokens[i].token_type, n).strip("'"))
-            for n, i in enumerate(shape.literals)
-        )
+        renders = tuple(self._render(ex, tt, _placeholder(tt, n).strip("'")) for n, tt in enumerate(types))
         if any(_names_hold(e, renders) for e in result.statements[0].events):
             return _REFUSED
-        template = _Template(result.statements[0], text, tshape, renders)
-        again = self._instantiate(ex, template, real.sql, real.shape, real.run, real.index)
+        template = _make_template(result.statements[0], text, tshape, renders, run, ex.catalog.version > 0)
+        again = self._instantiate(ex, template, real.sight, real.run, real.index)
         if again is None or not _same(again, real.result, real.run.timestamp is None):
             return _REFUSED
         return template
@@ -246,69 +504,102 @@ class StatementReuse:
         return found
 
     def _instantiate(
-        self, ex: Extractor, t: _Template, sql: str, shape: Shape, run: RunInfo, index: int
+        self, ex: Extractor, t: _Template, sight: Sight, run: RunInfo, index: int
     ) -> StatementResult | None:
-        tokens = shape.tokens
-        swaps = [
-            (old, self._render(ex, tokens[i].token_type, tokens[i].text))
-            for old, i in zip(t.renders, shape.literals, strict=True)
-        ]
-
-        def sub(text: str) -> str:
-            for old, new in swaps:
-                if old in text:
-                    text = text.replace(old, new)
-            return text
-
-        moves: dict[tuple[int, int], tuple[int, int]] | None = None
-        first = _start_of(tokens[0], sql)
-        text = sql[first[0] : tokens[-1].end + 1]
+        """The template's result for ``sight``'s statement, or None when it cannot be had from it (a
+        statement that may hold a secret, a diagnostic whose position does not map)."""
+        text = sight.text
+        if sight.hinted():  # the extraction redacts its text and expressions
+            return None
+        news = [self._render(ex, tt, literal) for tt, literal in sight.literals]
+        query_id = run.query_id or generated_query_id(text, index)
+        timestamp = run.timestamp or now_iso()
+        own_properties = (
+            t.properties is not None and ex.catalog.version == 0 and run.external_catalog_properties == t.properties
+        )
         events: list[LineageInfo] = []
-        for e in t.result.events:
-            diagnostics = []
-            for d in e.diagnostics:
-                line, column = d.line, d.column
-                if line is not None:
-                    if moves is None:
-                        moves = {
-                            _start_of(a, t.sql)[1:]: _start_of(b, sql)[1:]
-                            for a, b in zip(t.shape.tokens, tokens, strict=True)
-                        }
-                    moved = moves.get((line, column or 0))
-                    if moved is None:
-                        return None
-                    line, column = moved
-                diagnostics.append(
-                    replace(
-                        d,
-                        message=sub(d.message),
-                        line=line,
-                        column=column,
-                        statement_index=index if d.statement_index is not None else None,
-                    )
+        for te in t.events:
+            e = te.event
+            diagnostics = te.diagnostics and _diagnostics(te, sight, news, index)
+            if diagnostics is None:
+                return None
+            c = e.context
+            if own_properties:  # the session's catalog and database (keyed), the base tables' properties
+                ctx = QueryContext(
+                    c.source_command,
+                    query_id,
+                    text,
+                    run.user,
+                    run.client_ip,
+                    c.database,
+                    c.catalog,
+                    c.state,
+                    timestamp,
+                    run.duration_ms,
+                    c.external_catalog_properties,
                 )
-            ctx = ex.context_for(text, e.source_command, run, index, [e.target.table, *e.sources, *e.via])
+            else:
+                ctx = ex.context_for(text, e.source_command, run, index, [e.target.table, *e.sources, *e.via])
+            lists = [_patched(getattr(e, part), slots, news) for part, slots in zip(_PARTS, te.slots, strict=True)]
             events.append(
-                replace(
-                    e,
-                    event_id=make_event_id(ctx.query_id, e.target.table),
-                    direct=_patched(e.direct, sub),
-                    dataset_indirect=_patched(e.dataset_indirect, sub),
-                    output_indirect=_patched(e.output_indirect, sub),
-                    diagnostics=tuple(diagnostics),
+                LineageInfo(
+                    event_id=event_id(ctx.query_id, te.name),
+                    source_command=e.source_command,
+                    target=e.target,
+                    sources=e.sources,
+                    direct=lists[0],
+                    dataset_indirect=lists[1],
+                    output_indirect=lists[2],
                     context=ctx,
+                    status=e.status,
+                    diagnostics=diagnostics,
+                    via=e.via,
+                    version=e.version,
                 )
             )
         s = t.result
+        first = sight.first
         return StatementResult(index, first[1], first[2], text, s.kind, tuple(events), s.skip_reason, s.error)
 
 
-def _patched(items: tuple[Any, ...], sub: Callable[[str], str]) -> tuple[Any, ...]:
-    """The entries with their expressions' placeholders replaced (untouched entries are kept as they are)."""
+def _diagnostics(te: _Event, sight: Sight, news: list[str], index: int) -> tuple[Diagnostic, ...] | None:
+    """The event's diagnostics at the statement's own positions, with its literals in their messages
+    (None when a position does not map to a token of the statement)."""
     out = []
-    for x in items:
-        expression = sub(x.expression)
-        out.append(x if expression is x.expression else replace(x, expression=expression))
+    for d, pieces, k in te.diagnostics:
+        line, column = d.line, d.column
+        if k is not None:
+            moved = sight.position(k) if k >= 0 else None
+            if moved is None:
+                return None
+            line, column = moved
+        message = _fill(pieces, news) if len(pieces) > 1 else d.message
+        statement_index = index if d.statement_index is not None else None
+        if (message, line, column, statement_index) != (d.message, d.line, d.column, d.statement_index):
+            d = _with(d, message=message, line=line, column=column, statement_index=statement_index)
+        out.append(d)
+    return tuple(out)
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _with(x: Any, **changes: Any) -> Any:
+    """``replace(x, **changes)`` for the model's frozen dataclasses, without ``replace``'s checks."""
+    cls = type(x)
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in fields(cls))
+    return cls(*[changes[n] if n in changes else getattr(x, n) for n in names])
+
+
+def _patched(items: tuple[Any, ...], slots: tuple[tuple[int, Pieces], ...], news: list[str]) -> tuple[Any, ...]:
+    """The entries with the placeholders of their expressions replaced (the others kept as they are)."""
+    if not slots:
+        return items
+    out = list(items)
+    for k, pieces in slots:
+        out[k] = _with(out[k], expression=_fill(pieces, news))
     return tuple(out)
 
 
@@ -343,5 +634,5 @@ def _same(a: StatementResult, b: StatementResult, untimed: bool) -> bool:
         (a.index, a.line, a.column, a.sql, a.kind, a.skip_reason, a.error)
         == (b.index, b.line, b.column, b.sql, b.kind, b.skip_reason, b.error)
         and len(a.events) == len(b.events)
-        and all(form(x) == form(y) for x, y in zip(a.events, b.events, strict=True))
+        and all(x == y or form(x) == form(y) for x, y in zip(a.events, b.events, strict=True))
     )
