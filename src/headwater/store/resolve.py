@@ -5,9 +5,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
+from typing import Any
 
-from sqlalchemy import Connection, bindparam, or_, select
+from sqlalchemy import BigInteger, Connection, any_, bindparam, or_, select
+from sqlalchemy.dialects.postgresql import ARRAY
 
 from headwater.store.errors import AmbiguousNode, NodeNotFound
 from headwater.store.names import ident
@@ -22,6 +24,22 @@ _COLS = (_N.id, _N.type, _N.name, _N.short, _N.parent_id, _N.properties)
 _BY_ID = select(*_COLS).where(_N.id == bindparam("nid"))
 _BY_IDS = select(*_COLS).where(_N.id.in_(bindparam("ids", expanding=True)))
 _TYPES_BY_IDS = select(_N.id, _N.type).where(_N.id.in_(bindparam("ids", expanding=True)))
+# PostgreSQL: one array parameter, so one statement text (prepared once) for any number of ids
+_IDS_ARRAY = any_(bindparam("ids", type_=ARRAY(BigInteger)))
+_BY_IDS_PG = select(*_COLS).where(_N.id == _IDS_ARRAY)
+_TYPES_BY_IDS_PG = select(_N.id, _N.type).where(_N.id == _IDS_ARRAY)
+
+
+def _by_ids(conn: Connection, generic: Any, array: Any, ids: Iterable[int]) -> Iterator[Any]:
+    """Rows of ``generic`` (``IN`` an expanding list, in chunks) or, on PostgreSQL, of ``array``
+    (``= ANY`` one array): the same rows either way."""
+    wanted = sorted(set(ids))
+    if conn.dialect.name == "postgresql":
+        if wanted:
+            yield from conn.execute(array, {"ids": wanted})
+        return
+    for part in chunks(wanted):
+        yield from conn.execute(generic, {"ids": part})
 _BY_NAME = select(*_COLS).where(or_(_N.short.in_(bindparam("shorts", expanding=True)), _N.name == bindparam("norm")))
 _BY_NAME_OF_TYPES = _BY_NAME.where(_N.type.in_(bindparam("types", expanding=True)))
 
@@ -118,19 +136,15 @@ def _other_types(conn: Connection, norm: str, shorts: set[str], types: Collectio
 def fetch_nodes(conn: Connection, ids: Iterable[int], depths: dict[int, int] | None = None) -> dict[int, NodeInfo]:
     """Nodes by id (missing ids are left out)."""
     out: dict[int, NodeInfo] = {}
-    for part in chunks(sorted(set(ids))):
-        for r in conn.execute(_BY_IDS, {"ids": part}):
-            out[r.id] = _info(r, depths.get(r.id) if depths else None)
+    for r in _by_ids(conn, _BY_IDS, _BY_IDS_PG, ids):
+        out[r.id] = _info(r, depths.get(r.id) if depths else None)
     return out
 
 
 def node_types(conn: Connection, ids: Iterable[int]) -> dict[int, str]:
     """The type of each node by id (missing ids are left out): ``fetch_nodes`` without the names and
     properties, for counts."""
-    out: dict[int, str] = {}
-    for part in chunks(sorted(set(ids))):
-        out.update((i, t) for i, t in conn.execute(_TYPES_BY_IDS, {"ids": part}))
-    return out
+    return {i: t for i, t in _by_ids(conn, _TYPES_BY_IDS, _TYPES_BY_IDS_PG, ids)}
 
 
 def children(conn: Connection, parent: int, type_: str | None = None) -> list[NodeInfo]:
