@@ -39,7 +39,6 @@ redaction's own hint) are never reused. The memory is an LRU of ``size`` shapes.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections import OrderedDict
@@ -55,8 +54,8 @@ from headwater.extract.result import RunInfo, ScriptResult, StatementResult
 from headwater.extract.split import _start_of
 from headwater.model import Diagnostic, LineageInfo, QueryContext
 from headwater.model.codec import event_to_dict
-from headwater.model.event import _EVENT_NAMESPACE
-from headwater.model.secrets import _hinted
+from headwater.model.event import event_id_of
+from headwater.model.secrets import may_hold_secret
 
 if TYPE_CHECKING:
     from headwater.extract.engine import Extractor
@@ -134,7 +133,7 @@ class _Plan:
     widths: tuple[int, ...]  # each candidate's length
     numbers: tuple[bool, ...]  # which candidates are numbers (the others are quoted strings)
     positions: bool  # a token's line and column are those its offset counts (no carriage return)
-    hinted: bool  # the text around the candidates may hold a secret (``secrets._hinted``)
+    hinted: bool  # the text around the candidates may hold a secret (``secrets.may_hold_secret``)
 
 
 def _skeleton(sql: str) -> tuple[tuple[Any, ...], list[str]]:
@@ -184,7 +183,7 @@ def _plan_of(sql: str, shape: Shape, skeleton: tuple[Any, ...], found: list[str]
         before=tuple(before),
         widths=tuple(len(f) if numbers[k] else len(f) + 2 for k, f in enumerate(found)),
         numbers=numbers,
-        hinted=any(_hinted(s) for s in segments),
+        hinted=any(may_hold_secret(s) for s in segments),
         positions="\r" not in sql and all(_start_of(t, sql)[1:] == _counted(sql, t.start) for t in tokens),
     )
 
@@ -228,8 +227,8 @@ class Sight:
         around the candidates or in one of them."""
         plan, found = self.plan, self.found
         if plan is None or found is None:
-            return _hinted(self.text)
-        return plan.hinted or _hinted("\0".join(found))  # no hint word runs across a NUL
+            return may_hold_secret(self.text)
+        return plan.hinted or may_hold_secret("\0".join(found))  # no hint word runs across a NUL
 
     def position(self, k: int) -> tuple[int, int] | None:
         """(line, column) of the ``k``-th token: from the skeleton's plan, else from the tokens."""
@@ -374,16 +373,8 @@ def _fill(pieces: Pieces, news: list[str]) -> str:
 
 
 def event_id(query_id: str, name: bytes) -> str:
-    """``make_event_id(query_id, target)`` with ``name`` = ``f"\x1f{target}".encode()``: the same
-    UUID 5, without the ``uuid`` module's objects."""
-    b = bytearray(hashlib.sha1(_NAMESPACE + query_id.encode() + name).digest()[:16])
-    b[6] = (b[6] & 0x0F) | 0x50
-    b[8] = (b[8] & 0x3F) | 0x80
-    h = b.hex()
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
-
-
-_NAMESPACE = _EVENT_NAMESPACE.bytes
+    """``make_event_id(query_id, target)`` with ``name`` = ``f"\x1f{target}".encode()``."""
+    return event_id_of(query_id.encode() + name)
 
 
 @dataclass(frozen=True, slots=True)

@@ -276,8 +276,14 @@ def make_event_id(query_id: str, target: TableRef) -> str:
     >>> a == str(uuid.uuid5(_EVENT_NAMESPACE, "q1\x1finternal.db.t"))  # a version-5 UUID
     True
     """
-    # uuid.uuid5 without its UUID object: the SHA-1 of namespace and name, version and variant set
-    digest = bytearray(hashlib.sha1(_NAMESPACE_BYTES + f"{query_id}\x1f{target}".encode()).digest()[:16])
+    return event_id_of(f"{query_id}\x1f{target}".encode())
+
+
+def event_id_of(name: bytes) -> str:
+    """The event id of ``name`` (``f"{query_id}\x1f{target}"``, encoded): ``uuid.uuid5`` in the
+    events' namespace without its UUID object (the SHA-1 of namespace and name, version and
+    variant set)."""
+    digest = bytearray(hashlib.sha1(_NAMESPACE_BYTES + name).digest()[:16])
     digest[6] = (digest[6] & 0x0F) | 0x50
     digest[8] = (digest[8] & 0x3F) | 0x80
     h = digest.hex()

@@ -43,13 +43,13 @@ _HINT_WORDS += ("cred", "pw", "identified", "://", "bearer", "basic")
 _HINT = re.compile("|".join(re.escape(w) for w in _HINT_WORDS), re.IGNORECASE)
 
 
-def _hinted(text: str) -> bool:
+def may_hold_secret(text: str) -> bool:
     """Cheap test before tokenizing: text without any of ``_HINT_WORDS`` (in any case) holds nothing
     to redact. ASCII text is searched word by word in its lower case (the regular expression costs as
     much as parsing on a 2 kB statement); other text by ``_HINT``, which folds case as the other
     patterns here do.
 
-    >>> _hinted("SELECT a FROM s"), _hinted("x = 'PassWord'"), _hinted("\\u017fecret")  # long s
+    >>> may_hold_secret("SELECT a FROM s"), may_hold_secret("x = 'PassWord'"), may_hold_secret("\\u017fecret")  # long s
     (False, True, True)
     """
     if text.isascii():
@@ -86,7 +86,7 @@ def mask_value(value: str) -> str:
     >>> mask_value("https://acct.blob.core.windows.net/c?sv=2022-11-02&sig=AbC%2Bd")
     'https://acct.blob.core.windows.net/c?sv=2022-11-02&sig=***'
     """
-    if not _hinted(value):
+    if not may_hold_secret(value):
         return value
     value = _URL_USERINFO.sub(rf"\1{MASK}\3", value)
     value = _PAIR.sub(lambda m: f"{m[1]}{m[2]}{MASK}" if is_sensitive(m[1]) else m[0], value)
@@ -133,7 +133,7 @@ def redact_event(event: LineageInfo, dialect: str = "") -> LineageInfo:
 
 
 def _expressions_hinted(event: LineageInfo) -> bool:
-    """Whether any expression of the event may hold a secret (``_hinted``), tested once on all of them
+    """Whether any expression of the event may hold a secret (``may_hold_secret``), tested once on all of them
     joined: a hint word holds no NUL, so it is found in the joined text only inside one expression.
 
     >>> from headwater.model.event import *
@@ -151,14 +151,14 @@ def _expressions_hinted(event: LineageInfo) -> bool:
         for item in items
         if isinstance(x := getattr(item, "expression", None), str)
     ]
-    return bool(texts) and _hinted("\x00".join(texts))
+    return bool(texts) and may_hold_secret("\x00".join(texts))
 
 
 def _redacted_expressions(items: tuple[Any, ...], dialect: str) -> tuple[Any, ...]:
     out = []
     for item in items:
         expression = getattr(item, "expression", None)
-        if isinstance(expression, str) and _hinted(expression):
+        if isinstance(expression, str) and may_hold_secret(expression):
             redacted = redact_sql(expression, dialect)
             if redacted != expression:
                 item = dataclasses.replace(item, expression=redacted)
@@ -220,7 +220,7 @@ _MEMO_SIZE = 8
 
 
 def _redact_sql(sql: str, dialect: str) -> str:
-    if not _hinted(sql):
+    if not may_hold_secret(sql):
         return sql
     try:
         tokens = _tokens(sql, dialect)
@@ -284,7 +284,7 @@ def redact_text(text: str) -> str:
     >>> redact_text("Invalid expression / Unexpected token. Line 1, Col: 40. WITH ('password'='x', 'k'='v') AS")
     "Invalid expression / Unexpected token. Line 1, Col: 40. WITH ('password'='***', 'k'='v') AS"
     """
-    return _redact_by_pattern(text) if _hinted(text) else text
+    return _redact_by_pattern(text) if may_hold_secret(text) else text
 
 
 def _redact_by_pattern(sql: str) -> str:

@@ -40,6 +40,8 @@ def _by_ids(conn: Connection, generic: Any, array: Any, ids: Iterable[int]) -> I
         return
     for part in chunks(wanted):
         yield from conn.execute(generic, {"ids": part})
+
+
 _BY_NAME = select(*_COLS).where(or_(_N.short.in_(bindparam("shorts", expanding=True)), _N.name == bindparam("norm")))
 _BY_NAME_OF_TYPES = _BY_NAME.where(_N.type.in_(bindparam("types", expanding=True)))
 
