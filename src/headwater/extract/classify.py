@@ -264,13 +264,7 @@ class _Walker:
         info = _KINDS.get(type(node)) or _kind(type(node))
         kind = info.kind
         if kind == _COLUMN:
-            meta = node._meta
-            ref: ColumnRef | None = None
-            if meta:
-                ref = meta.get(REF)
-                if meta.get(UNRESOLVED):
-                    self.unbound = True
-            self.cols.append(ref)
+            ref = self._note_column(node)
             if ref is not None:
                 self.sources[ref] = None
                 if value:
@@ -341,13 +335,19 @@ class _Walker:
 
     def _scan(self, node: exp.Expression) -> None:
         for n in node.find_all(exp.Column):
-            meta = n._meta
-            ref: ColumnRef | None = None
-            if meta:
-                ref = meta.get(REF)
-                if meta.get(UNRESOLVED):
-                    self.unbound = True
-            self.cols.append(ref)
+            self._note_column(n)
+
+    def _note_column(self, node: exp.Expression) -> ColumnRef | None:
+        """A column passed: its reference (None if it has none) added to ``cols``, ``unbound`` set
+        when it is marked unresolved."""
+        meta = node._meta
+        ref: ColumnRef | None = None
+        if meta:
+            ref = meta.get(REF)
+            if meta.get(UNRESOLVED):
+                self.unbound = True
+        self.cols.append(ref)
+        return ref
 
     def _reads_column(self, node: exp.Expression) -> bool:
         return any(isinstance(n, exp.Column) for n in distinct_nodes(node))
