@@ -17,8 +17,8 @@ class _Probe:
     """Lives in a tree's ``meta`` and so dies with it (compiled sqlglot nodes take no weak reference)."""
 
 
-def test_a_statements_tree_is_made_when_its_turn_comes_and_freed_once_it_is_done(monkeypatch) -> None:
-    trees: list[weakref.ref] = []
+def _probing_split(trees: list[weakref.ref]):
+    """``engine.iter_script`` with a probe in each tree's meta, its weak reference added to ``trees``."""
     split = engine.iter_script
 
     def recording_split(sql: str, dialect: str, limits: object = None):
@@ -26,7 +26,16 @@ def test_a_statements_tree_is_made_when_its_turn_comes_and_freed_once_it_is_done
             probe = _Probe()
             p.tree.meta["probe"] = probe
             trees.append(weakref.ref(probe))
-            yield p
+            box = [p]
+            del p, probe  # this generator holds no piece while suspended, as iter_script does not
+            yield box.pop()
+
+    return recording_split
+
+
+def test_a_statements_tree_is_made_when_its_turn_comes_and_freed_once_it_is_done(monkeypatch) -> None:
+    trees: list[weakref.ref] = []
+    recording_split = _probing_split(trees)
 
     alive_at: list[list[bool]] = []
     statement = engine.Extractor._statement
@@ -61,16 +70,7 @@ def test_a_statements_tree_is_freed_by_the_young_collection_that_follows_it(monk
     """The collection when a statement's pause ends finds its tree garbage already (else the tree
     would survive into an older generation and be walked again there)."""
     trees: list[weakref.ref] = []
-    split = engine.iter_script
-
-    def recording_split(sql: str, dialect: str, limits: object = None):
-        for p in split(sql, dialect, limits):
-            probe = _Probe()
-            p.tree.meta["probe"] = probe
-            trees.append(weakref.ref(probe))
-            box = [p]
-            del p, probe  # this generator holds no piece while suspended, as iter_script does not
-            yield box.pop()
+    recording_split = _probing_split(trees)
 
     alive_after: list[list[bool]] = []
     paused = engine.collector_paused
