@@ -102,22 +102,23 @@ def _key_hinted(low: str) -> bool:
     n = len(low)
     p = low.find("key")
     while p >= 0:
-        i = p
-        while i > 0 and not low[i - 1].isalpha():
-            i -= 1
-        j = i
-        while j > 0 and low[j - 1].isalpha():
-            j -= 1
-        if j < i and low[j:i].endswith(_KEY_QUALIFIERS):
-            return True
-        u = p
-        while u > 0 and low[u - 1] == "_":
-            u -= 1
-        e = p + 4 if low.startswith("keys", p) else p + 3
-        while e < n and low[e] == "_":
-            e += 1
-        if (u == 0 or not low[u - 1].isalnum()) and (e == n or not low[e].isalnum()):
-            return True  # alone (``key``, ``t.key``, ``'key'``): not ``customer_key``, ``key_id``, ``monkey``
+        if p and low[p - 1].isalpha():  # one word with key (``orderkey``, ``apikey``) or camelCase
+            if low.endswith(_KEY_QUALIFIERS, 0, p):  # the run of letters ends with a qualifier
+                return True
+        else:
+            i = p
+            while i > 0 and not low[i - 1].isalpha():
+                i -= 1
+            if i and low.endswith(_KEY_QUALIFIERS, 0, i):  # a qualifier, then digits or separators
+                return True
+            u = p
+            while u > 0 and low[u - 1] == "_":
+                u -= 1
+            e = p + 4 if low.startswith("keys", p) else p + 3
+            while e < n and low[e] == "_":
+                e += 1
+            if (u == 0 or not low[u - 1].isalnum()) and (e == n or not low[e].isalnum()):
+                return True  # alone (``key``, ``t.key``, ``'key'``): not ``customer_key``, ``key_id``, ``monkey``
         p = low.find("key", p + 3)
     return False
 
