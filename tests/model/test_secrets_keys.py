@@ -221,6 +221,8 @@ _CONTEXTS = [  # the name in SQL text; True where it is the whole name of a key 
     ("SELECT a FROM s WHERE t.{n} = 'v1'", True),
     ("SELECT a FROM s WHERE x{n} = 'v1'", False),
     ("SELECT a FROM s WHERE {n}2 = 'v1'", False),
+    ("SELECT a FROM s WHERE 7{n} = 'v1'", False),
+    ("SELECT a FROM s WHERE 7_{n} = 'v1'", False),
     ("CREATE TABLE t WITH ('{n}'='v1') AS SELECT a FROM s", True),
     ('SELECT * FROM S3("{n}" = "v1")', True),
     ("SELECT 'https://h/p?{n}=v1' FROM s", True),
@@ -260,3 +262,21 @@ def test_names_not_ascii_keep_the_wider_rule() -> None:
     assert is_sensitive("schlüssel_key") and is_sensitive("ключ.key")
     assert may_hold_secret("WHERE schlüssel_key = 'x'")
     assert not is_sensitive("schlüssel")
+
+
+def test_no_statement_with_a_small_name_hides_a_secret_from_the_pre_check() -> None:
+    # what the tokenizer reads as a name may be less than the text shows (``7key``: 7 and ``key``)
+    words = ["key", "api", "order", "7"]
+    contexts = ["WHERE t.{n} = 'v1'", "WHERE {n} = 'v1'", "WHERE 7{n} = 'v1'", "WITH ('{n}'='v1')"]
+    for n in (1, 2, 3):
+        for ws in itertools.product(words, repeat=n):
+            for seps in itertools.product(["", "_", "."], repeat=n - 1):
+                name = ws[0] + "".join(s + w for s, w in zip(seps, ws[1:], strict=True))
+                for variant in {name, name.upper(), name.title()}:
+                    for context in contexts:
+                        sql = "SELECT a FROM s " + context.format(n=variant)
+                        if may_hold_secret(sql):
+                            continue
+                        with mock.patch.object(S, "may_hold_secret", return_value=True):
+                            for dialect in ("", "mysql"):
+                                assert S._redact_sql(sql, dialect) == sql, (sql, dialect)

@@ -89,15 +89,15 @@ def may_hold_secret(text: str) -> bool:
 def _key_hinted(low: str) -> bool:
     """Whether a ``key`` in the lower-case ASCII ``low`` may be a sensitive key word (``is_sensitive``):
     one whose letters before it, past any digits and separators, end with a qualifier (``apikey``,
-    ``accessKey``, ``account.key``, ``aes256_key``), or that may stand alone: no letter or digit
-    right before it, none after ``key``/``keys`` and any ``_``, and not the last word of a name joined
-    by ``_`` (``customer_key``). Camel case is gone in ``low``, so a run of letters is tested for
-    ending with a qualifier: a superset of the rule.
+    ``accessKey``, ``account.key``, ``aes256_key``), or that may stand alone: no letter before it
+    past any ``_`` and digits (not the last word of ``customer_key``; ``7key`` is tokenized as 7 and
+    ``key``), no letter or digit after ``key``/``keys`` and any ``_``. Camel case is gone in ``low``,
+    so a run of letters is tested for ending with a qualifier: a superset of the rule.
 
     >>> [t for t in ("o_orderkey", "customer_key", "sort_keys", "monkey", "key_id", "key.format") if _key_hinted(t)]
     ['key.format']
-    >>> [t for t in ("key", "t.key", "_key_", "myapikey", "fs.azure.account.key.x", "access-key-id") if _key_hinted(t)]
-    ['key', 't.key', '_key_', 'myapikey', 'fs.azure.account.key.x', 'access-key-id']
+    >>> [t for t in ("key", "t.key", "_key_", "7key", "myapikey", "azure.account.key", "access-key") if _key_hinted(t)]
+    ['key', 't.key', '_key_', '7key', 'myapikey', 'azure.account.key', 'access-key']
     """
     n = len(low)
     p = low.find("key")
@@ -111,13 +111,13 @@ def _key_hinted(low: str) -> bool:
                 i -= 1
             if i and low.endswith(_KEY_QUALIFIERS, 0, i):  # a qualifier, then digits or separators
                 return True
-            u = p
-            while u > 0 and low[u - 1] == "_":
+            u = p  # past ``_`` and digits: a tokenizer reads ``7key`` and ``7_key`` as 7 and a name
+            while u > 0 and (low[u - 1] == "_" or low[u - 1].isdigit()):
                 u -= 1
             e = p + 4 if low.startswith("keys", p) else p + 3
             while e < n and low[e] == "_":
                 e += 1
-            if (u == 0 or not low[u - 1].isalnum()) and (e == n or not low[e].isalnum()):
+            if (u == 0 or not low[u - 1].isalpha()) and (e == n or not low[e].isalnum()):
                 return True  # alone (``key``, ``t.key``, ``'key'``): not ``customer_key``, ``key_id``, ``monkey``
         p = low.find("key", p + 3)
     return False
