@@ -69,6 +69,22 @@ FORMS = [
         "CREATE TABLE k WITH ('sas'='***', 'signature'='***', 'creds'='***', 'pw'='***', 'note'='Basic ***') "
         "AS SELECT a FROM s",
     ),
+    (  # secret keys in every spelling; a key column's option is kept
+        "flink",
+        f"CREATE TABLE k2 WITH ('key'='{SECRET}', 'api_key'='{SECRET}', 'apikey'='{SECRET}', "
+        f"'accessKey'='{SECRET}', 'fs.s3a.secret.key'='{SECRET}', 'azure.account.key'='{SECRET}', "
+        f"'aws_secret_access_key'='{SECRET}', 'key.format'='json', 'sort_key'='o_orderkey') AS SELECT a FROM s",
+        "CREATE TABLE k2 WITH ('key'='***', 'api_key'='***', 'apikey'='***', 'accessKey'='***', "
+        "'fs.s3a.secret.key'='***', 'azure.account.key'='***', 'aws_secret_access_key'='***', "
+        "'key.format'='json', 'sort_key'='o_orderkey') AS SELECT a FROM s",
+    ),
+    (  # a filter on a secret key column beside key columns: its literal is masked, theirs kept
+        "spark",
+        f"INSERT INTO t SELECT s.a FROM s WHERE s.o_orderkey = '5' AND s.api_key = '{SECRET}' "
+        f"AND s.customer_key = 'c-1' AND s.signing_key = '{SECRET}'",
+        "INSERT INTO t SELECT s.a FROM s WHERE s.o_orderkey = '5' AND s.api_key = '***' "
+        "AND s.customer_key = 'c-1' AND s.signing_key = '***'",
+    ),
     (
         "spark",
         f"INSERT INTO t /* token='{SECRET}' */ SELECT a FROM s WHERE s.conn = 'postgresql://etl:{SECRET}@h/db'",
@@ -162,5 +178,8 @@ def test_redaction_keeps_statements_without_secrets_as_written() -> None:
         "INSERT INTO t SELECT a, 'Basic Membership' AS plan FROM s WHERE author = 'x'",
         "CREATE TABLE t (id INT, PRIMARY KEY (id)) WITH ('connector'='kafka', 'topic'='orders')",
         "INSERT INTO t SELECT passenger_key FROM s WHERE signup = 'https://example.com/a?b=c'",
+        "INSERT INTO t SELECT o_orderkey FROM orders WHERE o_orderkey = '5' AND customer_key = 'c' "
+        "AND sort_key IN ('a', 'b') AND primary_key = 'id' AND partition_key = '2024'",
+        "CREATE TABLE t (a INT) WITH ('connector'='kafka', 'key.format'='json', 'key.fields'='a')",
     ):
         assert redact_sql(sql, "flink") == sql

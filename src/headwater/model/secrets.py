@@ -6,15 +6,29 @@ tokens, authorization headers. Values are also masked where they carry a secret 
 (``mask_value``): a URL's ``user:password@``, ``password=…`` pairs in URL queries and in
 ``jdbc.properties``-style strings, and ``Bearer``/``Basic`` credentials.
 
+A name is sensitive when it contains ``pass``, ``pwd``, ``secret``, ``token``, ``credential``,
+``hidden``, ``private``, ``keytab``, ``jaas``, ``authorization``/``authorisation`` or
+``signature``; or has ``auth``, ``sas``, ``sig``, ``cred``, ``creds`` or ``pw`` as a part between
+``.``, ``_``, ``-`` or the ends; or holds a secret *key*. For keys the name is cut into words at
+every character that is not a letter or digit and at camelCase (``accessKeyId`` → access, key, id;
+``APIKey`` → api, key). A word ``key`` (or ``keys``) is sensitive when it is the name's only word
+(``key``) or follows a word of ``SECRET_KEY_QUALIFIERS`` (``api_key``, ``accessKey``,
+``fs.s3a.secret.key``, ``azure.account.key``); so is one word made of such a qualifier and ``key``
+(``apikey``, ``ACCESSKEY``). Any other key is an identifier, not a secret: ``o_orderkey``,
+``customer_key``, ``sort_key``, ``primary_key``, ``partition_keys``, ``key.format``, ``keyspace``.
+Names that are not ASCII keep the older, wider rule (any name ending in ``key`` is sensitive).
+
 >>> redact({"uri": "thrift://h:9083", "s3.secret_key": "x", "Password": "p", "hive.metastore.token": "t",
 ...         "access_key": "a", "primary_key": "id", "keyspace": "k", "hidden.prop": "h"})
-{'uri': 'thrift://h:9083', 'keyspace': 'k'}
+{'uri': 'thrift://h:9083', 'primary_key': 'id', 'keyspace': 'k'}
 >>> redact({"url": "jdbc:mysql://etl:hunter2@db:3306/sales", "jdbc.properties": "user=etl;password=hunter2"})
 {'url': 'jdbc:mysql://etl:***@db:3306/sales', 'jdbc.properties': 'user=etl;password=***'}
 >>> redact_sql("CREATE TABLE fl (a INT) WITH ('connector'='jdbc', 'password'='hunter2')")
 "CREATE TABLE fl (a INT) WITH ('connector'='jdbc', 'password'='***')"
 >>> redact_sql('SELECT * FROM S3("uri" = "s3://b/f", "s3.secret_key" = "wJalr")', "doris")
 'SELECT * FROM S3("uri" = "s3://b/f", "s3.secret_key" = "***")'
+>>> redact_sql("SELECT o_orderkey FROM orders WHERE o_orderkey = '5' AND api_key = 'k1'")
+"SELECT o_orderkey FROM orders WHERE o_orderkey = '5' AND api_key = '***'"
 """
 
 from __future__ import annotations
@@ -35,27 +49,78 @@ MASK = "***"
 
 _SENSITIVE = re.compile(
     r"pass(word|wd)?|pwd|secret|token|credential|hidden|private|keytab|jaas|authori[sz]ation|signature"
-    r"|(^|[._\-])(key|keys|auth|sas|sig|creds?|pw)($|[._\-])|key$",
+    r"|(^|[._\-])(auth|sas|sig|creds?|pw)($|[._\-])",
     re.IGNORECASE,
 )
-_HINT_WORDS = ("pass", "pwd", "secret", "token", "hidden", "private", "keytab", "jaas", "key", "auth", "sas", "sig")
+_WIDE_KEY = re.compile(r"(^|[._\-])keys?($|[._\-])|key$", re.IGNORECASE)  # the rule for names not ASCII
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")  # an ASCII name's words, camelCase cut
+_QUALIFIER_WORDS = (
+    "api access secret private account encryption decryption master signing client ssh auth sas shared"
+    " storage app consumer license crypto aes hmac rsa pgp gpg kms subscription write ingest ingestion"
+    " instrumentation developer dev ssl tls root"
+)
+SECRET_KEY_QUALIFIERS = frozenset(_QUALIFIER_WORDS.split())
+"""The words that make a following ``key`` word a secret (``api_key``, ``accessKey``, ``account.key``)."""
+_KEY_QUALIFIERS = tuple(sorted(SECRET_KEY_QUALIFIERS))
+# the hint words of ``may_hold_secret``'s ASCII path; ``key`` is tested there by ``_key_hinted``
+_HINT_WORDS = ("pass", "pwd", "secret", "token", "hidden", "private", "keytab", "jaas", "auth", "sas", "sig")
 _HINT_WORDS += ("cred", "pw", "identified", "://", "bearer", "basic")
-_HINT = re.compile("|".join(re.escape(w) for w in _HINT_WORDS), re.IGNORECASE)
+_HINT = re.compile("|".join(re.escape(w) for w in (*_HINT_WORDS, "key")), re.IGNORECASE)
 
 
 def may_hold_secret(text: str) -> bool:
-    """Cheap test before tokenizing: text without any of ``_HINT_WORDS`` (in any case) holds nothing
-    to redact. ASCII text is searched word by word in its lower case (the regular expression costs as
-    much as parsing on a 2 kB statement); other text by ``_HINT``, which folds case as the other
-    patterns here do.
+    """Cheap test before tokenizing: False when ``text`` holds nothing to redact. ASCII text is
+    searched word by word in its lower case (a regular expression costs as much as parsing on a 2 kB
+    statement) for ``_HINT_WORDS``, and each ``key`` in it is looked at (``_key_hinted``): a key
+    column such as ``o_orderkey`` or ``customer_key`` is no hint. Other text is searched by
+    ``_HINT``, ``key`` included, which folds case as the other patterns here do.
 
     >>> may_hold_secret("SELECT a FROM s"), may_hold_secret("x = 'PassWord'"), may_hold_secret("\\u017fecret")  # long s
     (False, True, True)
+    >>> may_hold_secret("SELECT o_orderkey, customer_key FROM t"), may_hold_secret("WHERE t.apiKey = 'k'")
+    (False, True)
     """
     if text.isascii():
         low = text.lower()
-        return any(w in low for w in _HINT_WORDS)
+        return any(w in low for w in _HINT_WORDS) or ("key" in low and _key_hinted(low))
     return _HINT.search(text) is not None
+
+
+def _key_hinted(low: str) -> bool:
+    """Whether a ``key`` in the lower-case ASCII ``low`` may be a sensitive key word (``is_sensitive``):
+    one whose letters before it, past any digits and separators, end with a qualifier (``apikey``,
+    ``accessKey``, ``account.key``, ``aes256_key``), or that may stand alone: no letter before it
+    past any ``_`` and digits (not the last word of ``customer_key``; ``7key`` is tokenized as 7 and
+    ``key``), no letter or digit after ``key``/``keys`` and any ``_``. Camel case is gone in ``low``,
+    so a run of letters is tested for ending with a qualifier: a superset of the rule.
+
+    >>> [t for t in ("o_orderkey", "customer_key", "sort_keys", "monkey", "key_id", "key.format") if _key_hinted(t)]
+    ['key.format']
+    >>> [t for t in ("key", "t.key", "_key_", "7key", "myapikey", "azure.account.key", "access-key") if _key_hinted(t)]
+    ['key', 't.key', '_key_', '7key', 'myapikey', 'azure.account.key', 'access-key']
+    """
+    n = len(low)
+    p = low.find("key")
+    while p >= 0:
+        if p and low[p - 1].isalpha():  # one word with key (``orderkey``, ``apikey``) or camelCase
+            if low.endswith(_KEY_QUALIFIERS, 0, p):  # the run of letters ends with a qualifier
+                return True
+        else:
+            i = p
+            while i > 0 and not low[i - 1].isalpha():
+                i -= 1
+            if i and low.endswith(_KEY_QUALIFIERS, 0, i):  # a qualifier, then digits or separators
+                return True
+            u = p  # past ``_`` and digits: a tokenizer reads ``7key`` and ``7_key`` as 7 and a name
+            while u > 0 and (low[u - 1] == "_" or low[u - 1].isdigit()):
+                u -= 1
+            e = p + 4 if low.startswith("keys", p) else p + 3
+            while e < n and low[e] == "_":
+                e += 1
+            if (u == 0 or not low[u - 1].isalpha()) and (e == n or not low[e].isalnum()):
+                return True  # alone (``key``, ``t.key``, ``'key'``): not ``customer_key``, ``key_id``, ``monkey``
+        p = low.find("key", p + 3)
+    return False
 
 
 _URL_USERINFO = re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]*://[^\s/:@'\"`]*:)([^\s@/'\"`]+)(@)")
@@ -66,13 +131,39 @@ _NAMES = {TokenType.STRING, TokenType.IDENTIFIER, TokenType.VAR}
 
 
 def is_sensitive(key: str) -> bool:
-    """True for names that may hold a secret (passwords, keys, tokens, credentials, signatures, auth).
+    """True for names that may hold a secret (passwords, secret keys, tokens, credentials, signatures,
+    auth); the rule is in the module's docstring.
 
     >>> [k for k in ("s3.secret_key", "header.Authorization", "sas_token", "sig", "creds", "db.pw",
     ...              "author", "keyspace", "primary", "signature_version") if is_sensitive(k)]
     ['s3.secret_key', 'header.Authorization', 'sas_token', 'sig', 'creds', 'db.pw', 'signature_version']
+    >>> [k for k in ("key", "api_key", "apikey", "accessKey", "azure.account.key", "o_orderkey", "customer_key",
+    ...              "sort_key", "primaryKey", "key.format") if is_sensitive(k)]
+    ['key', 'api_key', 'apikey', 'accessKey', 'azure.account.key']
     """
-    return bool(_SENSITIVE.search(key))
+    if _SENSITIVE.search(key):
+        return True
+    if not key.isascii():
+        return _WIDE_KEY.search(key) is not None
+    return "key" in key.lower() and _secret_key(key)
+
+
+def _secret_key(name: str) -> bool:
+    """Whether the ASCII ``name`` holds a secret key word (the module's rule; digits are words of
+    their own, passed over when looking for a qualifier: ``aes256_key``, ``api_key_2``)."""
+    words = [w.lower() for w in _WORD.findall(name)]
+    before = ""  # the last word before this one that is not digits
+    for w in words:
+        if w in ("key", "keys"):
+            if len(words) == 1 or before in SECRET_KEY_QUALIFIERS:
+                return True
+        elif (w.endswith("keys") and w[:-4] in SECRET_KEY_QUALIFIERS) or (
+            w.endswith("key") and w[:-3] in SECRET_KEY_QUALIFIERS
+        ):
+            return True
+        if not w.isdigit():
+            before = w
+    return False
 
 
 def mask_value(value: str) -> str:

@@ -1,0 +1,78 @@
+"""Extraction cost against bare parsing in executed instructions (valgrind's callgrind), for the
+TPC-H or the TPC-DS INSERT corpus: what the secrets pre-check saves is measured without the load.
+
+    python bench/redaction_instructions.py [--corpus DIR] [--set tpch|tpcds]
+
+As ``extract_instructions.py`` (imports and warm-up only, then plus bare ``sqlglot.parse_one`` of
+every statement, then plus full extraction, each a process under callgrind), with a choice of
+corpus. Run it once with ``PYTHONPATH`` at another tree's ``src`` to compare two versions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from extract_bench import DEFAULT_CORPUS, load_catalog, load_statements
+
+SETS = {"tpch": ("insert_tpch.sql", "tpch_schema.json"), "tpcds": ("insert_tpcds.sql", "tpcds_schema.json")}
+
+
+def workload(mode: str, corpus: Path, name: str) -> None:
+    import sqlglot
+
+    from headwater.extract import ExtractOptions, Extractor
+
+    statements, schema = SETS[name]
+    sqls = [sql for _, sql in load_statements(corpus / statements)]
+    extractor = Extractor(load_catalog(corpus / schema), ExtractOptions(dialect="generic"))
+    for sql in sqls[:5]:  # warm-up: lazy imports, caches
+        sqlglot.parse_one(sql)
+        extractor.run(sql)
+    if mode == "parse":
+        for sql in sqls:
+            sqlglot.parse_one(sql)
+    elif mode == "extract":
+        for sql in sqls:
+            extractor.run(sql)
+
+
+def instructions(mode: str, corpus: Path, name: str) -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [sys.executable, __file__, "--run", mode, "--corpus", str(corpus), "--set", name]
+        out = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out", *cmd],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    found = re.search(r"Collected : (\d+)", out.stderr)
+    if found is None:
+        raise SystemExit(f"no instruction count from valgrind:\n{out.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    ap.add_argument("--set", choices=sorted(SETS), default="tpch")
+    ap.add_argument("--run", choices=["none", "parse", "extract"], help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.run:
+        workload(args.run, args.corpus, args.set)
+        return
+    base = instructions("none", args.corpus, args.set)
+    parse = instructions("parse", args.corpus, args.set) - base
+    extract = instructions("extract", args.corpus, args.set) - base
+    n = len(load_statements(args.corpus / SETS[args.set][0]))
+    print(f"{args.set}, {n} INSERTs, instructions added to imports and warm-up (callgrind)")
+    print(f"  bare sqlglot.parse_one   {parse / 1e6:9.1f} M")
+    print(f"  full extraction          {extract / 1e6:9.1f} M   ({extract / parse:.2f}x parse)")
+
+
+if __name__ == "__main__":
+    main()
