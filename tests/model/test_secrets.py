@@ -69,14 +69,15 @@ FORMS = [
         "CREATE TABLE k WITH ('sas'='***', 'signature'='***', 'creds'='***', 'pw'='***', 'note'='Basic ***') "
         "AS SELECT a FROM s",
     ),
-    (  # secret keys in every spelling; a key column's option is kept
+    (  # secret keys in every spelling; any option named like a key is masked, a namespace key.* is kept
         "flink",
         f"CREATE TABLE k2 WITH ('key'='{SECRET}', 'api_key'='{SECRET}', 'apikey'='{SECRET}', "
         f"'accessKey'='{SECRET}', 'fs.s3a.secret.key'='{SECRET}', 'azure.account.key'='{SECRET}', "
-        f"'aws_secret_access_key'='{SECRET}', 'key.format'='json', 'sort_key'='o_orderkey') AS SELECT a FROM s",
+        f"'aws_secret_access_key'='{SECRET}', 'key.format'='json', 'sort_key'='o_orderkey', "
+        f"'aws_key'='{SECRET}') AS SELECT a FROM s",
         "CREATE TABLE k2 WITH ('key'='***', 'api_key'='***', 'apikey'='***', 'accessKey'='***', "
         "'fs.s3a.secret.key'='***', 'azure.account.key'='***', 'aws_secret_access_key'='***', "
-        "'key.format'='json', 'sort_key'='o_orderkey') AS SELECT a FROM s",
+        "'key.format'='json', 'sort_key'='***', 'aws_key'='***') AS SELECT a FROM s",
     ),
     (  # a filter on a secret key column beside key columns: its literal is masked, theirs kept
         "spark",

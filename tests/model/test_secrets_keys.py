@@ -1,7 +1,8 @@
 """Which names ending in ``key`` are secrets: a key column (``o_orderkey``, ``customer_key``,
 ``sort_key``) is an identifier and its literals are kept; a secret key (``key``, ``api_key``,
-``accessKey``, ``fs.s3a.secret.key``, ``azure.account.key`` …) stays masked, and the cheap
-pre-check (``may_hold_secret``) never lets one through while ignoring key columns."""
+``accessKey``, ``fs.s3a.secret.key``, ``azure.account.key`` …) stays masked everywhere; a
+property named like a key (``'aws_key'``, ``?primary_key=``) is masked by the wide rule; and the
+cheap pre-check (``may_hold_secret``) never lets one through while ignoring key columns."""
 
 from __future__ import annotations
 
@@ -20,7 +21,15 @@ from headwater.extract import extract_script
 from headwater.model import event_to_json
 from headwater.model import secrets as S
 from headwater.model.openlineage import to_run_event
-from headwater.model.secrets import is_sensitive, mask_value, may_hold_secret, redact, redact_event, redact_sql
+from headwater.model.secrets import (
+    is_sensitive,
+    is_sensitive_column,
+    mask_value,
+    may_hold_secret,
+    redact,
+    redact_event,
+    redact_sql,
+)
 from headwater.store import open_store
 from headwater.store.schema import event_document, events
 
@@ -116,7 +125,7 @@ ORDINARY_KEYS = [
 
 @pytest.mark.parametrize("name", SECRET_KEYS)
 def test_a_secret_key_stays_masked_in_every_form(name: str) -> None:
-    assert is_sensitive(name)
+    assert is_sensitive(name) and is_sensitive_column(name)
     assert redact({name: "v", "uri": "u"}) == {"uri": "u"}
     assert mask_value(f"https://h/x?a=1&{name}=hunter2") == f"https://h/x?a=1&{name}=***"
     sql = f"CREATE TABLE t WITH ('connector'='x', '{name}'='hunter2') AS SELECT a FROM s"
@@ -129,16 +138,30 @@ def test_a_secret_key_stays_masked_in_every_form(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ORDINARY_KEYS)
-def test_an_ordinary_key_is_no_secret(name: str) -> None:
-    assert not is_sensitive(name)
-    assert redact({name: "v"}) == {name: "v"}
-    url = f"https://h/x?{name}=42"
-    assert mask_value(url) == url
-    sql = f"CREATE TABLE t WITH ('connector'='x', '{name}'='42') AS SELECT a FROM s"
-    assert redact_sql(sql, "flink") == sql
+def test_an_ordinary_key_column_keeps_its_literals(name: str) -> None:
+    assert not is_sensitive_column(name)
     if name.replace("_", "").isalnum():
         where = f"INSERT INTO t SELECT a FROM s WHERE s.{name} = '42' OR {name} IN ('5', '6')"
         assert redact_sql(where, "spark") == where
+        quoted = f"INSERT INTO t SELECT a FROM s WHERE `{name}` = '42'"  # a quoted column is a column
+        assert redact_sql(quoted, "spark") == quoted
+
+
+@pytest.mark.parametrize("name", [*ORDINARY_KEYS, "aws_key", "openai_key", "stripe.key", "awskey"])
+def test_a_property_follows_the_wide_rule(name: str) -> None:
+    masked = is_sensitive(name)
+    assert redact({name: "v"}) == ({} if masked else {name: "v"})
+    url = f"https://h/x?{name}=42"
+    assert mask_value(url) == (url.replace("=42", "=***") if masked else url)
+    sql = f"CREATE TABLE t WITH ('connector'='x', '{name}'='42') AS SELECT a FROM s"
+    assert redact_sql(sql, "flink") == (sql.replace("'42'", "'***'") if masked else sql)
+
+
+def test_the_wide_rule_masks_any_property_named_like_a_key() -> None:
+    names = ["aws_key", "openai_key", "stripe.key", "awskey", "primary_key", "partition_keys", "monkey"]
+    assert [n for n in names if not is_sensitive(n)] == []
+    assert [n for n in names if is_sensitive_column(n)] == []  # as columns none of these is a secret
+    assert [n for n in ("keyspace", "recordkey.field", "key.format", "key_id") if is_sensitive(n)] == []
 
 
 def test_key_columns_keep_their_literals_end_to_end(tmp_path: Path) -> None:
@@ -215,27 +238,27 @@ _SEPARATORS = ["", "_", ".", "-", "__", " "]
 _name = st.lists(st.tuples(st.sampled_from(_PARTS), st.sampled_from(_SEPARATORS)), min_size=1, max_size=4).map(
     lambda parts: "".join(w + s for w, s in parts).strip(" ")
 )
-_CONTEXTS = [  # the name in SQL text; True where it is the whole name of a key (else a part of one)
-    ("{n}", True),
-    ("'{n}'", True),
-    ("SELECT a FROM s WHERE t.{n} = 'v1'", True),
-    ("SELECT a FROM s WHERE x{n} = 'v1'", False),
-    ("SELECT a FROM s WHERE {n}2 = 'v1'", False),
-    ("SELECT a FROM s WHERE 7{n} = 'v1'", False),
-    ("SELECT a FROM s WHERE 7_{n} = 'v1'", False),
-    ("CREATE TABLE t WITH ('{n}'='v1') AS SELECT a FROM s", True),
-    ('SELECT * FROM S3("{n}" = "v1")', True),
-    ("SELECT 'https://h/p?{n}=v1' FROM s", True),
-    ("SELECT a FROM s WHERE c = 'a;{n}=v1;b=2'", True),
+_CONTEXTS = [  # the name in SQL text; True where it is the whole name of a key; True where it is a property's
+    ("{n}", True, False),
+    ("'{n}'", True, True),
+    ("SELECT a FROM s WHERE t.{n} = 'v1'", True, False),
+    ("SELECT a FROM s WHERE x{n} = 'v1'", False, False),
+    ("SELECT a FROM s WHERE {n}2 = 'v1'", False, False),
+    ("SELECT a FROM s WHERE 7{n} = 'v1'", False, False),
+    ("SELECT a FROM s WHERE 7_{n} = 'v1'", False, False),
+    ("CREATE TABLE t WITH ('{n}'='v1') AS SELECT a FROM s", True, True),
+    ('SELECT * FROM S3("{n}" = "v1")', True, True),
+    ("SELECT 'https://h/p?{n}=v1' FROM s", True, True),
+    ("SELECT a FROM s WHERE c = 'a;{n}=v1;b=2'", True, True),
 ]
 
 
 @settings(max_examples=600, deadline=None, derandomize=True)
 @given(name=_name, context=st.sampled_from(_CONTEXTS))
-def test_the_pre_check_passes_every_secret_the_rule_masks(name: str, context: tuple[str, bool]) -> None:
-    template, whole = context
+def test_the_pre_check_passes_every_secret_the_rule_masks(name: str, context: tuple[str, bool, bool]) -> None:
+    template, whole, prop = context
     text = template.format(n=name)
-    if whole and is_sensitive(name):
+    if whole and (is_sensitive(name) if prop else is_sensitive_column(name)):
         assert may_hold_secret(text), text
     if not may_hold_secret(text):  # nothing would be redacted with the pre-check out of the way
         with mock.patch.object(S, "may_hold_secret", return_value=True):
@@ -254,8 +277,10 @@ def test_the_pre_check_passes_every_secret_of_small_names() -> None:
             for seps in itertools.product(["", "_", "."], repeat=n - 1):
                 name = ws[0] + "".join(s + w for s, w in zip(seps, ws[1:], strict=True))
                 for variant in (name, name.upper(), "".join(w.capitalize() for w in name.split("_"))):
-                    if is_sensitive(variant):
+                    if is_sensitive_column(variant):
                         assert may_hold_secret(variant) and may_hold_secret(f"t.{variant} = 'x'"), variant
+                    if is_sensitive(variant):
+                        assert may_hold_secret(f"'{variant}'='x'") and may_hold_secret(f"?{variant}=x"), variant
 
 
 def test_names_not_ascii_keep_the_wider_rule() -> None:

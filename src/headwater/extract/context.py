@@ -3,7 +3,7 @@
 
 >>> redact({"uri": "thrift://h:9083", "s3.secret_key": "x", "Password": "p", "hive.metastore.token": "t",
 ...         "access_key": "a", "primary_key": "id", "keyspace": "k", "hidden.prop": "h"})
-{'uri': 'thrift://h:9083', 'primary_key': 'id', 'keyspace': 'k'}
+{'uri': 'thrift://h:9083', 'keyspace': 'k'}
 """
 
 from __future__ import annotations

@@ -1,26 +1,31 @@
 """Secrets kept out of everything headwater stores, sends or logs: property maps and SQL text.
 
-One rule decides what a secret is, for property keys and for the keys of key/value pairs inside SQL
-text and inside values (``is_sensitive``): passwords, keys, tokens, credentials, signatures, SAS
-tokens, authorization headers. Values are also masked where they carry a secret whatever their key
-(``mask_value``): a URL's ``user:password@``, ``password=…`` pairs in URL queries and in
-``jdbc.properties``-style strings, and ``Bearer``/``Basic`` credentials.
-
-A name is sensitive when it contains ``pass``, ``pwd``, ``secret``, ``token``, ``credential``,
+Two rules decide what a secret is. **Property names** — the keys of property maps, of URL
+queries, of ``key=value`` pairs inside values and of quoted names in SQL text (``WITH
+('aws_key'='…')``, ``S3("s3.secret_key" = "…")``) — are sensitive by the wide rule
+(``is_sensitive``): a name that contains ``pass``, ``pwd``, ``secret``, ``token``, ``credential``,
 ``hidden``, ``private``, ``keytab``, ``jaas``, ``authorization``/``authorisation`` or
 ``signature``; or has ``auth``, ``sas``, ``sig``, ``cred``, ``creds`` or ``pw`` as a part between
-``.``, ``_``, ``-`` or the ends; or holds a secret *key*. For keys the name is cut into words at
-every character that is not a letter or digit and at camelCase (``accessKeyId`` → access, key, id;
-``APIKey`` → api, key). A word ``key`` (or ``keys``) is sensitive when it is the name's only word
-(``key``) or follows a word of ``SECRET_KEY_QUALIFIERS`` (``api_key``, ``accessKey``,
-``fs.s3a.secret.key``, ``azure.account.key``); so is one word made of such a qualifier and ``key``
-(``apikey``, ``ACCESSKEY``). Any other key is an identifier, not a secret: ``o_orderkey``,
-``customer_key``, ``sort_key``, ``primary_key``, ``partition_keys``, ``key.format``, ``keyspace``.
-Names that are not ASCII keep the older, wider rule (any name ending in ``key`` is sensitive).
+``.``, ``_``, ``-`` or the ends; or ends in ``key`` or ``keys`` (``aws_key``, ``openai_key``,
+``primary_key`` too: a property that may hold a key is masked; ``key.format`` is a namespace, not a
+key); or is a sensitive column name.
+Values are also masked where they carry a secret whatever their key (``mask_value``): a URL's
+``user:password@``, ``password=…`` pairs in URL queries and in ``jdbc.properties``-style strings,
+and ``Bearer``/``Basic`` credentials.
+
+**Column names** — an unquoted name in SQL text that a literal is compared with or given to
+(``o_orderkey = '5'``) — are sensitive by the narrow rule (``is_sensitive_column``): the same words
+but for keys, and a secret *key*. For keys the name is cut into words at every character that is
+not a letter or digit and at camelCase (``accessKeyId`` → access, key, id; ``APIKey`` → api, key). A
+word ``key`` (or ``keys``) is sensitive when it is the name's only word (``key``) or follows a word of
+``SECRET_KEY_QUALIFIERS`` (``api_key``, ``accessKey``); so is one word made of such a qualifier and
+``key`` (``apikey``, ``ACCESSKEY``). Any other key column is an identifier, not a secret:
+``o_orderkey``, ``customer_key``, ``sort_key``, ``primary_key``, ``partition_keys``. Names that are
+not ASCII keep the older rule (``key`` or ``keys`` as any part, or a name ending in ``key``).
 
 >>> redact({"uri": "thrift://h:9083", "s3.secret_key": "x", "Password": "p", "hive.metastore.token": "t",
 ...         "access_key": "a", "primary_key": "id", "keyspace": "k", "hidden.prop": "h"})
-{'uri': 'thrift://h:9083', 'primary_key': 'id', 'keyspace': 'k'}
+{'uri': 'thrift://h:9083', 'keyspace': 'k'}
 >>> redact({"url": "jdbc:mysql://etl:hunter2@db:3306/sales", "jdbc.properties": "user=etl;password=hunter2"})
 {'url': 'jdbc:mysql://etl:***@db:3306/sales', 'jdbc.properties': 'user=etl;password=***'}
 >>> redact_sql("CREATE TABLE fl (a INT) WITH ('connector'='jdbc', 'password'='hunter2')")
@@ -29,6 +34,8 @@ Names that are not ASCII keep the older, wider rule (any name ending in ``key`` 
 'SELECT * FROM S3("uri" = "s3://b/f", "s3.secret_key" = "***")'
 >>> redact_sql("SELECT o_orderkey FROM orders WHERE o_orderkey = '5' AND api_key = 'k1'")
 "SELECT o_orderkey FROM orders WHERE o_orderkey = '5' AND api_key = '***'"
+>>> redact_sql("CREATE TABLE t WITH ('aws_key'='AKIA1', 'sort_key'='id') AS SELECT a FROM s WHERE sort_key = 'z'")
+"CREATE TABLE t WITH ('aws_key'='***', 'sort_key'='***') AS SELECT a FROM s WHERE sort_key = 'z'"
 """
 
 from __future__ import annotations
@@ -52,7 +59,8 @@ _SENSITIVE = re.compile(
     r"|(^|[._\-])(auth|sas|sig|creds?|pw)($|[._\-])",
     re.IGNORECASE,
 )
-_WIDE_KEY = re.compile(r"(^|[._\-])keys?($|[._\-])|key$", re.IGNORECASE)  # the rule for names not ASCII
+_WIDE_KEY = re.compile(r"keys?$", re.IGNORECASE)  # the key part of the wide rule
+_ANY_KEY = re.compile(r"(^|[._\-])keys?($|[._\-])|key$", re.IGNORECASE)  # the key part for names not ASCII
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")  # an ASCII name's words, camelCase cut
 _QUALIFIER_WORDS = (
     "api access secret private account encryption decryption master signing client ssh auth sas shared"
@@ -87,7 +95,7 @@ def may_hold_secret(text: str) -> bool:
 
 
 def _key_hinted(low: str) -> bool:
-    """Whether a ``key`` in the lower-case ASCII ``low`` may be a sensitive key word (``is_sensitive``):
+    """Whether a ``key`` in the lower-case ASCII ``low`` may be a sensitive key word (``is_sensitive_column``):
     one whose letters before it, past any digits and separators, end with a qualifier (``apikey``,
     ``accessKey``, ``account.key``, ``aes256_key``), or that may stand alone: no letter before it
     past any ``_`` and digits (not the last word of ``customer_key``; ``7key`` is tokenized as 7 and
@@ -119,8 +127,29 @@ def _key_hinted(low: str) -> bool:
                 e += 1
             if (u == 0 or not low[u - 1].isalpha()) and (e == n or not low[e].isalnum()):
                 return True  # alone (``key``, ``t.key``, ``'key'``): not ``customer_key``, ``key_id``, ``monkey``
+        if _property_key(low, p):
+            return True
         p = low.find("key", p + 3)
     return False
+
+
+def _property_key(low: str, p: int) -> bool:
+    """Whether the name around the ``key`` at ``p`` of ``low`` may be a property's name that the wide
+    rule masks: quoted (``'aws_key'``) or followed by ``=`` (``aws_key=…`` in a URL or a value).
+
+    >>> names = ("'aws_key'", "x?openai_key=1", "'key.format'", "aws_key = 1", "'recordkey.field'")
+    >>> [t for t in names if _property_key(t, t.find("key"))]
+    ["'aws_key'", 'x?openai_key=1']
+    """
+    n = len(low)
+    s = p
+    while s > 0 and (low[s - 1].isalnum() or low[s - 1] in "_.-"):
+        s -= 1
+    e = p + 3
+    while e < n and (low[e].isalnum() or low[e] in "_.-"):
+        e += 1
+    quoted = (s > 0 and low[s - 1] in "'\"`") or (e < n and low[e] in "'\"`=")
+    return quoted and _WIDE_KEY.search(low[s:e]) is not None
 
 
 _URL_USERINFO = re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]*://[^\s/:@'\"`]*:)([^\s@/'\"`]+)(@)")
@@ -131,21 +160,32 @@ _NAMES = {TokenType.STRING, TokenType.IDENTIFIER, TokenType.VAR}
 
 
 def is_sensitive(key: str) -> bool:
-    """True for names that may hold a secret (passwords, secret keys, tokens, credentials, signatures,
-    auth); the rule is in the module's docstring.
+    """True for property names that may hold a secret (passwords, keys, tokens, credentials,
+    signatures, auth): the wide rule of the module's docstring, for property maps, URL queries and
+    quoted names in SQL.
 
     >>> [k for k in ("s3.secret_key", "header.Authorization", "sas_token", "sig", "creds", "db.pw",
     ...              "author", "keyspace", "primary", "signature_version") if is_sensitive(k)]
     ['s3.secret_key', 'header.Authorization', 'sas_token', 'sig', 'creds', 'db.pw', 'signature_version']
-    >>> [k for k in ("key", "api_key", "apikey", "accessKey", "azure.account.key", "o_orderkey", "customer_key",
-    ...              "sort_key", "primaryKey", "key.format") if is_sensitive(k)]
-    ['key', 'api_key', 'apikey', 'accessKey', 'azure.account.key']
+    >>> [k for k in ("key", "aws_key", "openai_key", "key.format", "o_orderkey", "recordkey.field") if is_sensitive(k)]
+    ['key', 'aws_key', 'openai_key', 'o_orderkey']
     """
-    if _SENSITIVE.search(key):
+    return _WIDE_KEY.search(key) is not None or is_sensitive_column(key)
+
+
+def is_sensitive_column(name: str) -> bool:
+    """True for a column name whose literals may be secrets: the narrow rule of the module's
+    docstring, for unquoted names in SQL text (a key column is an identifier, not a secret).
+
+    >>> [k for k in ("key", "api_key", "apikey", "accessKey", "password", "o_orderkey", "customer_key",
+    ...              "sort_key", "primaryKey", "aws_key") if is_sensitive_column(k)]
+    ['key', 'api_key', 'apikey', 'accessKey', 'password']
+    """
+    if _SENSITIVE.search(name):
         return True
-    if not key.isascii():
-        return _WIDE_KEY.search(key) is not None
-    return "key" in key.lower() and _secret_key(key)
+    if not name.isascii():
+        return _ANY_KEY.search(name) is not None
+    return "key" in name.lower() and _secret_key(name)
 
 
 def _secret_key(name: str) -> bool:
@@ -330,14 +370,15 @@ def _redact_sql(sql: str, dialect: str) -> str:
     while k < len(tokens):
         t = tokens[k]
         keep_until(t.start)
-        key = _key_before(tokens, k)
+        named = _key_before(tokens, k)
+        key = named[0] if named is not None else None
         quoted_value = t.token_type is TokenType.IDENTIFIER and sql[t.start] in '"`'
         end = k
         if t.token_type in _STRINGS or (quoted_value and key is not None and tokens[k - 1].token_type is TokenType.EQ):
             while end + 1 < len(tokens) and tokens[end + 1].token_type in _STRINGS:  # 'a' 'b': one string
                 end += 1
             raw = sql[t.start : tokens[end].end + 1]
-            if key is not None and is_sensitive(key):
+            if named is not None and (is_sensitive(key) if named[1] else is_sensitive_column(key)):
                 raw = _quoted_mask(raw)
             elif t.token_type in _STRINGS:
                 raw = mask_value(raw)
@@ -350,8 +391,10 @@ def _redact_sql(sql: str, dialect: str) -> str:
     return _URL_USERINFO.sub(rf"\1{MASK}\3", "".join(out))
 
 
-def _key_before(tokens: list[Token], k: int) -> str | None:
-    """The key a value at ``tokens[k]`` is given for: the name before it, with or without ``=``."""
+def _key_before(tokens: list[Token], k: int) -> tuple[str, bool] | None:
+    """The key a value at ``tokens[k]`` is given for: the name before it, with or without ``=``, and
+    whether that name is written as a string (a property's name, ``'aws_key'``) rather than as a
+    column's name (``aws_key``, ``"aws_key"``)."""
     j = k - 1
     if j >= 0 and tokens[j].token_type is TokenType.EQ:
         j -= 1
@@ -359,9 +402,9 @@ def _key_before(tokens: list[Token], k: int) -> str | None:
         return None
     prev = tokens[j]
     if prev.text.upper() == "BY" and j > 0 and tokens[j - 1].text.upper() == "IDENTIFIED":
-        return "password"
+        return "password", False
     if prev.token_type in _NAMES or prev.text.replace("_", "").isalnum():
-        return prev.text
+        return prev.text, prev.token_type in _STRINGS
     return None
 
 
@@ -382,7 +425,7 @@ def _redact_by_pattern(sql: str) -> str:
     """``redact_sql`` for text the tokenizer refuses (an unterminated string): quoted key/value pairs."""
 
     def one(m: re.Match[str]) -> str:
-        if is_sensitive(m[2]):
+        if is_sensitive(m[2]) if m[1] else is_sensitive_column(m[2]):
             return f"{m[1]}{m[2]}{m[1]}{m[3]}{m[4]}{MASK}{m[4]}"
         return m[0][: m.start(5) - m.start()] + mask_value(m[5]) + m[4]
 
