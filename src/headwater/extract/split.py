@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import operator
 import re
+from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, overload
@@ -140,31 +141,47 @@ def _steps(sql: str, dialect: str, limits: Limits | None) -> Iterator[Piece | _C
     except RecursionError:
         yield Piece(0, 1, 1, sql[:200], None, _diag("cannot tokenize: the script nests too deep", 0, 1, 1))
         return
-    if oversized:
-        yield from _cut_around_oversized(tokens, sql, masked, oversized, d, limits)
-        return
+    # each statement past the size limit was blanked: it is cut, as an error piece, before the first
+    # token after it (ending the statement being cut there, even inside a block)
+    cuts = [bisect_left(tokens, b, key=_TOKEN_START) for _, b in oversized]
     index = 0
+    big = 0  # the next oversized statement
     types = list(map(_TOKEN_TYPE, tokens))
     n = len(tokens)
+    cut = cuts[0] if cuts else n + 1
     i = 0
     while i < n:
+        if i == cut:
+            while big < len(cuts) and cuts[big] == i:
+                yield _too_large(index, sql, *oversized[big], limits)
+                index += 1
+                big += 1
+            cut = cuts[big] if big < len(cuts) else n + 1
+            continue
         try:
-            j = types.index(TokenType.SEMICOLON, i)
-        except ValueError:
+            j = types.index(TokenType.SEMICOLON, i, min(cut, n))
+        except ValueError:  # no semicolon before the next cut (or the end)
             j = n
-        chunk = tokens[i:j]
-        if not _may_hold_a_block(chunk):  # the tracker would end the statement at this semicolon
-            end = j + 1
+        if cut <= j:  # an oversized statement ends this one
+            chunk, end = tokens[i:cut], cut
         else:
-            chunk, end = _block_statement(tokens, i)
+            chunk = tokens[i:j]
+            if not _may_hold_a_block(chunk):  # the tracker would end the statement at this semicolon
+                end = j + 1
+            else:
+                chunk, end = _block_statement(tokens, i, min(cut, n))
         tokens[i:end] = _NONE * (min(end, n) - i)  # the list lets go of the statement's tokens
         if chunk:
             yield _Chunk(index, chunk, masked, d, limits)
             index += 1
         i = end
+    for a, b in oversized[big:]:  # after the last token
+        yield _too_large(index, sql, a, b, limits)
+        index += 1
 
 
 _TOKEN_TYPE = operator.attrgetter("token_type")
+_TOKEN_START = operator.attrgetter("start")
 _TOKEN_TEXT = operator.attrgetter("text")
 _NONE = [None]
 # in a statement's words joined by NUL (upper case): a routine's CREATE, and an END IF / END LOOP (…)
@@ -196,13 +213,13 @@ def _may_hold_a_block(chunk: list[Token]) -> bool:
     return _UNCOUNTED_END.search(words) is not None
 
 
-def _block_statement(tokens: list[Token], i: int) -> tuple[list[Token], int]:
+def _block_statement(tokens: list[Token], i: int, stop: int) -> tuple[list[Token], int]:
     """The statement starting at ``tokens[i]`` cut by a ``BlockTracker`` (a semicolon inside BEGIN …
-    END does not end it), and the index after its ending semicolon."""
+    END does not end it), and the index after its ending semicolon; at most up to ``tokens[stop]``
+    (an oversized statement there ends it, or the end of the script)."""
     blocks = BlockTracker()
     chunk: list[Token] = []
-    n = len(tokens)
-    while i < n:
+    while i < stop:
         tok = tokens[i]
         i += 1
         if tok.token_type == TokenType.SEMICOLON and not blocks.inside():
@@ -210,46 +227,6 @@ def _block_statement(tokens: list[Token], i: int) -> tuple[list[Token], int]:
         chunk.append(tok)
         blocks.feed(tok)
     return chunk, i
-
-
-def _cut_around_oversized(
-    tokens: list[Token], sql: str, masked: str, oversized: list[tuple[int, int]], d: Dialect, limits: Limits
-) -> Iterator[Piece | _Chunk]:
-    """``_steps``'s cut when statements past the size limit were blanked: each comes back, in its
-    place among the others, as a piece with its error."""
-    index = 0
-    chunk: list[Token] = []
-    pending = iter(oversized)
-    big = next(pending, None)
-    blocks = BlockTracker()  # a semicolon inside BEGIN … END does not end the statement
-    tokens.reverse()  # taken from the end: the list lets go of each token as its statement is taken
-    while tokens:
-        tok = tokens.pop()
-        while big is not None and tok.start >= big[1]:  # an oversized statement was here
-            if chunk:
-                yield _Chunk(index, chunk, masked, d, limits)
-                index += 1
-                chunk = []
-                blocks.reset()
-            yield _too_large(index, sql, big[0], big[1], limits)
-            index += 1
-            big = next(pending, None)
-        if tok.token_type == TokenType.SEMICOLON and not blocks.inside():
-            if chunk:
-                yield _Chunk(index, chunk, masked, d, limits)
-                index += 1
-            chunk = []
-            blocks.reset()
-        else:
-            chunk.append(tok)
-            blocks.feed(tok)
-    if chunk:
-        yield _Chunk(index, chunk, masked, d, limits)
-        index += 1
-    while big is not None:
-        yield _too_large(index, sql, big[0], big[1], limits)
-        index += 1
-        big = next(pending, None)
 
 
 def _mask(sql: str, spans: list[tuple[int, int]]) -> str:
