@@ -48,3 +48,42 @@ def test_an_oversized_statement_inside_a_block_ends_the_statement_cut_so_far() -
 def test_a_block_without_oversized_statements_is_one_statement() -> None:
     sql = "CREATE PROCEDURE p() BEGIN\n SELECT 1;\n SELECT 2;\nEND;\nSELECT 3"
     assert [(p.index, p.line) for p in split_script(sql, "mysql", LIMITS)] == [(0, 1), (1, 5)]
+
+
+def _pieces(sql: str, dialect: str, limits: Limits | None = None) -> list[tuple[object, ...]]:
+    return [
+        (p.index, p.line, p.column, p.sql, p.tree.sql() if p.tree else None, p.error, p.skip)
+        for p in split_script(sql, dialect, limits)
+    ]
+
+
+TRICKY = (
+    "SELECT 1; -- a comment after;\n-- a comment of its own;\nSELECT 'a;\n b' AS s;\n"
+    'SELECT "c;\n" FROM t; /* x;\n y; */\n'
+    "CREATE PROCEDURE p() BEGIN\n SELECT 2;\n SELECT 3;\nEND;\n"
+    f"{BIG};\nINSERT INTO u SELECT a FROM s;\n"
+)
+
+
+def test_a_long_script_is_tokenized_a_window_at_a_time_with_the_same_pieces(monkeypatch) -> None:
+    from headwater.extract import split
+
+    script = TRICKY * 30
+    whole = {d: _pieces(script, d, LIMITS) for d in ("mysql", "generic", "postgres")}
+    monkeypatch.setattr(split, "WINDOW", 60)  # windows end inside strings, comments and the block
+    from sqlglot.dialects.dialect import Dialect
+
+    first = split._Windows(script, Dialect.get_or_raise("mysql")).next()
+    assert first is not None and 0 < len(first) < len(Dialect.get_or_raise("mysql").tokenize(script)) / 20
+    for d, pieces in whole.items():
+        assert _pieces(script, d, LIMITS) == pieces, d
+
+
+def test_a_window_after_which_the_script_does_not_tokenize(monkeypatch) -> None:
+    from headwater.extract import split
+
+    script = "SELECT 1;\n" * 40 + "SELECT 'unterminated\n" + "SELECT 2;\n" * 5
+    whole = _pieces(script, "generic")
+    monkeypatch.setattr(split, "WINDOW", 60)
+    assert _pieces(script, "generic") == whole
+    assert [p[0] for p in whole] == list(range(len(whole)))
