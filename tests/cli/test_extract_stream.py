@@ -115,3 +115,19 @@ def test_json_is_one_array_streamed(tmp_path, seen) -> None:
     empty = tmp_path / "empty.sql"
     empty.write_text("CREATE TABLE z (a INT)", encoding="utf-8")
     assert CliRunner().invoke(app, ["extract", str(empty), *ARGS, "--format", "json"]).stdout == "[]\n"
+
+
+def test_openlineage_inputs_are_typed_as_the_table_stood_at_the_statement(tmp_path) -> None:
+    import json
+
+    path = tmp_path / "script.sql"
+    path.write_text(
+        "CREATE TABLE s (a INT, b VARCHAR(10));\nINSERT INTO t SELECT a, b FROM s;\nALTER TABLE s DROP COLUMN b;\n",
+        encoding="utf-8",
+    )
+    r = CliRunner().invoke(app, ["extract", str(path), *ARGS, "--format", "openlineage"])
+    assert r.exit_code == 0, r.output
+    (event,) = [json.loads(ln) for ln in r.stdout.splitlines()]
+    (read,) = event["inputs"]
+    fields = {f["name"]: f.get("type") for f in read["facets"]["schema"]["fields"]}
+    assert fields == {"a": "INT", "b": "VARCHAR(10)"}  # b: dropped after the statement, not before it
