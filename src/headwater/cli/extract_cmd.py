@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
@@ -19,7 +20,7 @@ from headwater.cli.render import render_statement, skip_line
 from headwater.extract import ExtractOptions, Extractor, RunInfo, ScriptResult, StatementResult
 from headwater.extract.examples import GUIDE_CLIENT_IP, GUIDE_USER, guide_script
 from headwater.extract.split import iter_script, sqlglot_dialect
-from headwater.model import Severity, event_to_json
+from headwater.model import LineageInfo, Severity, event_to_json
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -118,6 +119,7 @@ class StatementPrinter:
         """Whether a statement given so far failed to parse or bind."""
         self._skips: list[tuple[Text, bool | None]] = []  # the table format's lines for ``close``
         self._stderr = stderr_console() if fmt != OutputFormat.table else None
+        self._line: Callable[[LineageInfo], str]  # one event as its line (jsonl, payload, openlineage)
         if fmt == OutputFormat.payload:
             from headwater.model.payload import dumps
 
