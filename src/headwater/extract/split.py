@@ -1,8 +1,8 @@
 """Pass 1: split a script into statements and parse each one on its own.
 
 A statement that fails to parse becomes a ``Piece`` with an error; the others are unaffected.
-The script is tokenized once; each statement is parsed from its own tokens when its piece is taken
-(``iter_script``), so extraction holds one statement's tree at a time.
+The script is tokenized once (a long one a window at a time); each statement is parsed from its own
+tokens when its piece is taken (``iter_script``), so extraction holds one statement's tree at a time.
 
 >>> pieces = split_script("SELECT 1;\\nSELECT FROM WHERE;\\nSELECT 2", "generic")
 >>> [(p.index, p.line, p.tree is not None) for p in pieces]
@@ -63,8 +63,9 @@ def iter_script(sql: str, dialect: str, limits: Limits | None = None) -> Iterato
     """Split ``sql`` and parse one statement at a time, as the caller takes them; never raises for bad
     SQL (errors are on the pieces).
 
-    The script is tokenized once; each statement's tree is made when its piece is taken, so a caller
-    that lets go of each piece holds one tree at a time, however long the script (the cyclic
+    The script is tokenized once (a long one a window at a time: ``_Windows``); each statement's tree
+    is made when its piece is taken, so a caller that lets go of each piece holds one tree and one
+    window's tokens at a time, however long the script (the cyclic
     collector then never walks the trees of statements still to come or already done). A statement
     past one of the ``limits`` (size, nesting, operator chain) or with a NUL byte is a piece with an
     error, and is never given to the parser.
