@@ -9,13 +9,22 @@ ratio; and checks that every statement extracts with status COMPLETE.
 
     python bench/extract_bench.py --growth [--max-script N] [--freeze]
 
-    python bench/extract_bench.py --script [--copies N] [--rounds N]
+    python bench/extract_bench.py --script [--copies N] [--rounds N] [--trees NAME=SRC ...]
 
 The script path instead, as the ``headwater extract`` command runs it: one file of ``--copies`` (10)
 copies of the TPC-DS corpus, timed as one ``Extractor.run`` of the whole script in this process and
 as the ``headwater extract --format jsonl`` command in a child process (its CPU time less that of the
 same command over a one-statement file: startup excluded), each against bare ``sqlglot.parse_one`` of
-the same statements, in alternating rounds; and that startup itself (CPU seconds).
+the same statements, in alternating rounds; and that startup itself (CPU seconds). ``--trees`` runs
+the command of each named source tree too (``PYTHONPATH=SRC``, e.g. an export of an older commit),
+alternating with this tree's in every round, and prints each one's rate and its ratio to the first.
+
+    python bench/extract_bench.py --cli-growth [--max-script N] [--rounds N] [--trees NAME=SRC ...]
+
+The CLI's growth curve: ``headwater extract --format jsonl`` in a child process over generated scripts
+of 1,000 / 10,000 / 100,000 statements (the growth curves' statements, with their schema file): CPU µs
+per statement with startup excluded (less the same command over a one-statement file) and the child's
+peak resident memory (``os.wait4``'s rusage of that child), per tree, alternating.
 
 The growth curves instead: the CPU cost per statement of one ``Extractor.run`` over scripts of
 1,000 / 10,000 / 100,000 statements (``--max-script`` caps the length; fewer rounds for the long
@@ -31,7 +40,6 @@ import argparse
 import gc
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -124,22 +132,53 @@ def bench(name: str, statements: list[tuple[str, str]], catalog: MemoryCatalog, 
     return not bad
 
 
-def child_cpu(cmd: list[str]) -> float:
+def child_usage(cmd: list[str], src: str | None = None) -> tuple[float, float]:
+    """(CPU seconds, user + system; peak RSS in MB) of a child process running ``cmd``, its own
+    (``os.wait4``), with ``PYTHONPATH=src`` when given."""
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = src
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    _, _, usage = os.wait4(proc.pid, 0)
+    proc.returncode = 0  # reaped here
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def child_cpu(cmd: list[str], src: str | None = None) -> float:
     """CPU seconds (user + system) a child process running ``cmd`` used."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return child_usage(cmd, src)[0]
 
 
-def script_bench(corpus: Path, copies: int, rounds: int) -> None:
-    """One script of ``copies`` copies of TPC-DS: in-process ``run`` and the CLI, against parse_one."""
+def parse_trees(specs: list[str]) -> dict[str, str | None]:
+    """``NAME=SRC`` arguments as {name: src}, this tree first (``branch``, no PYTHONPATH)."""
+    trees: dict[str, str | None] = {"branch": None}
+    for spec in specs:
+        name, _, src = spec.partition("=")
+        if not src or not Path(src, "headwater").is_dir():
+            raise SystemExit(f"--trees {spec!r}: NAME=SRC with SRC holding the headwater package")
+        trees[name] = str(Path(src).resolve())
+    return trees
+
+
+def tree_origin(src: str | None) -> str:
+    """Where a child with ``PYTHONPATH=src`` imports headwater from (to check the tree is the one run)."""
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = src
+    code = "import headwater, os; print(os.path.dirname(headwater.__file__))"
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True).stdout.strip()
+
+
+def script_bench(corpus: Path, copies: int, rounds: int, trees: dict[str, str | None]) -> None:
+    """One script of ``copies`` copies of TPC-DS: in-process ``run`` and the CLI of each tree, against parse_one."""
     sqls = [sql for _, sql in load_statements(corpus / "insert_tpcds.sql")] * copies
     schema = corpus / "tpcds_schema.json"
     catalog = load_catalog(schema)
     options = ExtractOptions(dialect="generic")
     script = ";\n".join(sqls)
     headwater = str(Path(sys.executable).with_name("headwater"))
+    for name, src in trees.items():
+        print(f"  tree {name}: headwater from {tree_origin(src)}")
     with tempfile.TemporaryDirectory() as tmp:
         path, one = os.path.join(tmp, "script.sql"), os.path.join(tmp, "one.sql")
         Path(path).write_text(script)
@@ -154,21 +193,30 @@ def script_bench(corpus: Path, copies: int, rounds: int) -> None:
             result = Extractor(catalog, options).run(script)
             assert len(result.statements) == len(sqls)
 
-        samples: dict[str, list[float]] = {"parse": [], "run": [], "cli": [], "startup": []}
+        samples: dict[str, list[float]] = {"parse": [], "run": []}
+        for name in trees:
+            samples[f"cli {name}"], samples[f"startup {name}"] = [], []
         run()  # warm-up
         for _ in range(rounds):
             samples["parse"].append(timed(parse))
             samples["run"].append(timed(run))
-            startup = child_cpu([*cli, one])
-            samples["cli"].append(child_cpu([*cli, path]) - startup)
-            samples["startup"].append(startup)
+            for name, src in trees.items():  # alternating: every tree once per round
+                startup = child_cpu([*cli, one], src)
+                samples[f"cli {name}"].append(child_cpu([*cli, path], src) - startup)
+                samples[f"startup {name}"].append(startup)
     t = {k: statistics.median(v) for k, v in samples.items()}
     n = len(sqls)
     print(f"TPC-DS x {copies}: one script of {n} statements, median CPU time of {rounds} alternating rounds")
     print(f"  bare sqlglot.parse_one          {n / t['parse']:9.1f} statements/s")
     print(f"  Extractor.run(script)           {n / t['run']:9.1f} statements/s   ({t['run'] / t['parse']:.2f}x parse)")
-    print(f"  headwater extract (no startup)  {n / t['cli']:9.1f} statements/s   ({t['cli'] / t['parse']:.2f}x parse)")
-    print(f"  headwater extract startup       {t['startup']:9.2f} s CPU (the command over one statement)")
+    for name in trees:
+        cli_t = t[f"cli {name}"]
+        rate = f"{n / cli_t:9.1f} statements/s   ({cli_t / t['parse']:.2f}x parse)"
+        print(f"  headwater extract, {name:<12} {rate}, startup {t[f'startup {name}']:.2f} s CPU")
+    for name in list(trees)[1:]:  # this tree's rate against each other's, by round and as medians
+        rounds_ = zip(samples[f"cli {name}"], samples["cli branch"], strict=True)
+        each = ", ".join(f"{theirs / ours:.2f}" for theirs, ours in rounds_)
+        print(f"  branch's CLI rate {t[f'cli {name}'] / t['cli branch']:.2f}x {name}'s (per round: {each})")
 
 
 GROWTH_TABLES = {"s": [f"c{i}" for i in range(1000)], "t": [f"c{i}" for i in range(1000)]}
@@ -226,6 +274,38 @@ def script_growth(catalog: MemoryCatalog, lengths: list[int]) -> None:
         print(f"  {n:>10,} {rounds:>6} {p * 1e6:>9.1f} {r * 1e6:>10.1f} {r / p:>6.2f} {rss:>12.1f}")
 
 
+def cli_growth(lengths: list[int], rounds: int, trees: dict[str, str | None]) -> None:
+    """``headwater extract --format jsonl`` in a child over generated scripts: CPU per statement
+    (startup excluded) and the child's peak RSS, by script length, per tree."""
+    headwater = str(Path(sys.executable).with_name("headwater"))
+    for name, src in trees.items():
+        print(f"  tree {name}: headwater from {tree_origin(src)}")
+    print("CLI script length: headwater extract --format jsonl, CPU µs per statement less startup, child's peak RSS")
+    print(f"  {'tree':>10} {'statements':>10} {'rounds':>6} {'CPU µs':>8} {'peak RSS MB':>11}  {'per round µs':}")
+    with tempfile.TemporaryDirectory() as tmp:
+        schema = Path(tmp, "schema.json")
+        schema.write_text(json.dumps({t: dict.fromkeys(cols, "INT") for t, cols in GROWTH_TABLES.items()}))
+        one = Path(tmp, "one.sql")
+        one.write_text(script_statement(0))
+        cli = [headwater, "extract", "--dialect", "generic", "--schema", str(schema), "--format", "jsonl"]
+        for n in lengths:
+            path = Path(tmp, f"script{n}.sql")
+            path.write_text(";\n".join(script_statement(k) for k in range(n)))
+            k_rounds = rounds if n <= 10_000 else 1
+            cpu: dict[str, list[float]] = {name: [] for name in trees}
+            rss: dict[str, float] = dict.fromkeys(trees, 0.0)
+            for _ in range(k_rounds):
+                for name, src in trees.items():  # alternating
+                    startup = child_cpu([*cli, str(one)], src)
+                    used, peak = child_usage([*cli, str(path)], src)
+                    cpu[name].append((used - startup) / n)
+                    rss[name] = max(rss[name], peak)
+            for name in trees:
+                each = ", ".join(f"{c * 1e6:.0f}" for c in cpu[name])
+                med = statistics.median(cpu[name]) * 1e6
+                print(f"  {name:>10} {n:>10,} {k_rounds:>6} {med:>8.1f} {rss[name]:>11.1f}  {each}")
+
+
 def size_statements(dimension: str, size: int) -> str:
     """One statement ``size`` units large in ``dimension`` (columns, CTEs or UNION branches)."""
     if dimension == "columns":
@@ -269,13 +349,21 @@ def main() -> int:
     ap.add_argument("--freeze", action="store_true", help="gc.freeze() the import-time heap first")
     ap.add_argument("--script", action="store_true", help="the script path (in-process and CLI) instead")
     ap.add_argument("--copies", type=int, default=10, help="copies of TPC-DS in the --script file")
+    ap.add_argument("--cli-growth", action="store_true", help="the CLI's growth curve (child processes)")
+    ap.add_argument(
+        "--trees", nargs="*", default=[], metavar="NAME=SRC", help="other trees' CLI too (--script, --cli-growth)"
+    )
     args = ap.parse_args()
     if args.freeze:
         gc.freeze()
     compiled = sqlglot.parser.__file__.endswith(".so")
     print(f"sqlglot {sqlglot.__version__} ({'compiled: sqlglotc' if compiled else 'pure Python'})")
     if args.script:
-        script_bench(args.corpus, args.copies, args.rounds)
+        script_bench(args.corpus, args.copies, args.rounds, parse_trees(args.trees))
+        return 0
+    if args.cli_growth:
+        lengths = [n for n in (1_000, 10_000, 100_000) if n <= args.max_script]
+        cli_growth(lengths, args.rounds, parse_trees(args.trees))
         return 0
     if args.growth:
         catalog = growth_catalog()

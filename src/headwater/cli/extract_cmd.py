@@ -3,23 +3,24 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TextIO
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
 from headwater.catalog import CatalogError, open_catalog
-from headwater.cli.dialect_hint import dialect_hint
+from headwater.cli.dialect_hint import MAX_CHECKED, _signs, dialect_hint
 from headwater.cli.display import fail, line, stderr_console, warn
-from headwater.cli.render import render_skips, render_statements
-from headwater.extract import ExtractOptions, Extractor, RunInfo, ScriptResult
+from headwater.cli.render import render_statement, skip_line
+from headwater.extract import ExtractOptions, Extractor, RunInfo, ScriptResult, StatementResult
 from headwater.extract.examples import GUIDE_CLIENT_IP, GUIDE_USER, guide_script
-from headwater.extract.split import sqlglot_dialect
-from headwater.model import Severity, event_to_json
+from headwater.extract.split import iter_script, sqlglot_dialect
+from headwater.model import LineageInfo, Severity, event_to_json
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -73,12 +74,92 @@ def check_dialect(dialect: str) -> str:
 
 def statement_failed(result: ScriptResult) -> bool:
     """True when a statement failed to parse or bind (an ERROR on it or on its event)."""
-    for s in result.statements:
-        if s.failed:
-            return True
-        if any(d.severity == Severity.ERROR for e in s.events for d in e.diagnostics):
-            return True
-    return False
+    return any(map(failed_statement, result.statements))
+
+
+def failed_statement(s: StatementResult) -> bool:
+    """True when ``s`` failed to parse or bind (an ERROR on it or on one of its events)."""
+    if s.failed:
+        return True
+    return any(d.severity == Severity.ERROR for e in s.events for d in e.diagnostics)
+
+
+class StatementPrinter:
+    """Writes each statement's output as it is given (``statement``), keeping none of it.
+
+    jsonl, payload and openlineage are one line per event; json is one array, opened at its first event
+    and closed by ``close``; the table format prints each statement's blocks, and at ``close`` the
+    statements that failed or (``explain_skips``) made no event, which the other formats say on
+    standard error as they come. The output is the same as that of the whole script at once.
+    """
+
+    def __init__(
+        self,
+        fmt: OutputFormat,
+        console: Console,
+        explain_skips: bool,
+        namespace: str | None = None,
+        verbose: bool = False,
+        naming: object = None,
+        catalog: object = None,
+        engine: str | None = None,
+        out: TextIO | None = None,
+    ) -> None:
+        self.fmt = fmt
+        self.console = console
+        self.explain_skips = explain_skips
+        self.verbose = verbose
+        self.catalog = catalog
+        self.engine = engine
+        self.out = out or sys.stdout
+        self.naming_kw: dict[str, object] = {"naming": naming} if naming is not None else {"namespace": namespace}
+        self.events = 0
+        """Events written so far."""
+        self.failed = False
+        """Whether a statement given so far failed to parse or bind."""
+        self._skips: list[tuple[Text, bool | None]] = []  # the table format's lines for ``close``
+        self._stderr = stderr_console() if fmt != OutputFormat.table else None
+        self._line: Callable[[LineageInfo], str]  # one event as its line (jsonl, payload, openlineage)
+        if fmt == OutputFormat.payload:
+            from headwater.model.payload import dumps
+
+            self._line = dumps
+        elif fmt == OutputFormat.openlineage:
+            from headwater.model.openlineage import run_event_json
+
+            self._line = lambda e: run_event_json(e, catalog=self.catalog, engine=self.engine, **self.naming_kw)
+        else:
+            self._line = event_to_json
+
+    def statement(self, s: StatementResult) -> None:
+        """Write the output of one statement (its events, or why it made none)."""
+        self.failed = self.failed or failed_statement(s)
+        said = skip_line(s, self.explain_skips)
+        if self._stderr is None:  # the table format
+            render_statement(self.console, s, self.verbose)
+            if said is not None:
+                self._skips.append(said)
+            self.events += len(s.events)
+            return
+        if said is not None:
+            self._stderr.print(said[0], soft_wrap=said[1])
+        out = self.out
+        if self.fmt == OutputFormat.json:
+            for e in s.events:
+                out.write(("[\n" if not self.events else ",\n") + event_to_json(e, indent=2))
+                self.events += 1
+            return
+        for e in s.events:
+            out.write(self._line(e) + "\n")
+        self.events += len(s.events)
+
+    def close(self) -> None:
+        """End the output: the json array's end, the table format's failed and skipped statements."""
+        if self.fmt == OutputFormat.json:
+            self.out.write("\n]\n" if self.events else "[]\n")
+        for text, soft_wrap in self._skips:
+            self.console.print(text, soft_wrap=soft_wrap)
+        self._skips.clear()
 
 
 def print_result(
@@ -92,29 +173,34 @@ def print_result(
     catalog: object = None,
     engine: str | None = None,
 ) -> None:
-    if fmt == OutputFormat.table:
-        render_statements(console, result, verbose)
-        render_skips(console, result, explain_skips)
-        return
-    render_skips(stderr_console(), result, explain_skips)
-    out = sys.stdout
-    if fmt == OutputFormat.json:
-        events = result.events
-        out.write("[\n" + ",\n".join(event_to_json(e, indent=2) for e in events) + "\n]\n" if events else "[]\n")
-    elif fmt == OutputFormat.jsonl:
-        for e in result.events:
-            out.write(event_to_json(e) + "\n")
-    elif fmt == OutputFormat.payload:
-        from headwater.model.payload import dumps
+    """Print a whole script's result (``StatementPrinter`` over its statements)."""
+    printer = StatementPrinter(fmt, console, explain_skips, namespace, verbose, naming, catalog, engine)
+    for s in result.statements:
+        printer.statement(s)
+    printer.close()
 
-        for e in result.events:
-            out.write(dumps(e) + "\n")
-    else:
-        from headwater.model.openlineage import run_event_json
 
-        for e in result.events:
-            kw = {"naming": naming} if naming is not None else {"namespace": namespace}
-            out.write(run_event_json(e, catalog=catalog, engine=engine, **kw) + "\n")
+class DialectWarning:
+    """``dialect_hint`` fed one statement at a time: warns (once for the file) when the first of its
+    statements that reads differently under the dialect its syntax implies is given."""
+
+    def __init__(self, dialect: str, path: str) -> None:
+        self.dialect = dialect
+        self.path = path
+        self.checked = 0  # statements with a sign of another dialect seen (``dialect_hint`` stops after MAX_CHECKED)
+        self.done = False
+
+    def statement(self, s: StatementResult) -> None:
+        if self.done or not _signs(s.sql, self.dialect):
+            return
+        self.checked += 1
+        if self.checked > MAX_CHECKED:
+            self.done = True
+            return
+        hint = dialect_hint([(s.index, s.line, s.sql)], self.dialect)
+        if hint:
+            warn(f"{self.path}: {hint}")
+            self.done = True
 
 
 def warn_dialect(result: ScriptResult, dialect: str, path: str) -> None:
@@ -122,6 +208,19 @@ def warn_dialect(result: ScriptResult, dialect: str, path: str) -> None:
     hint = dialect_hint(((s.index, s.line, s.sql) for s in result.statements), dialect)
     if hint:
         warn(f"{path}: {hint}")
+
+
+def extract_file(extractor: Extractor, text: str, run: RunInfo, printer: StatementPrinter, hint: DialectWarning) -> int:
+    """Extract ``text`` one statement at a time, each printed (``printer``) before the next is parsed;
+    the number of statements. No result is kept: memory stays flat however long the script."""
+    pieces = iter_script(text, extractor.options.dialect, extractor.options.limits)
+    n = 0
+    for s in extractor.run_pieces(pieces, run):
+        hint.statement(s)
+        printer.statement(s)
+        n += 1
+    printer.close()
+    return n
 
 
 def extract(
@@ -229,12 +328,11 @@ def extract(
             database=default_db,
             catalog_name=default_catalog,
         )
-        result = extractor.run(text, RunInfo(query_id=query_id, user=user))
-        if not result.statements:
+        printer = StatementPrinter(format, console, explain_skips, None, verbose, naming, extractor.catalog, dialect)
+        hint = DialectWarning(dialect, "standard input" if path == "-" else path)
+        if not extract_file(extractor, text, RunInfo(query_id=query_id, user=user), printer, hint):
             warn(f"{path}: no SQL statement")
-        warn_dialect(result, dialect, "standard input" if path == "-" else path)
-        print_result(result, format, console, explain_skips, None, verbose, naming, extractor.catalog, dialect)
-        failed = failed or statement_failed(result)
+        failed = failed or printer.failed
     raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
 
 

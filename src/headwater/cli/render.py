@@ -179,11 +179,16 @@ def render_event(console: Console, e: LineageInfo) -> None:
 def render_statements(console: Console, result: ScriptResult, verbose: bool) -> None:
     """Every event of ``result``: compact blocks, or (``verbose``) the five sections in full."""
     for s in result.statements:
-        for e in s.events:
-            if verbose:
-                render_event(console, e)
-            else:
-                render_compact(console, e, f"statement {s.index + 1}, line {s.line}")
+        render_statement(console, s, verbose)
+
+
+def render_statement(console: Console, s: StatementResult, verbose: bool) -> None:
+    """The events of one statement, as ``render_statements`` prints them."""
+    for e in s.events:
+        if verbose:
+            render_event(console, e)
+        else:
+            render_compact(console, e, f"statement {s.index + 1}, line {s.line}")
 
 
 def statement_head(s: StatementResult) -> str:
@@ -193,11 +198,20 @@ def statement_head(s: StatementResult) -> str:
 def render_skips(console: Console, result: ScriptResult, explain: bool) -> None:
     """Say which statements made no event and why (with ``explain``: every one)."""
     for s in result.statements:
-        if s.error is not None:
-            d = s.error
-            where = f"line {d.line}, column {d.column}" if d.line else f"line {s.line}"
-            named = f"statement {s.index + 1} " in d.message or f"statement {s.index + 1}:" in d.message
-            what = "" if named else f"statement {s.index + 1} ({first_words(s.sql)}): "
-            console.print(line(Text("error", style="red"), f" at {where}: ", what, d.message), soft_wrap=True)
-        elif explain and s.skip_reason:
-            console.print(line(Text("no event", style="dim"), " ", statement_head(s), " — ", s.skip_reason))
+        said = skip_line(s, explain)
+        if said is not None:
+            console.print(said[0], soft_wrap=said[1])
+
+
+def skip_line(s: StatementResult, explain: bool) -> tuple[Text, bool | None] | None:
+    """The line ``render_skips`` prints for one statement (when it failed, or with ``explain`` made no
+    event) and its ``soft_wrap`` (True for an error: never wrapped; else the console's); else None."""
+    if s.error is not None:
+        d = s.error
+        where = f"line {d.line}, column {d.column}" if d.line else f"line {s.line}"
+        named = f"statement {s.index + 1} " in d.message or f"statement {s.index + 1}:" in d.message
+        what = "" if named else f"statement {s.index + 1} ({first_words(s.sql)}): "
+        return line(Text("error", style="red"), f" at {where}: ", what, d.message), True
+    if explain and s.skip_reason:
+        return line(Text("no event", style="dim"), " ", statement_head(s), " — ", s.skip_reason), None
+    return None

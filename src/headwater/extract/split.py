@@ -1,8 +1,8 @@
 """Pass 1: split a script into statements and parse each one on its own.
 
 A statement that fails to parse becomes a ``Piece`` with an error; the others are unaffected.
-The script is tokenized once; each statement is parsed from its own tokens when its piece is taken
-(``iter_script``), so extraction holds one statement's tree at a time.
+The script is tokenized once (a long one a window at a time); each statement is parsed from its own
+tokens when its piece is taken (``iter_script``), so extraction holds one statement's tree at a time.
 
 >>> pieces = split_script("SELECT 1;\\nSELECT FROM WHERE;\\nSELECT 2", "generic")
 >>> [(p.index, p.line, p.tree is not None) for p in pieces]
@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import operator
 import re
+from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, overload
@@ -62,8 +63,9 @@ def iter_script(sql: str, dialect: str, limits: Limits | None = None) -> Iterato
     """Split ``sql`` and parse one statement at a time, as the caller takes them; never raises for bad
     SQL (errors are on the pieces).
 
-    The script is tokenized once; each statement's tree is made when its piece is taken, so a caller
-    that lets go of each piece holds one tree at a time, however long the script (the cyclic
+    The script is tokenized once (a long one a window at a time: ``_Windows``); each statement's tree
+    is made when its piece is taken, so a caller that lets go of each piece holds one tree and one
+    window's tokens at a time, however long the script (the cyclic
     collector then never walks the trees of statements still to come or already done). A statement
     past one of the ``limits`` (size, nesting, operator chain) or with a NUL byte is a piece with an
     error, and is never given to the parser.
@@ -124,47 +126,138 @@ class _Chunk(NamedTuple):
 
 def _steps(sql: str, dialect: str, limits: Limits | None) -> Iterator[Piece | _Chunk]:
     """The statements of ``sql`` in order: a piece where no parsing is needed (an error, a statement
-    past a limit), else its tokens to parse. The token list lets go of each token as it is taken."""
+    past a limit), else its tokens to parse. A long script is tokenized a window at a time
+    (``_Windows``), and the window's list lets go of each token as it is taken."""
     limits = limits or Limits.from_env()
     d = Dialect.get_or_raise(sqlglot_dialect(dialect))
     oversized = list(oversized_spans(sql, limits.max_statement_bytes))
     masked = _mask(sql, oversized) if oversized else sql
-    try:
-        tokens = d.tokenize(masked)
-    except TokenError:
-        if oversized:
-            yield from (_too_large(i, sql, a, b, limits) for i, (a, b) in enumerate(oversized))
-        else:
-            yield from _split_by_text(sql, d, limits)
-        return
-    except RecursionError:
-        yield Piece(0, 1, 1, sql[:200], None, _diag("cannot tokenize: the script nests too deep", 0, 1, 1))
-        return
-    if oversized:
-        yield from _cut_around_oversized(tokens, sql, masked, oversized, d, limits)
-        return
+    windows = _Windows(masked, d)
     index = 0
-    types = list(map(_TOKEN_TYPE, tokens))
-    n = len(tokens)
-    i = 0
-    while i < n:
+    big = 0  # the next oversized statement (each was blanked: it is cut, as an error piece, before the
+    # first token after it, ending the statement being cut there, even inside a block)
+    carry: list[Token] = []  # a block statement's tokens that the last window ended inside
+    while True:
         try:
-            j = types.index(TokenType.SEMICOLON, i)
-        except ValueError:
-            j = n
-        chunk = tokens[i:j]
-        if not _may_hold_a_block(chunk):  # the tracker would end the statement at this semicolon
-            end = j + 1
-        else:
-            chunk, end = _block_statement(tokens, i)
-        tokens[i:end] = _NONE * (min(end, n) - i)  # the list lets go of the statement's tokens
-        if chunk:
-            yield _Chunk(index, chunk, masked, d, limits)
-            index += 1
-        i = end
+            window = windows.next()
+        except TokenError:
+            if oversized:
+                for a, b in oversized[big:]:
+                    yield _too_large(index, sql, a, b, limits)
+                    index += 1
+            else:  # the rest by its text, as a whole script that does not tokenize is split
+                begin = _start_of(carry[0], masked)[0] if carry else windows.pos
+                yield from _split_by_text(_mask(sql, [(0, begin)]) if begin else sql, d, limits, index)
+            return
+        except RecursionError:
+            yield Piece(index, 1, 1, sql[:200], None, _diag("cannot tokenize: the script nests too deep", index, 1, 1))
+            return
+        if window is None:
+            break
+        tokens = carry + window if carry else window
+        carry = []
+        last = windows.pos >= len(masked)
+        cuts = [
+            bisect_left(tokens, b, key=_TOKEN_START) if last or b < windows.pos else _NEVER for _, b in oversized[big:]
+        ]
+        first_big = big
+        types = list(map(_TOKEN_TYPE, tokens))
+        n = len(tokens)
+        cut = cuts[0] if cuts else _NEVER
+        i = 0
+        while i < n:
+            if i == cut:
+                while big - first_big < len(cuts) and cuts[big - first_big] == i:
+                    yield _too_large(index, sql, *oversized[big], limits)
+                    index += 1
+                    big += 1
+                cut = cuts[big - first_big] if big - first_big < len(cuts) else _NEVER
+                continue
+            try:
+                j = types.index(TokenType.SEMICOLON, i, min(cut, n))
+            except ValueError:  # no semicolon before the next cut (or the end)
+                j = n
+            if cut <= j:  # an oversized statement ends this one
+                chunk, end = tokens[i:cut], cut
+            else:
+                chunk = tokens[i:j]
+                if not _may_hold_a_block(chunk):  # the tracker would end the statement at this semicolon
+                    end = j + 1
+                else:
+                    chunk, end, closed = _block_statement(tokens, i, min(cut, n))
+                    if not closed and end == n and not last:  # the block goes on in the next window
+                        carry = tokens[i:]
+                        break
+            tokens[i:end] = _NONE * (min(end, n) - i)  # the list lets go of the statement's tokens
+            if chunk:
+                yield _Chunk(index, chunk, masked, d, limits)
+                index += 1
+            i = end
+    for a, b in oversized[big:]:  # after the last token
+        yield _too_large(index, sql, a, b, limits)
+        index += 1
+
+
+WINDOW = 1 << 18
+"""Characters of a long script tokenized at a time: only one window's tokens are alive at once."""
+_NEVER = 1 << 62
+_LINE_END = re.compile(r";[ \t]*\r?\n")  # a window ends after a semicolon that ends its line
+
+
+class _Windows:
+    """The tokens of a script, a window of about ``WINDOW`` characters at a time (``next``), each with
+    the offsets, lines and columns of the whole script; a script up to twice that is one window.
+
+    A window ends after a semicolon that ends its line, once tokenizing it shows that semicolon to be a
+    token of its own (not inside a string or comment): the tokenizer is then between tokens there, as
+    when it reads the whole script, and a window starts at a line's start (its columns are the
+    script's). Where no such semicolon is found in a few tries, the rest is one window."""
+
+    TRIES = 4
+
+    def __init__(self, text: str, d: Dialect) -> None:
+        self.text = text
+        self.d = d
+        self.pos = 0
+        """Where the next window starts (the script's length after the last)."""
+        self._lines = 0  # newlines before ``pos``
+
+    def next(self) -> list[Token] | None:
+        """The next window's tokens (None after the last); raises what ``tokenize`` raises for the rest."""
+        text, a, n = self.text, self.pos, len(self.text)
+        if a >= n:
+            return None
+        tokens: list[Token] | None = None
+        b = n
+        if n - a > 2 * WINDOW:
+            start = a + WINDOW
+            for _ in range(self.TRIES):
+                m = _LINE_END.search(text, start)
+                if m is None:
+                    break
+                try:
+                    found = self.d.tokenize(text[a : m.end()])
+                except (TokenError, RecursionError):
+                    found = []
+                if found and found[-1].token_type == TokenType.SEMICOLON and found[-1].start == m.start() - a:
+                    tokens, b = found, m.end()
+                    break
+                start = m.end()
+        if tokens is None:
+            tokens = self.d.tokenize(text[a:] if a else text)
+        if a:
+            lines = self._lines
+            for tok in tokens:
+                tok.start += a
+                tok.end += a
+                tok.line += lines
+        self._lines += text.count("\n", a, b)
+        self.pos = b
+        return tokens
 
 
 _TOKEN_TYPE = operator.attrgetter("token_type")
+_TOKEN_START = operator.attrgetter("start")
 _TOKEN_TEXT = operator.attrgetter("text")
 _NONE = [None]
 # in a statement's words joined by NUL (upper case): a routine's CREATE, and an END IF / END LOOP (…)
@@ -196,60 +289,20 @@ def _may_hold_a_block(chunk: list[Token]) -> bool:
     return _UNCOUNTED_END.search(words) is not None
 
 
-def _block_statement(tokens: list[Token], i: int) -> tuple[list[Token], int]:
+def _block_statement(tokens: list[Token], i: int, stop: int) -> tuple[list[Token], int, bool]:
     """The statement starting at ``tokens[i]`` cut by a ``BlockTracker`` (a semicolon inside BEGIN …
-    END does not end it), and the index after its ending semicolon."""
+    END does not end it), the index after its ending semicolon, and whether one ended it (else it
+    stopped at ``tokens[stop]``: an oversized statement there, or the end of the tokens)."""
     blocks = BlockTracker()
     chunk: list[Token] = []
-    n = len(tokens)
-    while i < n:
+    while i < stop:
         tok = tokens[i]
         i += 1
         if tok.token_type == TokenType.SEMICOLON and not blocks.inside():
-            return chunk, i
+            return chunk, i, True
         chunk.append(tok)
         blocks.feed(tok)
-    return chunk, i
-
-
-def _cut_around_oversized(
-    tokens: list[Token], sql: str, masked: str, oversized: list[tuple[int, int]], d: Dialect, limits: Limits
-) -> Iterator[Piece | _Chunk]:
-    """``_steps``'s cut when statements past the size limit were blanked: each comes back, in its
-    place among the others, as a piece with its error."""
-    index = 0
-    chunk: list[Token] = []
-    pending = iter(oversized)
-    big = next(pending, None)
-    blocks = BlockTracker()  # a semicolon inside BEGIN … END does not end the statement
-    tokens.reverse()  # taken from the end: the list lets go of each token as its statement is taken
-    while tokens:
-        tok = tokens.pop()
-        while big is not None and tok.start >= big[1]:  # an oversized statement was here
-            if chunk:
-                yield _Chunk(index, chunk, masked, d, limits)
-                index += 1
-                chunk = []
-                blocks.reset()
-            yield _too_large(index, sql, big[0], big[1], limits)
-            index += 1
-            big = next(pending, None)
-        if tok.token_type == TokenType.SEMICOLON and not blocks.inside():
-            if chunk:
-                yield _Chunk(index, chunk, masked, d, limits)
-                index += 1
-            chunk = []
-            blocks.reset()
-        else:
-            chunk.append(tok)
-            blocks.feed(tok)
-    if chunk:
-        yield _Chunk(index, chunk, masked, d, limits)
-        index += 1
-    while big is not None:
-        yield _too_large(index, sql, big[0], big[1], limits)
-        index += 1
-        big = next(pending, None)
+    return chunk, i, False
 
 
 def _mask(sql: str, spans: list[tuple[int, int]]) -> str:
@@ -536,8 +589,9 @@ def _parse_diag(err: ParseError, index: int, line: int, col: int, text: str = ""
 _TEXT_SPLIT = re.compile(r";[ \t]*(?:\r?\n|$)")
 
 
-def _split_by_text(sql: str, d: Dialect, limits: Limits) -> list[Piece]:
-    """Fallback when the whole script does not tokenize: split at line-ending semicolons."""
+def _split_by_text(sql: str, d: Dialect, limits: Limits, first: int = 0) -> list[Piece]:
+    """Fallback when the whole script does not tokenize: split at line-ending semicolons (the pieces
+    numbered from ``first``)."""
     pieces: list[Piece] = []
     pos = 0
     for m in [*_TEXT_SPLIT.finditer(sql), None]:
@@ -548,16 +602,13 @@ def _split_by_text(sql: str, d: Dialect, limits: Limits) -> list[Piece]:
             offset = pos + text.index(stripped[0])
             line = sql.count("\n", 0, offset) + 1
             col = offset - (sql.rfind("\n", 0, offset) + 1) + 1
+            k = first + len(pieces)
             try:
                 tokens = d.tokenize(stripped)
             except TokenError as err:
-                pieces.append(
-                    Piece(
-                        len(pieces), line, col, stripped, None, _diag(f"cannot tokenize: {err}", len(pieces), line, col)
-                    )
-                )
+                pieces.append(Piece(k, line, col, stripped, None, _diag(f"cannot tokenize: {err}", k, line, col)))
             else:
-                piece = _parse_chunk(len(pieces), tokens, stripped, d, limits) if tokens else None
+                piece = _parse_chunk(k, tokens, stripped, d, limits) if tokens else None
                 if piece is not None:
                     err = piece.error
                     if err is not None:  # positions are relative to the piece: shift them
