@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import BigInteger, Connection, and_, bindparam, func, select, union_all
 
 from headwater.store import indirect
+from headwater.store.direct import scalar
 from headwater.store.from_ddl import DDL_KIND
 from headwater.store.names import from_us
 from headwater.store.resolve import node_types, resolve
@@ -40,8 +41,8 @@ def get_lineage_summary(
         r.job_id for w in (up, down) for r in w.edges.values() if r.job_id is not None and r.type == EdgeType.MAPS_TO
     )
     bound = {"root": root.id} if as_of is None else {"root": root.id, "as_of": as_of}
-    field_count = conn.execute(_FIELD_COUNT[as_of is None], bound).scalar_one()
-    last = conn.execute(_LAST_UPDATE[as_of is None], bound).scalar_one_or_none()
+    field_count = scalar(conn, _FIELD_COUNT[as_of is None], bound)
+    last = scalar(conn, _LAST_UPDATE[as_of is None], bound)
     return LineageSummary(
         node=root,
         upstream_count=len(set(up.depth) - {root.id}),
