@@ -11,6 +11,7 @@ from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
 from headwater.service import create_app, routes_diff, routes_explorer, routes_query, routes_record
+from headwater.service.app import POSTGRES_REQUEST_THREADS, request_threads
 from headwater.store import open_store
 
 
@@ -44,3 +45,13 @@ def test_a_bad_body_without_a_token_is_401_first() -> None:
         )
         assert r.status_code == 403, r.text
         assert client.get("/api/v1/stats", headers={"authorization": "Bearer r"}).status_code == 200
+
+
+def test_a_postgresql_server_runs_few_requests_at_once(pg_url: str) -> None:
+    """Its pool keeps 10 connections; 4 threads keep PostgreSQL busy, more only lengthen the tail."""
+    store = open_store(pg_url)
+    try:
+        assert store.engine.pool.size() == 10 and request_threads(store) == POSTGRES_REQUEST_THREADS == 4
+    finally:
+        store.close()
+    assert request_threads(open_store("sqlite://")) >= 2
