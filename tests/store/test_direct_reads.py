@@ -64,3 +64,15 @@ def test_a_statement_of_a_write_connection_goes_through_sqlalchemy(store: Lineag
         event.listen(conn, "before_cursor_execute", lambda *a: seen.append(a[2]))
         assert direct.rows(conn, q) == []
     assert len(seen) == 1
+
+
+def test_a_summary_asks_its_counts_in_one_statement(store: LineageStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The field count and the last update: one round trip (the heaviest read of the load)."""
+    _warehouse(store)
+    monkeypatch.setattr(direct, "ENABLED", False)  # every statement through SQLAlchemy, to be seen
+    seen: list[str] = []
+    event.listen(store.engine, "before_cursor_execute", lambda *a: seen.append(a[2].lower()))
+    s = store.get_lineage_summary("b")
+    assert s.field_count and s.last_updated is not None
+    last = [q for q in seen if "max(hw_edges.valid_from)" in q]
+    assert len(last) == 1 and "count(*)" in last[0], seen
