@@ -23,8 +23,8 @@ STATIC = Path(__file__).with_name("static")
 POSTGRES_REQUEST_THREADS = 4
 """Requests a PostgreSQL store's server runs at once. Their Python shares one interpreter (the GIL):
 past the few threads that keep PostgreSQL busy while another runs, more threads only share the
-core in turns, so every answer takes as long as the slowest, and the tail grows (p99 at 20
-clients: 140 to 240 ms with 10 threads, 90 to 140 ms with 4, on 2 cores; ``docs/performance.md``)."""
+core in turns, so every answer takes as long as the slowest, and the tail grows (p99 of all reads
+at 20 clients: 143 to 171 ms with 10 threads, 90 to 142 ms with 4, on 2 cores; ``docs/performance.md``)."""
 
 
 def request_threads(store: LineageStore) -> int:
