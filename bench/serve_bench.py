@@ -8,11 +8,17 @@ processes) on 127.0.0.1 in a child process, and for each count of ``--clients`` 
 each, the server started afresh) runs that many reader threads for ``--seconds`` against the read
 endpoints (field origin, field impact, upstream at depth 3, node resolve, summary), plus ``--writers``
 threads posting new events. Prints p50/p99 per endpoint and overall, the CPU time per request of the
-server's processes and (PostgreSQL) of the backends of its connections, and the server's RSS (all its
+server's processes, of the load client itself and (PostgreSQL) of the backends of its connections, and
+the server's RSS (all its
 processes) every ``--every`` seconds (the first sample after warm-up is the baseline; the last line
 says how much it grew). The 1-client run is the baseline of the others: each prints its p50 and p99
 as a multiple of the 1-client p50, measured in the same run. Loopback only; every run is bounded by
 ``--seconds``.
+
+The readers are, by default (``--client loop``), one thread driving every client's keep-alive
+connection through a selector, each client a closed loop (its next request sent when its answer is
+read whole); ``--client httpx`` is the former load, one ``httpx.Client`` thread per client, which on
+a 2-core machine takes several times the CPU per request and so competes with the server it measures.
 
     .venv/bin/python bench/serve_bench.py                          # 10,000 events, 20 readers, 60 s
     .venv/bin/python bench/serve_bench.py --clients 1,5,20 --seconds 30
@@ -33,6 +39,7 @@ import argparse
 import json
 import os
 import random
+import selectors
 import socket
 import statistics
 import subprocess
@@ -43,6 +50,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import urlencode
 
 import httpx
 from sqlalchemy import create_engine, text
@@ -175,6 +183,12 @@ def main() -> None:
     ap.add_argument("--every", type=float, default=5.0, help="RSS sample interval")
     ap.add_argument("--backend", choices=["sqlite", "postgresql"], default="sqlite")
     ap.add_argument("--workers", type=int, default=1, help="headwater serve --workers")
+    ap.add_argument(
+        "--client",
+        choices=["loop", "httpx"],
+        default="loop",
+        help="the readers: one selector thread for all (default), or one httpx.Client thread each (the former)",
+    )
     ap.add_argument("--store", type=Path, default=None, help="SQLite file to build or reuse")
     ap.add_argument("--drop", action="store_true", help="drop the PostgreSQL schema at the end")
     ap.add_argument("--cpu", type=int, default=0, help="instead of the load: CPU per request, N of each, in process")
@@ -280,7 +294,8 @@ def cpu_against(args: argparse.Namespace, url: str) -> None:
 def cpu_per_request(url: str, events: int, rounds: int, quiet: bool = False) -> dict[str, float]:
     """The server's CPU time per request, in this process and one thread: the app called through ASGI
     with every sync step run inline (no thread pool), ``rounds`` requests of each endpoint after a
-    warm-up. CPU time, not wall time: what a request costs, whatever else the machine runs."""
+    warm-up. CPU time, not wall time: what a request costs, whatever else the machine runs. The app
+    is called directly (a scope, ``receive`` and ``send``): no HTTP client's CPU is counted."""
     import asyncio
 
     import fastapi.dependencies.utils
@@ -295,19 +310,45 @@ def cpu_per_request(url: str, events: int, rounds: int, quiet: bool = False) -> 
     fastapi.dependencies.utils.run_in_threadpool = inline  # type: ignore[assignment]
     endpoints = read_endpoints(events)
     cost: dict[str, float] = defaultdict(float)
+    app = create_app(open_store(url))
+
+    async def get(path: str, params: dict[str, object]) -> tuple[int, bytes]:
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": "GET",
+            "scheme": "http",
+            "path": path,
+            "raw_path": path.encode(),
+            "query_string": urlencode(params).encode(),
+            "root_path": "",
+            "headers": [(b"host", b"127.0.0.1"), (b"accept", b"*/*")],
+            "client": ("127.0.0.1", 50000),
+            "server": ("127.0.0.1", 80),
+        }
+        sent: list[dict[str, object]] = []
+
+        async def receive() -> dict[str, object]:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message: dict[str, object]) -> None:
+            sent.append(message)
+
+        await app(scope, receive, send)
+        status = next(int(m["status"]) for m in sent if m["type"] == "http.response.start")  # type: ignore[call-overload]
+        return status, b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")  # type: ignore[misc]
 
     async def run() -> None:
-        transport = httpx.ASGITransport(app=create_app(open_store(url)))
-        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
-            rng = random.Random(1)
-            for k in range(rounds + 20):
-                for name, request in endpoints.items():
-                    path, params = request(rng)
-                    t = time.process_time()
-                    r = await client.get(path, params=params)
-                    if k >= 20:
-                        cost[name] += time.process_time() - t
-                    assert r.status_code == 200, r.text
+        rng = random.Random(1)
+        for k in range(rounds + 20):
+            for name, request in endpoints.items():
+                path, params = request(rng)
+                t = time.process_time()
+                status, body = await get(path, params)
+                if k >= 20:
+                    cost[name] += time.process_time() - t
+                assert status == 200, body
 
     asyncio.run(run())
     ms = {name: total / rounds * 1000 for name, total in sorted(cost.items())}
@@ -328,7 +369,17 @@ def run_load(args: argparse.Namespace, base: str, pid: int, clients: int) -> tup
     lock = threading.Lock()
     run_key = random.randrange(1, 1000) * 100_000_000
 
+    client_cpu = [0.0]
+
+    def record(name: str, status: int, dt: float) -> None:
+        with lock:
+            if status == 200:
+                latencies[name].append(dt)
+            else:
+                errors[name] += 1
+
     def reader(seed: int) -> None:
+        t0 = time.thread_time()
         rng = random.Random(seed)
         with httpx.Client(base_url=base, timeout=60) as client:
             while time.monotonic() < stop:
@@ -336,12 +387,14 @@ def run_load(args: argparse.Namespace, base: str, pid: int, clients: int) -> tup
                 url, params = endpoints[name](rng)
                 t = time.perf_counter()
                 r = client.get(url, params=params)
-                dt = time.perf_counter() - t
-                with lock:
-                    if r.status_code == 200:
-                        latencies[name].append(dt)
-                    else:
-                        errors[name] += 1
+                record(name, r.status_code, time.perf_counter() - t)
+        with lock:
+            client_cpu[0] += time.thread_time() - t0
+
+    def loop_readers() -> None:
+        t0 = time.thread_time()
+        loop_load(base, endpoints, clients, stop, record)
+        client_cpu[0] += time.thread_time() - t0
 
     def writer(seed: int) -> None:
         k = n + run_key + 1_000_000 * (seed + 1)  # new events in every run (a repeat is a cheap duplicate)
@@ -359,7 +412,10 @@ def run_load(args: argparse.Namespace, base: str, pid: int, clients: int) -> tup
     backends = BackendCpu(PG if args.backend == "postgresql" else None)
     backends.begin()
     server_cpu = sum(cpu_s(p) for p in [pid, *children(pid)])
-    threads = [threading.Thread(target=reader, args=(s,)) for s in range(clients)]
+    if args.client == "httpx":
+        threads = [threading.Thread(target=reader, args=(s,)) for s in range(clients)]
+    else:
+        threads = [threading.Thread(target=loop_readers)]
     threads += [threading.Thread(target=writer, args=(s,)) for s in range(args.writers)]
     for th in threads:
         th.start()
@@ -374,7 +430,7 @@ def run_load(args: argparse.Namespace, base: str, pid: int, clients: int) -> tup
     server_cpu = sum(cpu_s(p) for p in [pid, *children(pid)]) - server_cpu
     pg_cpu = backends.end()
 
-    print(f"\n{clients} readers, {args.writers} writers, {args.seconds:.0f} s:")
+    print(f"\n{clients} readers ({args.client}), {args.writers} writers, {args.seconds:.0f} s:")
     reads: list[float] = []
     for name, lat in sorted(latencies.items()):
         if name != "POST events":
@@ -393,6 +449,7 @@ def run_load(args: argparse.Namespace, base: str, pid: int, clients: int) -> tup
         print(
             f"  CPU per request: server {server_cpu / done * 1000:.2f} ms"
             + (f", PostgreSQL backends {pg_cpu / done * 1000:.2f} ms" if args.backend == "postgresql" else "")
+            + f", load client {client_cpu[0] / max(1, len(reads)) * 1000:.2f} ms"
             + f"  (load average {os.getloadavg()[0]:.2f})"
         )
     after = [rss for t, rss in samples if t >= args.warmup]
@@ -402,6 +459,89 @@ def run_load(args: argparse.Namespace, base: str, pid: int, clients: int) -> tup
             f"(max {max(after):.1f}, median {statistics.median(after):.1f})"
         )
     return pct(reads, 0.5), pct(reads, 0.99)
+
+
+class LoopClient:
+    """One closed-loop client of ``loop_load``: a keep-alive connection and the request it waits for."""
+
+    def __init__(self, address: tuple[str, int], host: str, seed: int) -> None:
+        self.address, self.host = address, host
+        self.rng = random.Random(seed)
+        self.sock = self.connect()
+        self.buf = bytearray()
+        self.name = ""
+        self.sent = 0.0
+
+    def connect(self) -> socket.socket:
+        sock = socket.create_connection(self.address)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return sock
+
+    def send(self, endpoints: dict[str, Callable[[random.Random], Request]]) -> None:
+        self.name = self.rng.choice(list(endpoints))
+        path, params = endpoints[self.name](self.rng)
+        line = f"GET {path}?{urlencode(params)} HTTP/1.1\r\nHost: {self.host}\r\nAccept: */*\r\n\r\n"
+        self.buf.clear()
+        self.sent = time.perf_counter()
+        self.sock.sendall(line.encode())
+
+    def answer(self) -> int | None:
+        """The status once the whole answer has been read (``Content-Length``), else None; -1 when
+        the server closed the connection first."""
+        chunk = self.sock.recv(1 << 16)
+        if not chunk:
+            return -1
+        self.buf += chunk
+        end = self.buf.find(b"\r\n\r\n")
+        if end < 0:
+            return None
+        head = bytes(self.buf[:end]).decode("latin-1").split("\r\n")
+        length = next((int(h.split(":", 1)[1]) for h in head[1:] if h.lower().startswith("content-length:")), None)
+        if length is None:
+            raise RuntimeError(f"an answer without Content-Length: {head}")
+        if len(self.buf) < end + 4 + length:
+            return None
+        return int(head[0].split()[1])
+
+
+def loop_load(
+    base: str,
+    endpoints: dict[str, Callable[[random.Random], Request]],
+    clients: int,
+    stop: float,
+    record: Callable[[str, int, float], None],
+) -> None:
+    """``clients`` closed-loop readers over keep-alive connections, driven by one selector in this
+    thread: a client sends its next request as soon as it has read its answer whole, as a thread
+    per client does, for a fraction of the CPU (the latency it measures is from the request's send
+    to its answer's last byte)."""
+    hostport = base.split("://", 1)[1]
+    host, port = hostport.rsplit(":", 1)
+    sel = selectors.DefaultSelector()
+    conns = [LoopClient((host, int(port)), hostport, seed) for seed in range(clients)]
+    for c in conns:
+        sel.register(c.sock, selectors.EVENT_READ, c)
+        c.send(endpoints)
+    open_ = len(conns)
+    while open_:
+        for key, _ in sel.select(timeout=1.0):
+            c = key.data
+            status = c.answer()
+            if status is None:
+                continue
+            record(c.name, status, time.perf_counter() - c.sent)
+            if status == -1:  # closed by the server: a new connection
+                sel.unregister(c.sock)
+                c.sock.close()
+                c.sock = c.connect()
+                sel.register(c.sock, selectors.EVENT_READ, c)
+            if time.monotonic() < stop:
+                c.send(endpoints)
+            else:
+                sel.unregister(c.sock)
+                c.sock.close()
+                open_ -= 1
+    sel.close()
 
 
 if __name__ == "__main__":

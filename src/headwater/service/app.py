@@ -20,9 +20,18 @@ API = "/api/v1"
 STATIC = Path(__file__).with_name("static")
 
 
+POSTGRES_REQUEST_THREADS = 4
+"""Requests a PostgreSQL store's server runs at once. Their Python shares one interpreter (the GIL):
+past the few threads that keep PostgreSQL busy while another runs, more threads only share the
+core in turns, so every answer takes as long as the slowest, and the tail grows (p99 of all reads
+at 20 clients: 143 to 171 ms with 10 threads, 90 to 142 ms with 4, on 2 cores; ``docs/performance.md``)."""
+
+
 def request_threads(store: LineageStore) -> int:
-    """Requests served at once: the connections the store's pool keeps (SQLite 5, PostgreSQL 10)."""
-    return max(2, getattr(store.engine.pool, "size", lambda: 2)())
+    """Requests served at once: the connections the store's pool keeps (SQLite 5: its queries run
+    outside the GIL), at most ``POSTGRES_REQUEST_THREADS`` on PostgreSQL."""
+    kept = max(2, getattr(store.engine.pool, "size", lambda: 2)())
+    return min(kept, POSTGRES_REQUEST_THREADS) if store.dialect == "postgresql" else kept
 
 
 def create_app(store: LineageStore, tokens: Tokens | None = None, policy: HttpPolicy | None = None) -> FastAPI:

@@ -162,7 +162,7 @@ def _auth_first(request: Request) -> ApiError | None:
     for dep in getattr(route, "dependencies", ()):
         if getattr(dep.dependency, "is_scope_check", False):
             try:
-                dep.dependency(request)
+                dep.dependency.check(request)
             except ApiError as err:
                 return err
     return None

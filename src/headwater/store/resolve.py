@@ -8,9 +8,10 @@ import json
 from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
-from sqlalchemy import BigInteger, Connection, any_, bindparam, or_, select
+from sqlalchemy import BigInteger, Connection, String, any_, bindparam, or_, select
 from sqlalchemy.dialects.postgresql import ARRAY
 
+from headwater.store.direct import rows
 from headwater.store.errors import AmbiguousNode, NodeNotFound
 from headwater.store.names import ident
 from headwater.store.results import NodeInfo
@@ -36,7 +37,7 @@ def _by_ids(conn: Connection, generic: Any, array: Any, ids: Iterable[int]) -> I
     wanted = sorted(set(ids))
     if conn.dialect.name == "postgresql":
         if wanted:
-            yield from conn.execute(array, {"ids": wanted})
+            yield from rows(conn, array, {"ids": wanted})
         return
     for part in chunks(wanted):
         yield from conn.execute(generic, {"ids": part})
@@ -44,6 +45,11 @@ def _by_ids(conn: Connection, generic: Any, array: Any, ids: Iterable[int]) -> I
 
 _BY_NAME = select(*_COLS).where(or_(_N.short.in_(bindparam("shorts", expanding=True)), _N.name == bindparam("norm")))
 _BY_NAME_OF_TYPES = _BY_NAME.where(_N.type.in_(bindparam("types", expanding=True)))
+# PostgreSQL: the lists as arrays, one statement text whatever their lengths
+_TEXTS = ARRAY(String)
+_SHORTS_ANY = any_(bindparam("shorts", type_=_TEXTS))
+_BY_NAME_PG = select(*_COLS).where(or_(_N.short == _SHORTS_ANY, _N.name == bindparam("norm")))
+_BY_NAME_OF_TYPES_PG = _BY_NAME_PG.where(_N.type == any_(bindparam("types", type_=_TEXTS)))
 
 
 def _info(row: object, depth: int | None = None) -> NodeInfo:
@@ -74,15 +80,16 @@ def resolve(conn: Connection, ref: str | int, types: Collection[str] | None = No
     ``AmbiguousNode``."""
     if isinstance(ref, int) or (isinstance(ref, str) and ref.startswith("#") and ref[1:].isdigit()):
         nid = int(ref) if isinstance(ref, int) else int(ref[1:])
-        row = conn.execute(_BY_ID, {"nid": nid}).first()
+        found_id = rows(conn, _BY_ID, {"nid": nid})
+        row = found_id[0] if found_id else None
         if row is None or (types and row.type not in types):
             raise NodeNotFound(str(ref))
         return _info(row)
     text = ref.strip()
     head, sep, rest = text.partition(":")
     if sep and head.upper() in NodeType.__members__:
-        rows = conn.execute(select(*_COLS).where(_N.type == head.upper(), _N.name == rest.strip().lower()))
-        found = [_info(r) for r in rows]
+        typed = conn.execute(select(*_COLS).where(_N.type == head.upper(), _N.name == rest.strip().lower()))
+        found = [_info(r) for r in typed]
         if found:
             return found[0]
         if head != "pipeline":
@@ -91,12 +98,15 @@ def resolve(conn: Connection, ref: str | int, types: Collection[str] | None = No
     norm = normalise_ref(text)
     parts = norm.split(".")
     shorts = {parts[-1], ".".join(parts[-2:])}
-    query, bound = (_BY_NAME_OF_TYPES, {"types": sorted(types)}) if types else (_BY_NAME, {})
+    pg = conn.dialect.name == "postgresql"
+    if types:
+        query, bound = (_BY_NAME_OF_TYPES_PG if pg else _BY_NAME_OF_TYPES), {"types": sorted(types)}
+    else:
+        query, bound = (_BY_NAME_PG if pg else _BY_NAME), {}
     bound.update(shorts=sorted(shorts), norm=norm)
-    found = conn.execute(query, bound)
-    rows = [r for r in found if r.name == norm or r.short == norm or r.name.endswith("." + norm)]
-    exact = [r for r in rows if r.name == norm]
-    pick = exact or rows
+    named = [r for r in rows(conn, query, bound) if r.name == norm or r.short == norm or r.name.endswith("." + norm)]
+    exact = [r for r in named if r.name == norm]
+    pick = exact or named
     if not pick and len(parts) == 1 and (not types or NodeType.FIELD in types):
         pick = _by_last_part(conn, norm, types)  # a bare column name: every column of that name
     if not pick:

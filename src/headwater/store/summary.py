@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import BigInteger, Connection, and_, bindparam, func, select, union_all
 
 from headwater.store import indirect
+from headwater.store.direct import rows
 from headwater.store.from_ddl import DDL_KIND
 from headwater.store.names import from_us
 from headwater.store.resolve import node_types, resolve
@@ -40,8 +41,7 @@ def get_lineage_summary(
         r.job_id for w in (up, down) for r in w.edges.values() if r.job_id is not None and r.type == EdgeType.MAPS_TO
     )
     bound = {"root": root.id} if as_of is None else {"root": root.id, "as_of": as_of}
-    field_count = conn.execute(_FIELD_COUNT[as_of is None], bound).scalar_one()
-    last = conn.execute(_LAST_UPDATE[as_of is None], bound).scalar_one_or_none()
+    field_count, last = rows(conn, _COUNTS[as_of is None], bound)[0]
     return LineageSummary(
         node=root,
         upstream_count=len(set(up.depth) - {root.id}),
@@ -78,8 +78,10 @@ def _last_update(now: bool) -> Any:
     return select(func.max(each.c.m))
 
 
-_FIELD_COUNT = {now: _field_count(now) for now in (True, False)}
-_LAST_UPDATE = {now: _last_update(now) for now in (True, False)}
+_COUNTS = {
+    now: select(_field_count(now).scalar_subquery(), _last_update(now).scalar_subquery()) for now in (True, False)
+}
+"""The field count and the last update in one statement (one round trip)."""
 
 
 def get_lineage_stats(conn: Connection, as_of: int | None = None) -> LineageStats:

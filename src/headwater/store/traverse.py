@@ -25,9 +25,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import BigInteger, ColumnElement, Connection, Integer, and_, bindparam, literal_column, select
+from sqlalchemy import BigInteger, ColumnElement, Connection, Integer, and_, any_, bindparam, literal_column, select
+from sqlalchemy.dialects.postgresql import ARRAY
 
 from headwater.store import indirect
+from headwater.store.direct import rows as fetch_rows
 from headwater.store.names import from_us
 from headwater.store.results import EdgeInfo
 from headwater.store.schema import OPEN, edges, nodes
@@ -120,7 +122,8 @@ def walk(
         virtual = _has_field(conn, roots)
     # downstream, the MAPS_TO_ALL rows out of the frontier come with the level's query
     queried = tuple(sorted(types)) + ((MAPS_TO_ALL,) if virtual and not upstream else ())
-    level_q, reach_q = _statements(upstream, queried, as_of is None, dependency, where, max_depth is None)
+    array = conn.dialect.name == "postgresql"
+    level_q, reach_q = _statements(upstream, queried, as_of is None, dependency, where, max_depth is None, array)
     bound: dict[str, Any] = {} if as_of is None else {"as_of": as_of}
     if max_depth is not None:
         bound["max_depth"] = max_depth
@@ -128,7 +131,7 @@ def walk(
     ahead: dict[int, list[Any]] | None = None
     if not virtual and len(roots) <= RECURSIVE_ROOTS:
         cap = max(RECURSIVE_MIN_ROWS, RECURSIVE_ROWS_PER_NODE * max_nodes)
-        fetched = conn.execute(reach_q, {**bound, "roots": roots, "cap": cap + 1}).all()
+        fetched = fetch_rows(conn, reach_q, {**bound, "roots": roots, "cap": cap + 1})
         if len(fetched) <= cap:  # else the walk is cut by max_nodes long before: level by level
             ahead = {}
             for row in fetched:
@@ -143,7 +146,7 @@ def walk(
         if ahead is not None:
             rows = [row for n in frontier for row in ahead.get(n, ())]
         else:
-            rows = [row for part in chunks(frontier) for row in conn.execute(level_q, {**bound, "frontier": part})]
+            rows = [row for part in chunks(frontier) for row in fetch_rows(conn, level_q, {**bound, "frontier": part})]
         if virtual and upstream:
             rows.extend(indirect.into(conn, frontier, as_of))
         elif virtual:
@@ -199,10 +202,12 @@ def _statements(
     dependency: str | None,
     where: ColumnElement[bool] | None,
     unbounded: bool,
+    array: bool = False,
 ) -> tuple[Any, Any]:
     """A walk's two statements (built, and their cache keys computed, once): the edges out of a
     frontier (``frontier``), and ``reach_edges``'s (``roots``); bound: ``as_of`` unless ``now``,
-    ``max_depth`` unless ``unbounded``."""
+    ``max_depth`` unless ``unbounded``. With ``array`` (PostgreSQL) a list of ids is one array
+    parameter (``= ANY``), so that the statement's text is the same whatever the list."""
     near_col = _E.dst_id if upstream else _E.src_id
     cost_col = _E.up_cost if upstream else _E.down_cost
     as_of = bindparam("as_of", type_=BigInteger)
@@ -212,12 +217,19 @@ def _statements(
         base = base.where(_E.dependency == dependency)
     if where is not None:
         base = base.where(where)
-    level_q = base.where(near_col.in_(bindparam("frontier", expanding=True)))
+    level_q = base.where(_ids_in(near_col, "frontier", array))
     max_depth = None if unbounded else bindparam("max_depth", type_=Integer)
-    return level_q, reach_edges(upstream, base, max_depth).limit(bindparam("cap", type_=Integer))
+    return level_q, reach_edges(upstream, base, max_depth, array).limit(bindparam("cap", type_=Integer))
 
 
-def reach_edges(upstream: bool, base: Any, max_depth: Any) -> Any:
+def _ids_in(col: Any, name: str, array: bool) -> ColumnElement[bool]:
+    """``col IN (:name…)``, an expanding list; with ``array``, ``col = ANY(:name)``, one array."""
+    if array:
+        return col == any_(bindparam(name, type_=ARRAY(BigInteger)))  # type: ignore[no-any-return]
+    return col.in_(bindparam(name, expanding=True))  # type: ignore[no-any-return]
+
+
+def reach_edges(upstream: bool, base: Any, max_depth: Any, array: bool = False) -> Any:
     """The rows of ``base`` (edges with their ``cost``) out of every node a walk from the bound
     ``roots`` can expand: one ``WITH RECURSIVE`` statement. ``reach`` holds each node reachable over
     ``base``'s edges with every distance of at most ``max_depth`` (None: no bound; hence the
@@ -227,7 +239,7 @@ def reach_edges(upstream: bool, base: Any, max_depth: Any) -> Any:
     far_col = _E.src_id if upstream else _E.dst_id
     cost_col = _E.up_cost if upstream else _E.down_cost
     conds = base.whereclause
-    roots = near_col.in_(bindparam("roots", expanding=True))
+    roots = _ids_in(near_col, "roots", array)
     if max_depth is None:
         reach = select(near_col.label("node")).where(roots, conds).cte("reach", recursive=True)
         step = select(far_col).join_from(reach, edges, near_col == reach.c.node).where(conds)
