@@ -36,7 +36,7 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, select, update
 
 from headwater.model import TableRef
-from headwater.store.facts import Facts, NodeKey
+from headwater.store.facts import Facts, NodeKey, NodeSpec
 from headwater.store.names import dataset_name, field_name
 from headwater.store.schema import nodes
 from headwater.store.types import PROCESS_TYPES, NodeType
@@ -53,13 +53,16 @@ def update_properties(
     ids: dict[NodeKey, int],
     latest: dict[int, int],
     written: Mapping[int, str | None] | None = None,
+    propped: Mapping[int, Sequence[tuple[NodeKey, NodeSpec]]] | None = None,
 ) -> None:
     """Write the properties the recordings ``todo`` (in time order) give their nodes, where they differ
     from the stored ones. ``latest``: each stored job's newest event time before this batch;
-    ``written``: the stored properties of nodes this transaction inserted (not read again)."""
+    ``written``: the stored properties of nodes this transaction inserted (not read again);
+    ``propped``: the nodes with properties of each recording, by its ``id()`` (``write._mentions``),
+    if known."""
     wanted: dict[int, tuple[bool, dict[str, Any]]] = {}  # node id -> (replace?, properties)
     for f in todo:
-        for key, spec in f.nodes.items():
+        for key, spec in propped.get(id(f), ()) if propped is not None else f.nodes.items():
             if not spec.properties:
                 continue
             nid = ids[key]
