@@ -26,9 +26,9 @@ import gc
 import json
 import zlib
 from collections.abc import Iterator, Sequence
-from itertools import chain
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 from sqlalchemy import Connection
