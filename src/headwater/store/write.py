@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import gc
 import json
+import sqlite3
 import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -204,10 +205,7 @@ _multi_sql: dict[tuple[str, int], str] = {}
 
 def _multi_size(conn: Connection, width: int) -> int:
     """How many rows of ``width`` parameters one SQLite statement may hold (at most ``MULTI_ROWS``)."""
-    try:
-        limit = conn.connection.dbapi_connection.getlimit(9)  # type: ignore[union-attr]  # SQLITE_LIMIT_VARIABLE_NUMBER
-    except (AttributeError, Exception):  # an older sqlite3 module: the smallest limit SQLite ever had
-        limit = 999
+    limit = conn.connection.dbapi_connection.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)  # type: ignore[union-attr]
     return max(1, min(MULTI_ROWS, limit // width))
 
 
