@@ -33,14 +33,14 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, select, update
+from sqlalchemy import Connection, select
 
 from headwater.model import TableRef
 from headwater.store.facts import Facts, NodeKey, NodeSpec
 from headwater.store.names import dataset_name, field_name
 from headwater.store.schema import nodes
 from headwater.store.types import PROCESS_TYPES, NodeType
-from headwater.store.write import chunks
+from headwater.store.write import _executemany, _in, sorted_json
 
 _N = nodes.c
 DBT_PREFIX = "dbt."
@@ -76,9 +76,9 @@ def update_properties(
         return
     written = written or {}
     stored: dict[int, str | None] = {nid: written[nid] for nid in wanted if nid in written}
-    for part in chunks(sorted(nid for nid in wanted if nid not in written)):
-        q = select(nodes.c.id, nodes.c.properties).where(nodes.c.id.in_(part))
-        stored.update({nid: props for nid, props in conn.execute(q)})
+    unread = sorted(nid for nid in wanted if nid not in written)
+    if unread:
+        stored.update(_in(conn, f"SELECT id, properties FROM {nodes.name} WHERE id IN ({{}})", unread))
     changes = []
     for nid, (whole, props) in wanted.items():
         before = stored.get(nid)
@@ -86,7 +86,7 @@ def update_properties(
         # a new version's own properties (with what a project stated of the job), or more of them
         kept = {k: v for k, v in old.items() if k.startswith(PROJECT_PREFIXES)} if whole else old
         merged = kept | props
-        text = json.dumps(merged, sort_keys=True)
+        text = sorted_json(merged)
         if text != before:
             changes.append({"nid": nid, "props": text})
     _write(conn, changes)
@@ -130,6 +130,9 @@ def set_properties(conn: Connection, updates: Mapping[NodeKey, Mapping[str, str]
 
 
 def _write(conn: Connection, changes: list[dict[str, Any]]) -> None:
-    """Store each change's ``props`` (JSON text or None) on node ``nid``."""
+    """Store each change's ``props`` (JSON text or None) on node ``nid`` (one ``executemany`` on the
+    DBAPI cursor)."""
     if changes:
-        conn.execute(update(nodes).where(_N.id == bindparam("nid")).values(properties=bindparam("props")), changes)
+        mark = "%s" if conn.dialect.name == "postgresql" else "?"
+        sql = f"UPDATE {nodes.name} SET properties = {mark} WHERE id = {mark}"
+        _executemany(conn, sql, [(c["props"], c["nid"]) for c in changes])

@@ -43,6 +43,9 @@ from headwater.store.types import PROCESS_TYPES, EdgeType
 
 CHUNK = 500
 
+sorted_json = json.JSONEncoder(sort_keys=True).encode
+"""``json.dumps(value, sort_keys=True)`` without making an encoder at each call: node properties."""
+
 _E = edges.c
 
 
@@ -340,7 +343,7 @@ def _rank(spec: NodeSpec, specs: dict[NodeKey, NodeSpec]) -> int:
 
 
 def _node_row(s: NodeSpec, ids: dict[NodeKey, int], born: int) -> tuple[Any, ...]:
-    props = json.dumps(s.properties, sort_keys=True) if s.properties else None
+    props = sorted_json(s.properties) if s.properties else None
     return (s.type, s.name, s.short, ids.get(s.parent) if s.parent else None, props, born)
 
 
@@ -412,7 +415,7 @@ def ensure_nodes(
         rows = []
         for k, s in enumerate(todo, start + 1):
             props = s.properties
-            text = json.dumps(props, sort_keys=True) if props else None
+            text = sorted_json(props) if props else None
             parent = s.parent
             rows.append((k, s.type, s.name, s.short, get(parent) if parent else None, text, born[s.key]))
         sql = f"INSERT INTO {nodes.name} (id, {cols}) VALUES (?, ?, ?, ?, ?, ?, ?)"
@@ -442,7 +445,7 @@ def ensure_nodes(
                 inserted.add((typ, name))
                 if texts is not None:
                     props = specs[(typ, name)].properties
-                    texts[nid] = json.dumps(props, sort_keys=True) if props else None
+                    texts[nid] = sorted_json(props) if props else None
                 if staged is not None and staged.base is not None and nid > staged.upto:
                     staged.upto = nid
             late = sorted({s.name for s in group if (s.type, s.name) not in ids})  # inserted concurrently
