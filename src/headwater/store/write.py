@@ -12,9 +12,10 @@
    closes. A scope created by this batch has nothing stored, so its edges go straight to the insert;
 4. CONTAINS edges (system → dataset → field) open for every membership not already open: a node
    inserted by the batch has none, a node of ``known`` has its open (the caller's promise, kept
-   with ``membership_epoch``), the others are read;
-5. the inserts are written with one ``executemany`` (SQLite) or COPY (PostgreSQL), the closes with
-   one ``executemany``.
+   with ``membership_epoch``), the others are read; on SQLite, the memberships of the nodes the
+   batch inserted are written by the database from their node rows (``insert_memberships``);
+5. the inserts are written with multi-row ``INSERT … VALUES`` statements (SQLite, ``insert_many``)
+   or COPY (PostgreSQL), the closes with one ``executemany``.
 
 A recording older than its job's latest one only adds history: its edges that are not open are
 inserted closed at the latest recording's time, and open ones it confirms start earlier.
@@ -264,7 +265,7 @@ _EDGE_TYPES_PG = [
 
 def insert_edges(conn: Connection, rows: Sequence[Sequence[Any]]) -> None:
     """Bulk insert of edge rows (``EDGE_COLUMNS`` order): binary COPY on PostgreSQL (half the
-    client's time of a text COPY per row), executemany on SQLite."""
+    client's time of a text COPY per row), ``insert_many`` on SQLite."""
     if not rows:
         return
     if _pg(conn):
