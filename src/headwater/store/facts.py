@@ -38,10 +38,11 @@ class NodeSpec:
     short: str
     parent: NodeKey | None = None
     properties: dict[str, Any] | None = None
+    key: NodeKey = field(init=False, repr=False, compare=False)
+    """``(type, name)``, made once (every mention of the node in a batch looks it up by this key)."""
 
-    @property
-    def key(self) -> NodeKey:
-        return (self.type, self.name)
+    def __post_init__(self) -> None:
+        self.key = (self.type, self.name)
 
 
 _NAME_MAX = nodes.c.name.type.length
@@ -126,7 +127,7 @@ class FactsBuilder:
         self.facts = facts
         self.names = names or Names()
         self._all: list[tuple[NodeKey, NodeKey, str, str | None, bool, tuple[NodeKey, ...]]] = []
-        self._written: dict[NodeKey, list[NodeKey]] = {}
+        self._written: dict[NodeKey, tuple[NodeKey, ...]] = {}
 
     def node(
         self,
@@ -149,16 +150,18 @@ class FactsBuilder:
         """A dataset (or entity-side node) inside its source system."""
         spec, sys_spec = self.names.dataset(str(type_), system, parts)
         nodes = self.facts.nodes
-        key = (spec.type, spec.name)
+        key = spec.key
         if key not in nodes:
             nodes[key] = spec
-            nodes.setdefault((sys_spec.type, sys_spec.name), sys_spec)
+            nodes.setdefault(sys_spec.key, sys_spec)
         return key
 
     def field(self, dataset: NodeKey, column: str) -> NodeKey:
-        spec = self.names.field(dataset, column)
-        key = (spec.type, spec.name)
-        self.facts.nodes.setdefault(key, spec)
+        spec = self.names.fields.get((dataset, column)) or self.names.field(dataset, column)
+        key = spec.key
+        nodes = self.facts.nodes
+        if key not in nodes:
+            nodes[key] = spec
         return key
 
     def edge(
@@ -180,13 +183,13 @@ class FactsBuilder:
     def written(self, dataset: NodeKey, columns: list[NodeKey]) -> None:
         """The columns the recording writes into ``dataset``: what its next ``indirect_all`` calls for
         that dataset apply to."""
-        self._written[dataset] = columns
+        self._written[dataset] = tuple(columns)
 
     def indirect_all(
         self, src: NodeKey, dataset: NodeKey, subtype: str, expression: str | None, masking: bool = False
     ) -> None:
         """A dataset-level INDIRECT mapping from ``src`` to every column written into ``dataset``."""
-        self._all.append((src, dataset, subtype, expression, masking, tuple(self._written.get(dataset, ()))))
+        self._all.append((src, dataset, subtype, expression, masking, self._written.get(dataset, ())))
 
     def finish(self, expand: bool = False) -> None:
         """Store the ``indirect_all`` mappings: one MAPS_TO_ALL edge each, plus WRITES_FIELD edges for
@@ -205,30 +208,47 @@ class FactsBuilder:
         mapped_in: dict[NodeKey | None, set[NodeKey]] = {}
         for e in edges:
             if e[0] == _MAPS_TO and e[8] is None:
-                mapped.setdefault(e[2], set()).add((e[1], e[3]))
-                spec = nodes.get(e[2])
-                mapped_in.setdefault(spec.parent if spec else None, set()).add(e[2])
+                dst = e[2]
+                pairs = mapped.get(dst)
+                if pairs is None:
+                    pairs = mapped[dst] = set()
+                    spec = nodes.get(dst)
+                    parent = spec.parent if spec else None
+                    into_parent = mapped_in.get(parent)
+                    if into_parent is None:
+                        mapped_in[parent] = {dst}
+                    else:
+                        into_parent.add(dst)
+                pairs.add((e[1], e[3]))
         by_dataset: dict[NodeKey, list[tuple[NodeKey, NodeKey, str, str | None, bool, tuple[NodeKey, ...]]]] = {}
         for entry in self._all:
-            by_dataset.setdefault(entry[1], []).append(entry)
+            per = by_dataset.get(entry[1])
+            if per is None:
+                by_dataset[entry[1]] = [entry]
+            else:
+                per.append(entry)
         for dataset, entries in by_dataset.items():
             targets = entries[0][5]
-            into: set[tuple[NodeKey, str | None]] = set()  # (source, subtype) mapped column-level into targets
-            for t in targets:
-                into.update(mapped.get(t, ()))
-            compact = (
-                not expand
-                and all(e[5] == targets and (e[0], e[2]) not in into for e in entries)
-                and mapped_in.get(dataset, set()) <= set(targets)
-            )
-            for src, _, subtype, expression, masking, cols in entries:
-                if compact:
-                    edges.append((MAPS_TO_ALL, src, dataset, subtype, "INDIRECT", expression, None, masking, None))
-                else:
-                    for t in cols:
-                        edges.append((_MAPS_TO, src, t, subtype, "INDIRECT", expression, None, masking, None))
+            compact = not expand and all(e[5] == targets for e in entries)
             if compact:
+                listed = set(targets)
+                compact = mapped_in.get(dataset, listed) <= listed
+            if compact:
+                into: set[tuple[NodeKey, str | None]] = set()  # (source, subtype) mapped column-level into targets
                 for t in targets:
-                    if t not in mapped:
-                        edges.append((WRITES_FIELD, dataset, t, None, None, None, None, False, None))
+                    pairs = mapped.get(t)
+                    if pairs:
+                        into.update(pairs)
+                compact = not into or all((e[0], e[2]) not in into for e in entries)
+            if compact:
+                edges.extend(
+                    (MAPS_TO_ALL, src, dataset, subtype, "INDIRECT", expression, None, masking, None)
+                    for src, _, subtype, expression, masking, _ in entries
+                )
+                edges.extend(
+                    (WRITES_FIELD, dataset, t, None, None, None, None, False, None) for t in targets if t not in mapped
+                )
+            else:
+                for src, _, subtype, expression, masking, cols in entries:
+                    edges.extend((_MAPS_TO, src, t, subtype, "INDIRECT", expression, None, masking, None) for t in cols)
         self._all.clear()

@@ -44,6 +44,8 @@ from headwater.store.types import EdgeType, NodeType
 _DIRECT = Dependency.DIRECT.value
 _INDIRECT = Dependency.INDIRECT.value
 _MAPS_TO = EdgeType.MAPS_TO.value
+_READ = EdgeType.READ.value
+_WRITE = EdgeType.WRITE.value
 _COMPACT_TYPES = frozenset(t.value for t in DATASET_INDIRECT_TYPES)
 
 
@@ -80,6 +82,8 @@ def event_facts(event: LineageInfo, names: Names | None = None, expand_indirect:
     props = ctx.external_catalog_properties
     explicit = explicit_job_name(props)
     line = props.get(JOB_LINE_PROPERTY, "")
+    sql = ctx.sql
+    fingerprint = sql_fingerprint(sql) if sql else None
     facts = Facts(
         event_id=event.event_id,
         kind="headwater",
@@ -89,37 +93,50 @@ def event_facts(event: LineageInfo, names: Names | None = None, expand_indirect:
         event_us=t if t is not None else now_us(),
         status=event.status.value,
         payload=event_to_json(event),
-        fingerprint=sql_fingerprint(ctx.sql) if ctx.sql else None,
+        fingerprint=fingerprint,
         file=props.get(JOB_FILE_PROPERTY) or None,
         line=int(line) if line.isdigit() else None,
     )
     b = FactsBuilder(facts, names)
+    names = b.names
+    nodes = facts.nodes
+    known_fields = names.fields
     tt = event.target.table
     target = b.dataset(tt.catalog, tt.database, tt.name)
     if event.source_command is SourceCommand.CREATE_VIEW:
         _mark_view(facts, target)
-    name = job_name(event, target)
+    if explicit:
+        name = f"job:{explicit}"
+    else:  # ``fallback_job_name``, with the fingerprint made once
+        name = f"sql:{fingerprint if fingerprint is not None else sql_fingerprint(sql)}:{target[1]}"
     job = b.node(
         NodeType.JOB,
         name,
         f"{short_of(target[1], field=False)}#{name.split(':')[1][:8]}",
-        properties={"source_command": event.source_command.value, "sql": ctx.sql[:4000]},
+        properties={"source_command": event.source_command.value, "sql": sql[:4000]},
     )
     facts.job = job
     datasets: dict[TableRef, NodeKey] = {tt: target}
-    fields: dict[int, NodeKey] = {}  # by id(): the column objects live as long as the event
+    by_id: dict[int, NodeKey] = {id(tt): target}  # by id(): the table objects live as long as the event
+    fields: dict[int, NodeKey] = {}  # by id(), as the columns
     edges = facts.edges
+    append = edges.append
 
     def src_field(c: ColumnRef) -> NodeKey:
-        key = fields.get(id(c))
-        if key is None:
-            ct = c.table
+        ct = c.table
+        ds = by_id.get(id(ct))
+        if ds is None:
             ds = datasets.get(ct)
             if ds is None:
                 ds = datasets[ct] = b.dataset(ct.catalog, ct.database, ct.name)
-            key = fields[id(c)] = b.field(ds, c.column)
-            if "." in c.column:  # a struct field: its column too (``store.nested``)
-                parent_edges(b, ds, c.column)
+            by_id[id(ct)] = ds
+        column = c.column
+        spec = known_fields.get((ds, column)) or names.field(ds, column)
+        key = fields[id(c)] = spec.key
+        if key not in nodes:
+            nodes[key] = spec
+        if "." in column:  # a struct field: its column too (``store.nested``)
+            parent_edges(b, ds, column)
         return key
 
     for s in event.sources:
@@ -133,19 +150,23 @@ def event_facts(event: LineageInfo, names: Names | None = None, expand_indirect:
             key = targets[column] = b.field(target, column)
         return key
 
+    field_of = fields.get
     for d in event.direct:
-        dst = tgt_field(d.target_column)
-        subtype = d.type.value
+        dst = targets.get(d.target_column) or tgt_field(d.target_column)
+        subtype = d.type._value_
+        expression = d.expression
         for i in d.inputs:
-            edges.append(
+            c = i.column
+            labels = i.labels
+            append(
                 (
                     _MAPS_TO,
-                    src_field(i.column),
+                    field_of(id(c)) or src_field(c),
                     dst,
                     subtype,
                     _DIRECT,
-                    d.expression,
-                    ",".join(i.labels) or None,
+                    expression,
+                    (",".join(labels) or None) if labels else None,
                     i.masking,
                     None,
                 )
@@ -155,31 +176,33 @@ def event_facts(event: LineageInfo, names: Names | None = None, expand_indirect:
         if ind.target_column is None:
             continue
         dst = tgt_field(ind.target_column)
-        subtype = ind.type.value
+        subtype = ind.type._value_
         out_types.add(subtype)
+        expression = ind.expression
         for c in ind.sources:
-            edges.append((_MAPS_TO, src_field(c), dst, subtype, _INDIRECT, ind.expression, None, False, None))
+            append((_MAPS_TO, field_of(id(c)) or src_field(c), dst, subtype, _INDIRECT, expression, None, False, None))
     all_targets = list(targets.values())
     b.written(target, all_targets)
     for ind in event.dataset_indirect:
-        subtype = ind.type.value
+        subtype = ind.type._value_
         if subtype in _COMPACT_TYPES and subtype not in out_types:
             for c in ind.sources:
-                b.indirect_all(src_field(c), target, subtype, ind.expression)
+                b.indirect_all(field_of(id(c)) or src_field(c), target, subtype, ind.expression)
         else:  # a type that also maps column-level: one edge per target column, as it always was
             for c in ind.sources:
-                src = src_field(c)
+                src = field_of(id(c)) or src_field(c)
                 for dst in all_targets:
-                    edges.append((_MAPS_TO, src, dst, subtype, _INDIRECT, ind.expression, None, False, None))
+                    append((_MAPS_TO, src, dst, subtype, _INDIRECT, ind.expression, None, False, None))
     b.finish(expand=expand_indirect)
-    read = EdgeType.READ.value
+    read = _READ
+    sources = event.sources
     for table, ds in datasets.items():
-        if table != tt or table in event.sources:
-            edges.append((read, ds, job, None, None, None, None, False, None))
+        if table != tt or table in sources:
+            append((read, ds, job, None, None, None, None, False, None))
     for view in event.via:  # read through (the Doris form): the view is an input of the job too
         if view.database is not None and view not in datasets:  # not a session's temporary view
             ds = datasets[view] = b.dataset(view.catalog, view.database, view.name)
             _mark_view(facts, ds)
-            edges.append((read, ds, job, None, None, None, None, False, None))
-    edges.append((EdgeType.WRITE.value, job, target, None, None, None, None, False, None))
+            append((read, ds, job, None, None, None, None, False, None))
+    append((_WRITE, job, target, None, None, None, None, False, None))
     return facts

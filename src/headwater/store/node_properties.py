@@ -33,14 +33,14 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, select, update
+from sqlalchemy import Connection, select
 
 from headwater.model import TableRef
-from headwater.store.facts import Facts, NodeKey
+from headwater.store.facts import Facts, NodeKey, NodeSpec
 from headwater.store.names import dataset_name, field_name
 from headwater.store.schema import nodes
 from headwater.store.types import PROCESS_TYPES, NodeType
-from headwater.store.write import chunks
+from headwater.store.write import _executemany, _in, sorted_json
 
 _N = nodes.c
 DBT_PREFIX = "dbt."
@@ -53,13 +53,16 @@ def update_properties(
     ids: dict[NodeKey, int],
     latest: dict[int, int],
     written: Mapping[int, str | None] | None = None,
+    propped: Mapping[int, Sequence[tuple[NodeKey, NodeSpec]]] | None = None,
 ) -> None:
     """Write the properties the recordings ``todo`` (in time order) give their nodes, where they differ
     from the stored ones. ``latest``: each stored job's newest event time before this batch;
-    ``written``: the stored properties of nodes this transaction inserted (not read again)."""
+    ``written``: the stored properties of nodes this transaction inserted (not read again);
+    ``propped``: the nodes with properties of each recording, by its ``id()`` (``write._mentions``),
+    if known."""
     wanted: dict[int, tuple[bool, dict[str, Any]]] = {}  # node id -> (replace?, properties)
     for f in todo:
-        for key, spec in f.nodes.items():
+        for key, spec in propped.get(id(f), ()) if propped is not None else f.nodes.items():
             if not spec.properties:
                 continue
             nid = ids[key]
@@ -73,9 +76,9 @@ def update_properties(
         return
     written = written or {}
     stored: dict[int, str | None] = {nid: written[nid] for nid in wanted if nid in written}
-    for part in chunks(sorted(nid for nid in wanted if nid not in written)):
-        q = select(nodes.c.id, nodes.c.properties).where(nodes.c.id.in_(part))
-        stored.update({nid: props for nid, props in conn.execute(q)})
+    unread = sorted(nid for nid in wanted if nid not in written)
+    if unread:
+        stored.update(_in(conn, f"SELECT id, properties FROM {nodes.name} WHERE id IN ({{}})", unread))
     changes = []
     for nid, (whole, props) in wanted.items():
         before = stored.get(nid)
@@ -83,7 +86,7 @@ def update_properties(
         # a new version's own properties (with what a project stated of the job), or more of them
         kept = {k: v for k, v in old.items() if k.startswith(PROJECT_PREFIXES)} if whole else old
         merged = kept | props
-        text = json.dumps(merged, sort_keys=True)
+        text = sorted_json(merged)
         if text != before:
             changes.append({"nid": nid, "props": text})
     _write(conn, changes)
@@ -127,6 +130,9 @@ def set_properties(conn: Connection, updates: Mapping[NodeKey, Mapping[str, str]
 
 
 def _write(conn: Connection, changes: list[dict[str, Any]]) -> None:
-    """Store each change's ``props`` (JSON text or None) on node ``nid``."""
+    """Store each change's ``props`` (JSON text or None) on node ``nid`` (one ``executemany`` on the
+    DBAPI cursor)."""
     if changes:
-        conn.execute(update(nodes).where(_N.id == bindparam("nid")).values(properties=bindparam("props")), changes)
+        mark = "%s" if conn.dialect.name == "postgresql" else "?"
+        sql = f"UPDATE {nodes.name} SET properties = {mark} WHERE id = {mark}"
+        _executemany(conn, sql, [(c["props"], c["nid"]) for c in changes])
