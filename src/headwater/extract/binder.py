@@ -16,7 +16,7 @@ from sqlglot import exp
 from headwater.catalog import Catalog, LayeredCatalog, Names, TableSchema
 from headwater.extract.guards import Limits, WorkBudget
 from headwater.extract.scope import Alts, Relation, Scope, Source
-from headwater.extract.trees import clone, tree_size
+from headwater.extract.trees import clone, size_within
 from headwater.model import Diagnostic, IndirectType, Severity, TableRef
 
 # A resolved expression used a second time is copied when it has at most this many nodes, and shared
@@ -44,6 +44,10 @@ class Binder:
     ) -> None:
         self.catalog = catalog
         self.names = names
+        # the dialect's folds, called directly on an identifier's text (``Names.column_ident`` without
+        # its dispatch on the argument's type): the resolver folds every column it binds
+        self._fold_column = names.column
+        self._fold_table = names.table
         self.catalog_name = catalog_name
         self.database = database
         self.statement_index = statement_index
@@ -55,6 +59,7 @@ class Binder:
         self.indirect: list[tuple[IndirectType, exp.Expression]] = []
         self.diagnostics: list[Diagnostic] = []
         self.incomplete = False
+        self.unbound = False  # some column was marked unresolved (``ColumnBinder._unresolved``)
         self._memo: dict[int, Relation] = {}
         self._memo_hits: dict[int, int] = {}  # relations handed out again from the memo (by id)
         self._taken: set[int] = set()
@@ -64,7 +69,6 @@ class Binder:
         self._columns: dict[tuple[TableRef, str], exp.Column] = {}
         self.budget: WorkBudget = budget or WorkBudget(Limits().max_work)
         self.shared = False  # some resolved expressions share subexpressions (see _reuse)
-        self._sizes: dict[int, int] = {}
         self._views: dict[TableRef, Relation] = {}  # each view is resolved once per statement
         self._loading_views: set[TableRef] = set()
 
@@ -136,7 +140,7 @@ class Binder:
         Sharing keeps a chain of CTEs or views that reads each level twice linear instead of
         exponential; ``shared`` tells the engine to classify and render over the shared form.
         """
-        size = tree_size(node, self._sizes)
+        size = size_within(node, SHARE_ABOVE)
         if size <= SHARE_ABOVE:
             self.budget.spend(size)
             return clone(node)

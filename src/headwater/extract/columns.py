@@ -51,8 +51,19 @@ class ColumnBinder(Binder):
         return None
 
     def _column(self, col: exp.Column, scope: Scope, alias_first: bool, alias_fallback: bool) -> Alts:
-        name = self.names.column_ident(col.this) or ""
-        qualifier = self.names.table_ident(col.args.get("table"))
+        args = col.args
+        this = args.get("this")
+        if isinstance(this, exp.Identifier):  # ``Names.column_ident`` / ``table_ident``, inlined
+            name = self._fold_column(this.this, bool(this.args.get("quoted"))) or ""
+        else:
+            name = self.names.column_ident(this) or ""
+        table = args.get("table")
+        if table is None:
+            qualifier = None
+        elif isinstance(table, exp.Identifier):
+            qualifier = self._fold_table(table.this, bool(table.args.get("quoted")))
+        else:
+            qualifier = self.names.table_ident(table)
         if qualifier is not None and col._meta and col._meta.get(FIELD_PATH):  # Snowflake ``s:f``: a field of s
             field = self._struct_field(col, scope, qualifier, name)
             if field is not None:
@@ -139,14 +150,10 @@ class ColumnBinder(Binder):
             return [exp.Coalesce(this=clone(lalt), expressions=[clone(ralt)]) for lalt, ralt in pairs]
         if name in scope.using:
             return self._from_source(scope.using[name], name, col)
-        known: list[Source] = []
-        unknown: list[Source] = []
-        for src in scope.sources.values():
-            has = src.has(name)
-            if has:
-                known.append(src)
-            elif has is None:
-                unknown.append(src)
+        bound = scope.bound.get(name)
+        if bound is None:
+            bound = _candidates(scope, name)
+        known, unknown = bound
         if len(known) == 1:
             return self._from_source(known[0], name, col)
         if len(known) > 1:
@@ -207,10 +214,30 @@ class ColumnBinder(Binder):
         return [self._take(alt) for alt in rel.columns[idx]]
 
     def _unresolved(self, node: exp.Expression, code: str, message: str, severity: Severity = Severity.WARNING) -> Alts:
+        self.unbound = True
         self.diag(code, message, node, severity)
         marker = node.copy() if isinstance(node, exp.Column) else exp.column(message)
         marker.meta[UNRESOLVED] = True
         return [marker]
+
+
+def _candidates(scope: Scope, name: str) -> tuple[list[Source], list[Source]]:
+    """The sources of ``scope`` that have a column ``name`` and those that may have it (their columns
+    unknown), kept in ``scope.bound`` once every source's answer is final (its relation loaded)."""
+    known: list[Source] = []
+    unknown: list[Source] = []
+    final = True
+    for src in scope.sources.values():
+        has = src.has(name)
+        if has:
+            known.append(src)
+        elif has is None:
+            unknown.append(src)
+        if src.table is None and src.load is not None and src._relation is None:
+            final = False  # a relation still being loaded (its own columns are being bound)
+    if final:
+        scope.bound[name] = (known, unknown)
+    return known, unknown
 
 
 def struct_field(

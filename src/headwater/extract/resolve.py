@@ -242,6 +242,8 @@ class Resolver(SourceBinder):
         alias (``SELECT a AS x, x || b AS y``); elsewhere such a use is reported."""
         if self.names.dialect not in LATERAL_ALIAS_DIALECTS:
             columns = [self.resolve(item, scope) for item in items]
+            if not self.unbound:  # no column of the statement is unresolved: no marker to look for
+                return columns
             for i, alts in enumerate(columns):
                 earlier = set(names[:i])
                 for alt in alts:
@@ -431,7 +433,13 @@ class Resolver(SourceBinder):
         subs: list[tuple[int, Alts, int | None]] = []  # (node id, alternatives, relation they come from)
         found = list(expr.find_all(exp.Column, *QUERY_TYPES))
         self.budget.spend(len(found) + 1)
-        nodes = found if not any(isinstance(n, QUERY_TYPES) for n in found) else scope_nodes(expr)
+        nested = False
+        for node in found:
+            if not isinstance(node, exp.Column):
+                nested = True
+                break
+        nodes = scope_nodes(expr) if nested else found
+        several = False  # some column has several alternatives (set-operation branches)
         for node in nodes:
             if isinstance(node, exp.Column):
                 if isinstance(node.this, exp.Star):
@@ -440,9 +448,18 @@ class Resolver(SourceBinder):
                 alts = self._column(node, scope, alias_first, alias_fallback)
                 subs.append((id(node), alts, self._last_origin()))
             elif isinstance(node, QUERY_TYPES):
-                subs.append((id(node), self._subquery(node, scope), None))  # type: ignore[arg-type]  # a query node is an Expression
+                alts = self._subquery(node, scope)  # type: ignore[arg-type]  # a query node is an Expression
+                subs.append((id(node), alts, None))
+            else:
+                continue
+            if len(alts) > 1:
+                several = True
         if not subs:
             return [substitute(expr, {})]
+        if not several:  # one combination: each column's one alternative (a column with none keeps its node)
+            mapping = {key: alts[0] for key, alts, _ in subs if alts}
+            self.budget.spend(len(mapping))
+            return [substitute(expr, mapping)]
         out: Alts = []
         for assignment in _combinations(subs):
             if len(out) == MAX_ALTERNATIVES:

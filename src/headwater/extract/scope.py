@@ -58,6 +58,7 @@ class Source:
     load: Callable[[], Relation] | None = None
     opaque: str | None = None  # a construct whose columns cannot be known (UNNEST, table function…)
     _relation: Relation | None = None
+    _cols: frozenset[str] | None = field(default=None, repr=False, compare=False)  # ``columns`` as a set
 
     @property
     def relation(self) -> Relation | None:
@@ -77,20 +78,16 @@ class Source:
     def has(self, name: str) -> bool | None:
         """True/False when known; None when this source's columns are unknown."""
         if self.table is not None:
-            if self.columns is None:
-                return None
-            return name in self._colset()
+            cols = self._cols
+            if cols is None:
+                if self.columns is None:
+                    return None
+                cols = self._cols = frozenset(self.columns)
+            return name in cols
         rel = self.relation
         if rel is None or not rel.complete:
             return None
         return rel.index(name) is not None
-
-    def _colset(self) -> frozenset[str]:
-        cached = getattr(self, "_cols", None)
-        if cached is None:
-            cached = frozenset(self.columns or ())
-            self._cols = cached
-        return cached
 
 
 @dataclass
@@ -108,8 +105,11 @@ class Scope:
     aliases: dict[str, Alts] = field(default_factory=dict)
     outer_hit: bool = False
     joins: list[exp.Join] = field(default_factory=list)  # every join of the scope, nested ones too
+    # an unqualified name's (known, possible) sources (``columns._candidates``); a new source clears it
+    bound: dict[str, tuple[list[Source], list[Source]]] = field(default_factory=dict, repr=False, compare=False)
 
     def add(self, src: Source) -> None:
+        self.bound.clear()
         key = src.alias
         if key in self.sources:  # one name twice (a CTE ``w`` and the table ``db.w``): both are read
             key = f"{key}\x00{len(self.sources)}"

@@ -176,6 +176,32 @@ def tree_size(node: exp.Expression, sizes: dict[int, int]) -> int:
     return sizes[id(node)]
 
 
+def size_within(node: exp.Expression, limit: int) -> int:
+    """``tree_size`` of ``node`` when it is at most ``limit``, else ``limit + 1``: at most ``limit + 1``
+    nodes are visited, whatever the expression's size or sharing.
+
+    >>> import sqlglot
+    >>> a = sqlglot.parse_one("x + 1")
+    >>> size_within(exp.Mul(this=a, expression=a), 64), size_within(exp.Mul(this=a, expression=a), 5)
+    (9, 6)
+    """
+    count = 0
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        count += 1
+        if count > limit:
+            return count
+        for value in n.args.values():
+            if isinstance(value, exp.Expression):
+                stack.append(value)
+            elif type(value) is list:
+                for v in value:
+                    if isinstance(v, exp.Expression):
+                        stack.append(v)
+    return count
+
+
 ELLIPSIS = "…"
 
 
