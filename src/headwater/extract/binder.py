@@ -66,9 +66,10 @@ class Binder:
         self._origin: int | None = None  # the relation the last bound column came from (see resolve)
         # One node per base column, shared by every tree that reads it: column SQL does not
         # depend on the parent, and nothing mutates resolved trees.
-        self._columns: dict[tuple[TableRef, str], exp.Column] = {}
+        self._columns: dict[tuple[str, str | None, str, str], exp.Column] = {}  # (catalog, database, table, column)
         self.budget: WorkBudget = budget or WorkBudget(Limits().max_work)
         self.shared = False  # some resolved expressions share subexpressions (see _reuse)
+        self._sizes: dict[int, int] = {}  # size_within of the expressions handed out again (never mutated)
         self._views: dict[TableRef, Relation] = {}  # each view is resolved once per statement
         self._loading_views: set[TableRef] = set()
 
@@ -140,7 +141,9 @@ class Binder:
         Sharing keeps a chain of CTEs or views that reads each level twice linear instead of
         exponential; ``shared`` tells the engine to classify and render over the shared form.
         """
-        size = size_within(node, SHARE_ABOVE)
+        size = self._sizes.get(id(node))
+        if size is None:
+            size = self._sizes[id(node)] = size_within(node, SHARE_ABOVE)
         if size <= SHARE_ABOVE:
             self.budget.spend(size)
             return clone(node)

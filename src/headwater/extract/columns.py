@@ -186,10 +186,11 @@ class ColumnBinder(Binder):
                 return self._unresolved(
                     node, "unknown_column", f"column {name} is not in table {src.table.qualified}", Severity.ERROR
                 )
-            key = (src.table, name)
+            table = src.table
+            key = (table.catalog, table.database, table.name, name)  # TableRef's fields: hashed without it
             leaf = self._columns.get(key)
             if leaf is None:
-                leaf = self._columns[key] = column_node(src.table, name)
+                leaf = self._columns[key] = column_node(table, name)
             return [leaf]
         rel = src.relation
         if rel is None:

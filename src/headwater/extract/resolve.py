@@ -491,15 +491,28 @@ class Resolver(SourceBinder):
             outputs = [self._take(alts[0]) for alts in rel.columns if alts] or [exp.Star()]
         select = exp.Select(expressions=outputs)
         if rel.tables:
-            select.set("from_", exp.From(this=exp.to_table(rel.tables[0].name)))
+            select.set("from_", exp.From(this=_table_node(rel.tables[0].name)))
             for t in rel.tables[1:]:
-                select.append("joins", exp.Join(this=exp.to_table(t.name)))
+                select.append("joins", exp.Join(this=_table_node(t.name)))
         if rel.correlated:
             cond = self._take(rel.correlated[0])
             for c in rel.correlated[1:]:
                 cond = exp.And(this=cond, expression=self._take(c))
             select.set("where", exp.Where(this=cond))
         return [select if isinstance(node, exp.Select) else exp.Subquery(this=select)]
+
+
+_TABLE_NODES: dict[str, exp.Table] = {}
+
+
+def _table_node(name: str) -> exp.Table:
+    """``exp.to_table(name)`` (which parses the name), parsed once per name and copied after."""
+    node = _TABLE_NODES.get(name)
+    if node is None:
+        if len(_TABLE_NODES) >= 4096:
+            _TABLE_NODES.clear()
+        node = _TABLE_NODES[name] = exp.to_table(name)
+    return node.copy()
 
 
 # Dialects that name an unaliased ``CAST(col AS …)`` / ``col::type`` output after the column:
