@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from headwater.extract.scope import REF, UNRESOLVED, has_unresolved, refs_of
+from headwater.extract.scope import REF, UNRESOLVED, find_all, has_unresolved, refs_of
 from headwater.extract.trees import distinct_nodes
 from headwater.model import ColumnRef, DirectInput, DirectType, IndirectType, Origin
 
@@ -334,7 +334,7 @@ class _Walker:
                         self._scan(v)
 
     def _scan(self, node: exp.Expression) -> None:
-        for n in node.find_all(exp.Column):
+        for n in find_all(node, exp.Column):
             self._note_column(n)
 
     def _note_column(self, node: exp.Expression) -> ColumnRef | None:

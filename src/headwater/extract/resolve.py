@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 from sqlglot import exp
 
-from headwater.extract.scope import UNRESOLVED, Alts, Relation, Scope, Source, columns_in
+from headwater.extract.scope import UNRESOLVED, Alts, Relation, Scope, Source, columns_in, find_all
 from headwater.extract.sources import SourceBinder
 from headwater.extract.trees import (
     QUERY_TYPES,
@@ -36,6 +36,7 @@ from headwater.extract.trees import (
 from headwater.model import IndirectType, Severity
 
 MAX_ALTERNATIVES = 64
+_COLUMN_OR_QUERY = (exp.Column, *QUERY_TYPES)
 # Dialects whose select list may use an earlier item's alias (lateral column aliases): Snowflake,
 # Databricks / Spark 3.4+, Redshift, DuckDB, Teradata, ClickHouse. BigQuery, PostgreSQL, MySQL,
 # T-SQL, Oracle, Trino, Hive do not.
@@ -431,7 +432,7 @@ class Resolver(SourceBinder):
         if isinstance(expr, exp.Column) and not isinstance(expr.this, exp.Star):
             return self._column(expr, scope, alias_first, alias_fallback)
         subs: list[tuple[int, Alts, int | None]] = []  # (node id, alternatives, relation they come from)
-        found = list(expr.find_all(exp.Column, *QUERY_TYPES))
+        found = find_all(expr, _COLUMN_OR_QUERY)
         self.budget.spend(len(found) + 1)
         nested = False
         for node in found:
