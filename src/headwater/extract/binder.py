@@ -9,7 +9,7 @@ one of them a native class. ``resolve``, ``relation`` and ``_aliased`` are the r
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Callable, Container
 
 from sqlglot import exp
 
@@ -22,6 +22,27 @@ from headwater.model import Diagnostic, IndirectType, Severity, TableRef
 # A resolved expression used a second time is copied when it has at most this many nodes, and shared
 # above: a CTE or view chain that uses each level twice would otherwise double at every level.
 SHARE_ABOVE = 64
+
+
+# how a dialect folds a name (``Names.table`` / ``Names.column``), told by what it makes of ``aB``
+LOWER_UNQUOTED, UPPER_UNQUOTED, LOWER, UPPER, AS_WRITTEN, OTHER = range(6)
+_FOLD_KINDS = {
+    ("ab", "aB"): LOWER_UNQUOTED,
+    ("AB", "aB"): UPPER_UNQUOTED,
+    ("ab", "ab"): LOWER,
+    ("AB", "AB"): UPPER,
+    ("aB", "aB"): AS_WRITTEN,
+}
+
+
+def fold_kind(fold: Callable[[str, bool], str]) -> int:
+    """Which of ``catalog.names``' folds ``fold`` is (``OTHER``: none of them; it is then called).
+
+    >>> from headwater.catalog import Names
+    >>> [fold_kind(Names.for_dialect(d).column) for d in ("postgres", "snowflake", "doris", "clickhouse")]
+    [0, 1, 2, 4]
+    """
+    return _FOLD_KINDS.get((fold("aB", False), fold("aB", True)), OTHER)
 
 
 class Binder:
@@ -44,10 +65,10 @@ class Binder:
     ) -> None:
         self.catalog = catalog
         self.names = names
-        # the dialect's folds, called directly on an identifier's text (``Names.column_ident`` without
-        # its dispatch on the argument's type): the resolver folds every column it binds
-        self._fold_column = names.column
-        self._fold_table = names.table
+        # the dialect's folds as a case (``fold_kind``), so that every name the resolver binds is folded
+        # here without the calls through ``Names``
+        self._table_fold = fold_kind(names.table)
+        self._column_fold = fold_kind(names.column)
         self.catalog_name = catalog_name
         self.database = database
         self.statement_index = statement_index
@@ -72,6 +93,41 @@ class Binder:
         self._sizes: dict[int, int] = {}  # size_within of the expressions handed out again (never mutated)
         self._views: dict[TableRef, Relation] = {}  # each view is resolved once per statement
         self._loading_views: set[TableRef] = set()
+
+    # ------------------------------------------------------------------ names
+
+    def _fold(self, kind: int, fold: Callable[[str, bool], str], text: str, quoted: bool) -> str:
+        if kind == LOWER_UNQUOTED:
+            return text if quoted else text.lower()
+        if kind == UPPER_UNQUOTED:
+            return text if quoted else text.upper()
+        if kind == LOWER:
+            return text.lower()
+        if kind == UPPER:
+            return text.upper()
+        if kind == AS_WRITTEN:
+            return text
+        return fold(text, quoted)
+
+    def table_ident(self, ident: exp.Expression | str | None) -> str | None:
+        """``Names.table_ident``: a table-like name normalised for the dialect."""
+        if ident is None:
+            return None
+        if isinstance(ident, str):
+            return self._fold(self._table_fold, self.names.table, ident, False)
+        if isinstance(ident, exp.Identifier):
+            return self._fold(self._table_fold, self.names.table, ident.this, bool(ident.args.get("quoted")))
+        return self._fold(self._table_fold, self.names.table, ident.name, False)
+
+    def column_ident(self, ident: exp.Expression | str | None) -> str | None:
+        """``Names.column_ident``: a column-like name normalised for the dialect."""
+        if ident is None:
+            return None
+        if isinstance(ident, str):
+            return self._fold(self._column_fold, self.names.column, ident, False)
+        if isinstance(ident, exp.Identifier):
+            return self._fold(self._column_fold, self.names.column, ident.this, bool(ident.args.get("quoted")))
+        return self._fold(self._column_fold, self.names.column, ident.name, False)
 
     # ------------------------------------------------------------------ the resolver's own
 

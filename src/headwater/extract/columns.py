@@ -51,19 +51,8 @@ class ColumnBinder(Binder):
         return None
 
     def _column(self, col: exp.Column, scope: Scope, alias_first: bool, alias_fallback: bool) -> Alts:
-        args = col.args
-        this = args.get("this")
-        if isinstance(this, exp.Identifier):  # ``Names.column_ident`` / ``table_ident``, inlined
-            name = self._fold_column(this.this, bool(this.args.get("quoted"))) or ""
-        else:
-            name = self.names.column_ident(this) or ""
-        table = args.get("table")
-        if table is None:
-            qualifier = None
-        elif isinstance(table, exp.Identifier):
-            qualifier = self._fold_table(table.this, bool(table.args.get("quoted")))
-        else:
-            qualifier = self.names.table_ident(table)
+        name = self.column_ident(col.this) or ""
+        qualifier = self.table_ident(col.args.get("table"))
         if qualifier is not None and col._meta and col._meta.get(FIELD_PATH):  # Snowflake ``s:f``: a field of s
             field = self._struct_field(col, scope, qualifier, name)
             if field is not None:
@@ -72,9 +61,9 @@ class ColumnBinder(Binder):
                 col, "unknown_column", f"column {qualifier} is in no table of its scope", Severity.ERROR
             )
         if qualifier is not None:
-            db = self.names.table_ident(col.args.get("db"))
+            db = self.table_ident(col.args.get("db"))
             if db is not None:  # db.t.x names table db.t, whatever alias it has in scope
-                found = self._find_table(scope, self.names.table_ident(col.args.get("catalog")), db, qualifier)
+                found = self._find_table(scope, self.table_ident(col.args.get("catalog")), db, qualifier)
                 if found is not None:
                     return self._from_source(found, name, col)
             s: Scope | None = scope
@@ -127,20 +116,20 @@ class ColumnBinder(Binder):
         if len(parts) >= 3:  # t.s.f…: table t, column s, fields
             s: Scope | None = scope
             while s is not None and not base:
-                src = self._find_source(s, self.names.table_ident(parts[0]) or "")
+                src = self._find_source(s, self.table_ident(parts[0]) or "")
                 if src is not None:
-                    base = self._from_source(src, self.names.column_ident(parts[1]) or "", col)
+                    base = self._from_source(src, self.column_ident(parts[1]) or "", col)
                 s = s.parent
             path = parts[2:]
         if not base:  # s.f…: column s of a table in scope
             s = scope
             while s is not None and not base:
-                base = self._unqualified(s, self.names.column_ident(parts[0]) or "", col)
+                base = self._unqualified(s, self.column_ident(parts[0]) or "", col)
                 s = s.parent
             path = parts[1:]
         if not base:
             return None
-        return [struct_field(b, path, self.names.column_ident) for b in base]
+        return [struct_field(b, path, self.column_ident) for b in base]
 
     def _unqualified(self, scope: Scope, name: str, col: exp.Column) -> Alts | None:
         """Bind an unqualified column in one scope; None when this scope certainly lacks it."""

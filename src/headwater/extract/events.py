@@ -214,7 +214,7 @@ def refuse_empty_names(
 ) -> None:
     """Raise ``EmptyName`` when the event would name a table or column with an empty identifier.
 
-    >>> _refuse_empty_names(TableRef("internal", None, ""), (), (), ())
+    >>> refuse_empty_names(TableRef("internal", None, ""), (), (), ())
     Traceback (most recent call last):
     ...
     headwater.extract.guards.EmptyName: an empty identifier names the target table: no lineage can be recorded

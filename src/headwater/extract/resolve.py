@@ -84,7 +84,7 @@ class Resolver(SourceBinder):
         ctes = dict(ctes)
         recursive = bool(with_.args.get("recursive"))
         for cte in with_.expressions:
-            name = self.names.table_ident(cte.args["alias"].this) or ""
+            name = self.table_ident(cte.args["alias"].this) or ""
             body = cte.this
             visible = dict(ctes)
             alias = cte.args.get("alias")
@@ -121,7 +121,7 @@ class Resolver(SourceBinder):
         cols = alias.args.get("columns") if alias is not None else None
         if not cols:
             return rel
-        names = [self.names.column_ident(c) or "" for c in cols]
+        names = [self.column_ident(c) or "" for c in cols]
         labels = [c.name for c in cols]
         n = len(names)
         return Relation(
@@ -180,7 +180,7 @@ class Resolver(SourceBinder):
             idx = int(key.this) - 1
             return idx if 0 <= idx < len(names) else None
         if isinstance(key, exp.Column) and not key.table:
-            name = self.names.column_ident(key.this)
+            name = self.column_ident(key.this)
             return names.index(name) if name in names else None
         return None
 
@@ -314,14 +314,14 @@ class Resolver(SourceBinder):
         open_sources: dict[int, Source] = {}
         for item in sel.expressions:
             if isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(item.this, exp.Star)):
-                qualifier = self.names.table_ident(item.args.get("table")) if isinstance(item, exp.Column) else None
+                qualifier = self.table_ident(item.args.get("table")) if isinstance(item, exp.Column) else None
                 star = item if isinstance(item, exp.Star) else item.this
                 excluded = {
-                    self.names.column_ident(c.this if isinstance(c, exp.Column) else c)
+                    self.column_ident(c.this if isinstance(c, exp.Column) else c)
                     for c in star.args.get("except_") or []
                 }
                 replaced = {  # BigQuery ``* REPLACE (expr AS col)``
-                    self.names.column_ident(r.args["alias"]) or "": r.this
+                    self.column_ident(r.args["alias"]) or "": r.this
                     for r in star.args.get("replace") or []
                     if isinstance(r, exp.Alias)
                 }
@@ -341,16 +341,16 @@ class Resolver(SourceBinder):
             inner = item.this if isinstance(item, exp.Alias) else item
             if isinstance(item, exp.Alias):
                 label = item.alias
-                name = self.names.column_ident(item.args["alias"])
+                name = self.column_ident(item.args["alias"])
             elif isinstance(item, exp.Column):
                 label = item.name
-                name = self.names.column_ident(item.this)
+                name = self.column_ident(item.this)
             elif (named := _cast_column(item, self.names.dialect)) is not None:
                 label = named.name
-                name = self.names.column_ident(named.this)
+                name = self.column_ident(named.this)
             else:
                 label = item.sql(dialect=self.names.dialect or None)
-                name = self.names.column_ident(label)
+                name = self.column_ident(label)
             names.append(name or "")
             labels.append(label)
             items.append(inner)
