@@ -17,17 +17,19 @@ from headwater.extract.scope import REF, UNRESOLVED
 QUERY_TYPES = (exp.Query, exp.Subquery, exp.Values)
 
 
-def conjuncts(node: exp.Expression | None) -> Iterator[exp.Expression]:
-    """The AND-ed parts of a predicate (parentheses unwrapped)."""
-    if node is None:
-        return
-    while isinstance(node, exp.Paren):
-        node = node.this
-    if isinstance(node, exp.And):
-        yield from conjuncts(node.this)
-        yield from conjuncts(node.expression)
-    else:
-        yield node
+def conjuncts(node: exp.Expression | None) -> list[exp.Expression]:
+    """The AND-ed parts of a predicate (parentheses unwrapped), left to right."""
+    parts: list[exp.Expression] = []
+    stack = [node] if node is not None else []
+    while stack:  # the right operand is pushed first, so the left one's parts come out first
+        part = stack.pop()
+        while isinstance(part, exp.Paren):
+            part = part.this
+        if isinstance(part, exp.And):
+            stack.extend(p for p in (part.expression, part.this) if p is not None)
+        else:
+            parts.append(part)
+    return parts
 
 
 def reads_table(query: exp.Expression, name: str) -> bool:
