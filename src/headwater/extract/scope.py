@@ -140,19 +140,33 @@ def column_node(table: TableRef, name: str) -> exp.Column:
     return node
 
 
+RefKey = tuple[str, str | None, str, str]
+
+
+def ref_key(ref: ColumnRef) -> RefKey:
+    """A column reference's fields, equal exactly when the references are: a dictionary key hashed
+    by C code, not by the dataclasses' Python ``__hash__`` (two calls per reference)."""
+    table = ref.table
+    return (table.catalog, table.database, table.name, ref.column)
+
+
 def refs_of(node: exp.Expression, shared: bool = False) -> list[ColumnRef]:
     """Distinct base-table columns read by a resolved expression, in reading order.
 
     ``shared``: the expression may share subexpressions (see ``Resolver._reuse``); each is read once.
     """
-    seen: dict[ColumnRef, None] = {}
+    seen: dict[RefKey, ColumnRef] = {}
+    last: ColumnRef | None = None
     for n in columns_in(node, shared):
         meta = n._meta
         if meta:
             ref = meta.get(REF)
-            if ref is not None:
-                seen[ref] = None
-    return list(seen)
+            if ref is not None and ref is not last:
+                key = ref_key(ref)
+                if key not in seen:
+                    seen[key] = ref
+                last = ref
+    return list(seen.values())
 
 
 def has_unresolved(node: exp.Expression, shared: bool = False) -> bool:
