@@ -195,7 +195,14 @@ def find_all(node: exp.Expression, types: type | tuple[type, ...]) -> list[exp.E
                 for v in value:
                     if isinstance(v, exp.Expr):
                         queue.append(v)
-            elif isinstance(value, exp.Expr):
+            # the common arguments that are no node (a name, a flag, none) are told apart cheaply
+            elif (
+                value is not None
+                and value is not True
+                and value is not False
+                and not isinstance(value, str)
+                and isinstance(value, exp.Expr)
+            ):
                 queue.append(value)
     return found
 

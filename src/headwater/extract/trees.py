@@ -80,7 +80,9 @@ def substitute(node: exp.Expression, mapping: dict[int, exp.Expression], operand
     child_operand = isinstance(node, _OPERATORS)
     kwargs: dict[str, object] = {}
     for key, value in node.args.items():
-        if isinstance(value, exp.Expression):
+        if value is None or value is True or value is False or isinstance(value, str):  # no node: cheap tests first
+            kwargs[key] = value
+        elif isinstance(value, exp.Expression):
             kwargs[key] = substitute(value, mapping, child_operand)
         elif type(value) is list:
             kwargs[key] = [substitute(v, mapping, child_operand) if isinstance(v, exp.Expression) else v for v in value]
@@ -106,7 +108,9 @@ def clone(node: exp.Expression, memo: dict[int, exp.Expression] | None = None) -
         return done
     kwargs: dict[str, object] = {}
     for key, value in node.args.items():
-        if isinstance(value, exp.Expression):
+        if value is None or value is True or value is False or isinstance(value, str):  # no node: cheap tests first
+            kwargs[key] = value
+        elif isinstance(value, exp.Expression):
             kwargs[key] = clone(value, memo)
         elif type(value) is list:
             kwargs[key] = [clone(v, memo) if isinstance(v, exp.Expression) else v for v in value]
