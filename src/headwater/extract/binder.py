@@ -91,8 +91,16 @@ class Binder:
         self.budget: WorkBudget = budget or WorkBudget(Limits().max_work)
         self.shared = False  # some resolved expressions share subexpressions (see _reuse)
         self._sizes: dict[int, int] = {}  # size_within of the expressions handed out again (never mutated)
+        self.schemas: dict[TableRef, TableSchema | None] = {}  # the catalog's answers of this statement
         self._views: dict[TableRef, Relation] = {}  # each view is resolved once per statement
         self._loading_views: set[TableRef] = set()
+
+    def schema(self, ref: TableRef) -> TableSchema | None:
+        """``catalog.table(ref)``, asked once per statement (nothing changes the catalog while it resolves)."""
+        if ref in self.schemas:
+            return self.schemas[ref]
+        found = self.schemas[ref] = self.catalog.table(ref)
+        return found
 
     # ------------------------------------------------------------------ names
 

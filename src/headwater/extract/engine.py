@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import replace
 from itertools import islice
 
@@ -350,7 +350,7 @@ class Extractor:
                 self._register_ctas(target, rel)
             return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, skip_reason=SKIP_NO_TABLE)
 
-        event = self._event(piece, kind, run, index, target, column_list, rel, resolver, partition)
+        event = self._event(piece, kind, run, index, target, column_list, rel, resolver, partition, True)
         if kind.name in ("ctas", "mv") or directory is not None:  # later statements may read the path
             self._register_ctas(target, rel, column_list)
         return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=(event,))
@@ -577,15 +577,22 @@ class Extractor:
         rel: Relation,
         resolver: Resolver,
         partition: list[str] | None = None,
+        schemas_kept: bool = False,
     ) -> LineageInfo:
         """The event of a resolved statement (``events.lineage_event``)."""
-        return lineage_event(self, piece, kind, run, index, target, column_list, rel, resolver, partition)
+        return lineage_event(self, piece, kind, run, index, target, column_list, rel, resolver, partition, schemas_kept)
 
     def context_for(
-        self, sql: str, command: SourceCommand, run: RunInfo, index: int, tables: list[TableRef]
+        self,
+        sql: str,
+        command: SourceCommand,
+        run: RunInfo,
+        index: int,
+        tables: list[TableRef],
+        schema: Callable[[TableRef], TableSchema | None] | None = None,
     ) -> QueryContext:
         """The query context of the statement ``sql`` (the ``index``-th of the session) reading and
-        writing ``tables``, as the session stands."""
+        writing ``tables``, as the session stands (``schema``: the catalog's lookup, by default its own)."""
         return QueryContext(
             source_command=command,
             query_id=run.query_id or generated_query_id(sql, index),
@@ -597,14 +604,18 @@ class Extractor:
             state="OK",
             timestamp=run.timestamp or now_iso(),
             duration_ms=run.duration_ms,
-            external_catalog_properties=redact({**run.external_catalog_properties, **self._table_properties(tables)}),
+            external_catalog_properties=redact(
+                {**run.external_catalog_properties, **self._table_properties(tables, schema or self.catalog.table)}
+            ),
         )
 
-    def _table_properties(self, tables: list[TableRef]) -> dict[str, str]:
+    def _table_properties(
+        self, tables: list[TableRef], schema_of: Callable[[TableRef], TableSchema | None]
+    ) -> dict[str, str]:
         """Options declared on the tables (Flink ``WITH (…)``), keyed ``db.table.option``."""
         out: dict[str, str] = {}
         for ref in tables:
-            schema = self.catalog.table(ref)
+            schema = schema_of(ref)
             for key, value in schema.properties if schema is not None else ():
                 out[f"{ref.qualified}.{key}"] = value
         return out

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from headwater.catalog import LayeredCatalog
 from headwater.extract.classify import classify
 from headwater.extract.guards import EmptyName
 from headwater.extract.resolve import Resolver
@@ -77,7 +76,6 @@ class Renderer:
 
 
 def target_columns(
-    catalog: LayeredCatalog,
     target: TableRef,
     column_list: list[str] | None,
     rel: Relation,
@@ -91,7 +89,7 @@ def target_columns(
     other columns (dynamic ones from the select list, static ones as constants).
     """
     insert_like = kind.name in ("insert", "update", "merge") and not is_storage(target)  # a path: the query's
-    schema = catalog.table(target) if insert_like else None
+    schema = resolver.schema(target) if insert_like else None
     types = schema.column_types if schema else {}
     if partition and schema is not None and column_list is None:
         column_list = [c for c in schema.column_names if c not in partition]
@@ -140,11 +138,13 @@ def lineage_event(
     rel: Relation,
     resolver: Resolver,
     partition: list[str] | None = None,
+    schemas_kept: bool = False,
 ) -> LineageInfo:
-    """The event of one resolved statement (``Extractor._event``)."""
+    """The event of one resolved statement (``Extractor._event``). ``schemas_kept``: the catalog has not
+    changed since the statement was resolved, so the tables' schemas the resolver looked up still hold."""
     shared = resolver.shared
     render = Renderer(ex._generator, shared, ex.options.limits.max_expression_nodes, resolver)
-    fields = target_columns(ex.catalog, target, column_list, rel, kind, resolver, partition)
+    fields = target_columns(target, column_list, rel, kind, resolver, partition)
     direct: list[DirectLineage] = []
     output_indirect: dict[tuple[str, IndirectType, str], IndirectLineage] = {}
     unresolved_columns = 0
@@ -185,7 +185,12 @@ def lineage_event(
         status = Status.PARTIAL
 
     context = ex.context_for(
-        piece.sql, kind.command or SourceCommand.INSERT_INTO, run, index, [target, *resolver.tables, *resolver.via]
+        piece.sql,
+        kind.command or SourceCommand.INSERT_INTO,
+        run,
+        index,
+        [target, *resolver.tables, *resolver.via],
+        resolver.schema if schemas_kept else None,
     )
     diagnostics = tuple(
         d

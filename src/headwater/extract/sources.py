@@ -187,7 +187,7 @@ class SourceBinder(ColumnBinder):
             ref = TableRef(self.catalog_name, None, name)
             return self._view_source(ref, self.temp_views[name], alias or name)
         ref = self.table_ref(node)
-        schema = self.catalog.table(ref)
+        schema = self.schema(ref)
         if schema is not None and schema.view_sql and not (schema.columns and ref in self.view_nodes):
             return self._view_source(ref, schema, alias or name)
         self.tables[ref] = None
