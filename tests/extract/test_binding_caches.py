@@ -85,3 +85,36 @@ def test_no_unresolved_column_means_no_lateral_alias_search() -> None:
     r2 = _resolver()
     r2.relation(sqlglot.parse_one("SELECT nope FROM (SELECT 1 AS x) d"))
     assert r2.unbound
+
+
+class _CountingCatalog(MemoryCatalog):
+    def __init__(self, tables: dict) -> None:
+        super().__init__(tables)
+        self.asked: list[TableRef] = []
+
+    def table(self, ref: TableRef) -> TableSchema | None:
+        self.asked.append(ref)
+        return super().table(ref)
+
+
+def test_the_catalog_is_asked_once_per_table_of_a_statement() -> None:
+    s = TableRef("internal", None, "s")
+    t = TableRef("internal", None, "t")
+    catalog = _CountingCatalog(
+        {s: TableSchema((ColumnSchema("a"), ColumnSchema("b"))), t: TableSchema((ColumnSchema("x"),))}
+    )
+    ex = Extractor(catalog, ExtractOptions(dialect="generic"))
+    sql = "INSERT INTO t WITH c AS (SELECT a FROM s) SELECT c.a FROM c JOIN s ON c.a = s.b JOIN s s2 ON s2.a = c.a"
+    event = ex.run(sql).events[0]
+    assert [str(r) for r in event.sources] == ["internal.s"]
+    assert sorted(str(r) for r in catalog.asked) == ["internal.s", "internal.t"]  # s is read three times
+
+
+def test_names_are_folded_as_the_dialect_folds_them() -> None:
+    for dialect in ("generic", "postgres", "snowflake", "doris", "bigquery", "clickhouse", "tsql", "spark"):
+        names = Names.for_dialect(dialect)
+        r = Resolver(LayeredCatalog(), names, "internal", None, statement_index=0)
+        for ident in (exp.to_identifier("MiXed"), exp.to_identifier("MiXed", quoted=True), "MiXed", exp.column("Col")):
+            assert r.table_ident(ident) == names.table_ident(ident)
+            assert r.column_ident(ident) == names.column_ident(ident)
+        assert r.table_ident(None) is None and r.column_ident(None) is None
