@@ -184,6 +184,9 @@ def find_all(node: exp.Expression, types: type | tuple[type, ...]) -> list[exp.E
     """
     found: list[exp.Expression] = []
     queue: list[exp.Expr] = [node]
+    # identifiers and literals hold no node (their arguments are text and flags): unless they are
+    # asked for, they are not visited, which leaves the order of the others as it is
+    leaves = issubclass(exp.Identifier, types) or issubclass(exp.Literal, types)
     i = 0
     while i < len(queue):
         n = queue[i]
@@ -201,6 +204,7 @@ def find_all(node: exp.Expression, types: type | tuple[type, ...]) -> list[exp.E
                 and value is not True
                 and value is not False
                 and not isinstance(value, str)
+                and (leaves or (type(value) is not exp.Identifier and type(value) is not exp.Literal))
                 and isinstance(value, exp.Expr)
             ):
                 queue.append(value)
