@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Final
 
 from sqlglot import exp
 
@@ -173,6 +174,12 @@ def has_unresolved(node: exp.Expression, shared: bool = False) -> bool:
     return any(n._meta and n._meta.get(UNRESOLVED) for n in columns_in(node, shared))
 
 
+# sqlglot's classes as constants of this module (the compiled build reads them without a lookup)
+_EXPR: Final = exp.Expr
+_IDENTIFIER: Final = exp.Identifier
+_LITERAL: Final = exp.Literal
+
+
 def find_all(node: exp.Expression, types: type | tuple[type, ...]) -> list[exp.Expression]:
     """``node.find_all(*types)`` as a list, in the same breadth-first order, without sqlglot's four
     nested generators (``find_all`` → ``walk`` → ``bfs`` → ``iter_expressions``).
@@ -196,7 +203,7 @@ def find_all(node: exp.Expression, types: type | tuple[type, ...]) -> list[exp.E
         for value in n.args.values():
             if isinstance(value, list):
                 for v in value:
-                    if isinstance(v, exp.Expr):
+                    if isinstance(v, _EXPR):
                         queue.append(v)
             # the common arguments that are no node (a name, a flag, none) are told apart cheaply
             elif (
@@ -204,8 +211,8 @@ def find_all(node: exp.Expression, types: type | tuple[type, ...]) -> list[exp.E
                 and value is not True
                 and value is not False
                 and not isinstance(value, str)
-                and (leaves or (type(value) is not exp.Identifier and type(value) is not exp.Literal))
-                and isinstance(value, exp.Expr)
+                and (leaves or (type(value) is not _IDENTIFIER and type(value) is not _LITERAL))
+                and isinstance(value, _EXPR)
             ):
                 queue.append(value)
     return found
