@@ -22,7 +22,8 @@ MYPY = "mypy==2.4.1"
 # see (SQLAlchemy, PyYAML in the build environment) are taken as untyped
 MYPY_OPTIONS = ("--follow-imports=silent", "--ignore-missing-imports")
 
-# resolve/bind, scope, trees and classify: the passes that run once per node of every statement.
+# resolve/bind, scope, trees and classify: the passes that run once per node of every statement;
+# events: the event of every lineage statement (classifying and rendering each output).
 # The resolver's chain binder → columns → sources → resolve is compiled whole, so that each of its
 # classes is a native class (a compiled class cannot derive from an interpreted one).
 COMPILED = (
@@ -33,6 +34,7 @@ COMPILED = (
     "src/headwater/extract/columns.py",
     "src/headwater/extract/sources.py",
     "src/headwater/extract/resolve.py",
+    "src/headwater/extract/events.py",
 )
 
 

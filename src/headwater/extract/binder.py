@@ -9,19 +9,40 @@ one of them a native class. ``resolve``, ``relation`` and ``_aliased`` are the r
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Callable, Container
 
 from sqlglot import exp
 
 from headwater.catalog import Catalog, LayeredCatalog, Names, TableSchema
 from headwater.extract.guards import Limits, WorkBudget
 from headwater.extract.scope import Alts, Relation, Scope, Source
-from headwater.extract.trees import clone, tree_size
+from headwater.extract.trees import clone, size_within
 from headwater.model import Diagnostic, IndirectType, Severity, TableRef
 
 # A resolved expression used a second time is copied when it has at most this many nodes, and shared
 # above: a CTE or view chain that uses each level twice would otherwise double at every level.
 SHARE_ABOVE = 64
+
+
+# how a dialect folds a name (``Names.table`` / ``Names.column``), told by what it makes of ``aB``
+LOWER_UNQUOTED, UPPER_UNQUOTED, LOWER, UPPER, AS_WRITTEN, OTHER = range(6)
+_FOLD_KINDS = {
+    ("ab", "aB"): LOWER_UNQUOTED,
+    ("AB", "aB"): UPPER_UNQUOTED,
+    ("ab", "ab"): LOWER,
+    ("AB", "AB"): UPPER,
+    ("aB", "aB"): AS_WRITTEN,
+}
+
+
+def fold_kind(fold: Callable[[str, bool], str]) -> int:
+    """Which of ``catalog.names``' folds ``fold`` is (``OTHER``: none of them; it is then called).
+
+    >>> from headwater.catalog import Names
+    >>> [fold_kind(Names.for_dialect(d).column) for d in ("postgres", "snowflake", "doris", "clickhouse")]
+    [0, 1, 2, 4]
+    """
+    return _FOLD_KINDS.get((fold("aB", False), fold("aB", True)), OTHER)
 
 
 class Binder:
@@ -44,6 +65,10 @@ class Binder:
     ) -> None:
         self.catalog = catalog
         self.names = names
+        # the dialect's folds as a case (``fold_kind``), so that every name the resolver binds is folded
+        # here without the calls through ``Names``
+        self._table_fold = fold_kind(names.table)
+        self._column_fold = fold_kind(names.column)
         self.catalog_name = catalog_name
         self.database = database
         self.statement_index = statement_index
@@ -55,18 +80,62 @@ class Binder:
         self.indirect: list[tuple[IndirectType, exp.Expression]] = []
         self.diagnostics: list[Diagnostic] = []
         self.incomplete = False
+        self.unbound = False  # some column was marked unresolved (``ColumnBinder._unresolved``)
         self._memo: dict[int, Relation] = {}
         self._memo_hits: dict[int, int] = {}  # relations handed out again from the memo (by id)
         self._taken: set[int] = set()
         self._origin: int | None = None  # the relation the last bound column came from (see resolve)
         # One node per base column, shared by every tree that reads it: column SQL does not
         # depend on the parent, and nothing mutates resolved trees.
-        self._columns: dict[tuple[TableRef, str], exp.Column] = {}
+        self._columns: dict[tuple[str, str | None, str, str], exp.Column] = {}  # (catalog, database, table, column)
         self.budget: WorkBudget = budget or WorkBudget(Limits().max_work)
         self.shared = False  # some resolved expressions share subexpressions (see _reuse)
-        self._sizes: dict[int, int] = {}
+        self._sizes: dict[int, int] = {}  # size_within of the expressions handed out again (never mutated)
+        self.schemas: dict[TableRef, TableSchema | None] = {}  # the catalog's answers of this statement
         self._views: dict[TableRef, Relation] = {}  # each view is resolved once per statement
         self._loading_views: set[TableRef] = set()
+
+    def schema(self, ref: TableRef) -> TableSchema | None:
+        """``catalog.table(ref)``, asked once per statement (nothing changes the catalog while it resolves)."""
+        if ref in self.schemas:
+            return self.schemas[ref]
+        found = self.schemas[ref] = self.catalog.table(ref)
+        return found
+
+    # ------------------------------------------------------------------ names
+
+    def _fold(self, kind: int, fold: Callable[[str, bool], str], text: str, quoted: bool) -> str:
+        if kind == LOWER_UNQUOTED:
+            return text if quoted else text.lower()
+        if kind == UPPER_UNQUOTED:
+            return text if quoted else text.upper()
+        if kind == LOWER:
+            return text.lower()
+        if kind == UPPER:
+            return text.upper()
+        if kind == AS_WRITTEN:
+            return text
+        return fold(text, quoted)
+
+    def table_ident(self, ident: exp.Expression | str | None) -> str | None:
+        """``Names.table_ident``: a table-like name normalised for the dialect."""
+        if ident is None:
+            return None
+        if isinstance(ident, str):
+            return self._fold(self._table_fold, self.names.table, ident, False)
+        if isinstance(ident, exp.Identifier):
+            return self._fold(self._table_fold, self.names.table, ident.this, bool(ident.args.get("quoted")))
+        return self._fold(self._table_fold, self.names.table, ident.name, False)
+
+    def column_ident(self, ident: exp.Expression | str | None) -> str | None:
+        """``Names.column_ident``: a column-like name normalised for the dialect."""
+        if ident is None:
+            return None
+        if isinstance(ident, str):
+            return self._fold(self._column_fold, self.names.column, ident, False)
+        if isinstance(ident, exp.Identifier):
+            return self._fold(self._column_fold, self.names.column, ident.this, bool(ident.args.get("quoted")))
+        return self._fold(self._column_fold, self.names.column, ident.name, False)
 
     # ------------------------------------------------------------------ the resolver's own
 
@@ -136,7 +205,9 @@ class Binder:
         Sharing keeps a chain of CTEs or views that reads each level twice linear instead of
         exponential; ``shared`` tells the engine to classify and render over the shared form.
         """
-        size = tree_size(node, self._sizes)
+        size = self._sizes.get(id(node))
+        if size is None:
+            size = self._sizes[id(node)] = size_within(node, SHARE_ABOVE)
         if size <= SHARE_ABOVE:
             self.budget.spend(size)
             return clone(node)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from headwater.extract.scope import REF, UNRESOLVED, has_unresolved, refs_of
+from headwater.extract.scope import REF, UNRESOLVED, RefKey, find_all, has_unresolved, ref_key, refs_of
 from headwater.extract.trees import distinct_nodes
 from headwater.model import ColumnRef, DirectInput, DirectType, IndirectType, Origin
 
@@ -251,8 +251,9 @@ class _Walker:
     def __init__(self, shared: bool = False) -> None:
         # shared subexpressions: each is walked once per (labels, masked, value) context
         self.seen: set[tuple[int, tuple[str, ...], bool, bool]] | None = set() if shared else None
-        self.sources: dict[ColumnRef, None] = {}
-        self.inputs: dict[ColumnRef, tuple[list[str], bool]] = {}
+        # keyed by the reference's fields (``ref_key``): hashed without the dataclasses' Python hashes
+        self.sources: dict[RefKey, ColumnRef] = {}
+        self.inputs: dict[RefKey, tuple[ColumnRef, list[str], bool]] = {}
         self.indirect: list[_Entry] = []
         self.cols: list[ColumnRef | None] = []
         self.aggregate = False
@@ -266,7 +267,9 @@ class _Walker:
         if kind == _COLUMN:
             ref = self._note_column(node)
             if ref is not None:
-                self.sources[ref] = None
+                rkey = ref_key(ref)
+                if rkey not in self.sources:
+                    self.sources[rkey] = ref
                 if value:
                     self._input(ref, labels, masked)
             else:
@@ -334,7 +337,7 @@ class _Walker:
                         self._scan(v)
 
     def _scan(self, node: exp.Expression) -> None:
-        for n in node.find_all(exp.Column):
+        for n in find_all(node, exp.Column):
             self._note_column(n)
 
     def _note_column(self, node: exp.Expression) -> ColumnRef | None:
@@ -353,12 +356,13 @@ class _Walker:
         return any(isinstance(n, exp.Column) for n in distinct_nodes(node))
 
     def _input(self, ref: ColumnRef, labels: tuple[str, ...], masked: bool) -> None:
-        prev = self.inputs.get(ref)
+        key = ref_key(ref)
+        prev = self.inputs.get(key)
         if prev is None:
-            self.inputs[ref] = (list(dict.fromkeys(labels)), masked)
+            self.inputs[key] = (ref, list(dict.fromkeys(labels)), masked)
         else:
-            merged = prev[0] + [x for x in labels if x not in prev[0]]
-            self.inputs[ref] = (merged, prev[1] or masked)
+            merged = prev[1] + [x for x in labels if x not in prev[1]]
+            self.inputs[key] = (prev[0], merged, prev[2] or masked)
 
     def _subtree(self, entry: _Entry, labels: tuple[str, ...], masked: bool, value: bool) -> None:
         """Walk an indirect expression, noting the span of ``cols`` its columns take."""
@@ -441,7 +445,7 @@ class _Walker:
             return tuple(refs_of(entry.node, True))
         found: ColumnRef | None = None
         for ref in self.cols[entry.start : entry.end]:
-            if ref is not None and ref != found:
+            if ref is not None and ref is not found and ref != found:
                 if found is not None:
                     return tuple(refs_of(entry.node))
                 found = ref
@@ -465,12 +469,12 @@ def classify(expr: exp.Expression, shared: bool = False) -> Classified:
         origin = Origin.SYSTEM
     else:
         origin = Origin.CONSTANT
-    inputs = tuple(DirectInput(ref, tuple(labels), masked) for ref, (labels, masked) in w.inputs.items())
+    inputs = tuple(DirectInput(ref, tuple(labels), masked) for ref, labels, masked in w.inputs.values())
     kept = [e for e in w.indirect if e.keep]
     return Classified(
         dtype,
         origin,
-        tuple(w.sources),
+        tuple(w.sources.values()),
         inputs,
         tuple((e.itype, e.node) for e in kept),
         tuple(w.indirect_refs(e) for e in kept),

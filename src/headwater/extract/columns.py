@@ -51,8 +51,8 @@ class ColumnBinder(Binder):
         return None
 
     def _column(self, col: exp.Column, scope: Scope, alias_first: bool, alias_fallback: bool) -> Alts:
-        name = self.names.column_ident(col.this) or ""
-        qualifier = self.names.table_ident(col.args.get("table"))
+        name = self.column_ident(col.this) or ""
+        qualifier = self.table_ident(col.args.get("table"))
         if qualifier is not None and col._meta and col._meta.get(FIELD_PATH):  # Snowflake ``s:f``: a field of s
             field = self._struct_field(col, scope, qualifier, name)
             if field is not None:
@@ -61,9 +61,9 @@ class ColumnBinder(Binder):
                 col, "unknown_column", f"column {qualifier} is in no table of its scope", Severity.ERROR
             )
         if qualifier is not None:
-            db = self.names.table_ident(col.args.get("db"))
+            db = self.table_ident(col.args.get("db"))
             if db is not None:  # db.t.x names table db.t, whatever alias it has in scope
-                found = self._find_table(scope, self.names.table_ident(col.args.get("catalog")), db, qualifier)
+                found = self._find_table(scope, self.table_ident(col.args.get("catalog")), db, qualifier)
                 if found is not None:
                     return self._from_source(found, name, col)
             s: Scope | None = scope
@@ -116,20 +116,20 @@ class ColumnBinder(Binder):
         if len(parts) >= 3:  # t.s.f…: table t, column s, fields
             s: Scope | None = scope
             while s is not None and not base:
-                src = self._find_source(s, self.names.table_ident(parts[0]) or "")
+                src = self._find_source(s, self.table_ident(parts[0]) or "")
                 if src is not None:
-                    base = self._from_source(src, self.names.column_ident(parts[1]) or "", col)
+                    base = self._from_source(src, self.column_ident(parts[1]) or "", col)
                 s = s.parent
             path = parts[2:]
         if not base:  # s.f…: column s of a table in scope
             s = scope
             while s is not None and not base:
-                base = self._unqualified(s, self.names.column_ident(parts[0]) or "", col)
+                base = self._unqualified(s, self.column_ident(parts[0]) or "", col)
                 s = s.parent
             path = parts[1:]
         if not base:
             return None
-        return [struct_field(b, path, self.names.column_ident) for b in base]
+        return [struct_field(b, path, self.column_ident) for b in base]
 
     def _unqualified(self, scope: Scope, name: str, col: exp.Column) -> Alts | None:
         """Bind an unqualified column in one scope; None when this scope certainly lacks it."""
@@ -139,14 +139,10 @@ class ColumnBinder(Binder):
             return [exp.Coalesce(this=clone(lalt), expressions=[clone(ralt)]) for lalt, ralt in pairs]
         if name in scope.using:
             return self._from_source(scope.using[name], name, col)
-        known: list[Source] = []
-        unknown: list[Source] = []
-        for src in scope.sources.values():
-            has = src.has(name)
-            if has:
-                known.append(src)
-            elif has is None:
-                unknown.append(src)
+        bound = scope.bound.get(name)
+        if bound is None:
+            bound = _candidates(scope, name)
+        known, unknown = bound
         if len(known) == 1:
             return self._from_source(known[0], name, col)
         if len(known) > 1:
@@ -179,10 +175,11 @@ class ColumnBinder(Binder):
                 return self._unresolved(
                     node, "unknown_column", f"column {name} is not in table {src.table.qualified}", Severity.ERROR
                 )
-            key = (src.table, name)
+            table = src.table
+            key = (table.catalog, table.database, table.name, name)  # TableRef's fields: hashed without it
             leaf = self._columns.get(key)
             if leaf is None:
-                leaf = self._columns[key] = column_node(src.table, name)
+                leaf = self._columns[key] = column_node(table, name)
             return [leaf]
         rel = src.relation
         if rel is None:
@@ -207,10 +204,30 @@ class ColumnBinder(Binder):
         return [self._take(alt) for alt in rel.columns[idx]]
 
     def _unresolved(self, node: exp.Expression, code: str, message: str, severity: Severity = Severity.WARNING) -> Alts:
+        self.unbound = True
         self.diag(code, message, node, severity)
         marker = node.copy() if isinstance(node, exp.Column) else exp.column(message)
         marker.meta[UNRESOLVED] = True
         return [marker]
+
+
+def _candidates(scope: Scope, name: str) -> tuple[list[Source], list[Source]]:
+    """The sources of ``scope`` that have a column ``name`` and those that may have it (their columns
+    unknown), kept in ``scope.bound`` once every source's answer is final (its relation loaded)."""
+    known: list[Source] = []
+    unknown: list[Source] = []
+    final = True
+    for src in scope.sources.values():
+        has = src.has(name)
+        if has:
+            known.append(src)
+        elif has is None:
+            unknown.append(src)
+        if src.table is None and src.load is not None and src._relation is None:
+            final = False  # a relation still being loaded (its own columns are being bound)
+    if final:
+        scope.bound[name] = (known, unknown)
+    return known, unknown
 
 
 def struct_field(

@@ -16,6 +16,7 @@ HOT_MODULES = (
     "headwater.extract.columns",
     "headwater.extract.sources",
     "headwater.extract.resolve",
+    "headwater.extract.events",
 )
 
 

@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import replace
 from itertools import islice
 
@@ -20,11 +20,11 @@ from sqlglot.dialects.dialect import Dialect
 from headwater.catalog import Catalog, ColumnSchema, LayeredCatalog, Names, TableSchema
 from headwater.catalog.names import MYSQL_FAMILY
 from headwater.extract.beyond import RESULT_DATABASE, delete_query, merge_branches, update_queries
-from headwater.extract.classify import classify
 from headwater.extract.collector import collector_paused
 from headwater.extract.context import generated_query_id, now_iso, redact, redact_event, redact_piece
 from headwater.extract.ddl import Session, apply_statement, is_temporary, table_ref
 from headwater.extract.deep import call_deep, in_deep_thread
+from headwater.extract.events import lineage_event
 from headwater.extract.exchange import table_moves, table_renames
 from headwater.extract.guards import REFUSED, EmptyName, LimitExceeded, WorkBudget
 from headwater.extract.prepass import blank_unparsed
@@ -46,26 +46,17 @@ from headwater.extract.statements import (
     skip_unsupported,
 )
 from headwater.extract.storage import copy_move, directory_ref, unload_parts
-from headwater.extract.trees import expand, tree_size
 from headwater.extract.variant import variant_paths
 from headwater.model import (
-    DATASET_INDIRECT_TYPES,
     Diagnostic,
-    DirectLineage,
-    Field,
-    IndirectLineage,
-    IndirectType,
     LineageInfo,
     QueryContext,
     Severity,
     SourceCommand,
-    Status,
     TableRef,
-    Target,
-    make_event_id,
 )
 from headwater.model.event import RENAMED_FROM
-from headwater.model.storage import is_storage, storage_ref
+from headwater.model.storage import storage_ref
 
 INTERNAL_SCHEMA = "__internal_schema"
 CONTROL_FLOW = (exp.IfBlock, exp.WhileBlock)  # T-SQL IF / WHILE: the statements in them are extracted
@@ -359,7 +350,7 @@ class Extractor:
                 self._register_ctas(target, rel)
             return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, skip_reason=SKIP_NO_TABLE)
 
-        event = self._event(piece, kind, run, index, target, column_list, rel, resolver, partition)
+        event = self._event(piece, kind, run, index, target, column_list, rel, resolver, partition, True)
         if kind.name in ("ctas", "mv") or directory is not None:  # later statements may read the path
             self._register_ctas(target, rel, column_list)
         return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=(event,))
@@ -575,58 +566,6 @@ class Extractor:
         names = column_list or rel.names
         self.catalog.put(target, TableSchema(tuple(ColumnSchema(n) for n in names)))
 
-    def _target_columns(
-        self,
-        target: TableRef,
-        column_list: list[str] | None,
-        rel: Relation,
-        kind: Kind,
-        resolver: Resolver,
-        partition: list[str] | None = None,
-    ) -> tuple[Field, ...]:
-        """The target columns the query's outputs bind to, in binding order.
-
-        ``partition``: the columns of a ``PARTITION (…)`` clause, which the query gives after the
-        other columns (dynamic ones from the select list, static ones as constants).
-        """
-        insert_like = kind.name in ("insert", "update", "merge") and not is_storage(target)  # a path: the query's
-        schema = self.catalog.table(target) if insert_like else None
-        types = schema.column_types if schema else {}
-        if partition and schema is not None and column_list is None:
-            column_list = [c for c in schema.column_names if c not in partition]
-        if partition and column_list is not None:
-            column_list = [*column_list, *partition]
-        if column_list is not None:
-            names = column_list
-            if schema is not None:
-                for name in names:
-                    if name not in types and name not in (partition or ()):  # schemas may omit partition columns
-                        resolver.diag(
-                            "unknown_target_column",
-                            f"column {name} is not in target {target.qualified}",
-                            None,
-                            Severity.ERROR,
-                        )
-        elif schema is not None:
-            names = list(schema.column_names)
-        else:
-            names = list(rel.names)
-            if insert_like:
-                resolver.diag(
-                    "target_bound_by_name",
-                    f"the columns of target {target.qualified} are unknown: bound by the query's output names",
-                    None,
-                    Severity.INFO,
-                )
-        if rel.complete and len(names) != len(rel.columns):
-            resolver.diag(
-                "column_count_mismatch",
-                f"target {target.qualified} takes {len(names)} columns but the query gives {len(rel.columns)}",
-                None,
-                Severity.ERROR,
-            )
-        return tuple(Field(n, types.get(n)) for n in names)
-
     def _event(
         self,
         piece: Piece,
@@ -638,98 +577,22 @@ class Extractor:
         rel: Relation,
         resolver: Resolver,
         partition: list[str] | None = None,
+        schemas_kept: bool = False,
     ) -> LineageInfo:
-        shared = resolver.shared
-        budget = self.options.limits.max_expression_nodes
-        rendered: dict[int, tuple[exp.Expression, str]] = {}  # one text per node (the node held: ids stay)
-
-        def render(node: exp.Expression) -> str:
-            if not shared:
-                done = rendered.get(id(node))
-                if done is None:
-                    done = rendered[id(node)] = (node, self.render(node))
-                return done[1]
-            tree, abbreviated = expand(node, budget)
-            if abbreviated:
-                size = tree_size(node, {})
-                resolver.diag(
-                    "expression_abbreviated",
-                    f"an expression of {size:,} nodes is shown abbreviated (… after {budget:,} nodes, "
-                    "HEADWATER_EXTRACT_MAX_EXPRESSION_NODES); its lineage is exact",
-                    None,
-                    Severity.INFO,
-                )
-            return self.render(tree)
-
-        fields = self._target_columns(target, column_list, rel, kind, resolver, partition)
-        direct: list[DirectLineage] = []
-        output_indirect: dict[tuple, IndirectLineage] = {}
-        unresolved_columns = 0
-        for pos, field in enumerate(fields):
-            alts = rel.columns[pos] if pos < len(rel.columns) else []
-            classified = [classify(a, shared) for a in alts]  # one walk each: refs and unbound flag too
-            if not alts or any(c.unbound for c in classified):
-                unresolved_columns += 1
-            for branch, (alt, c) in enumerate(zip(alts, classified, strict=True)):
-                direct.append(DirectLineage(field.name, render(alt), c.type, c.origin, c.sources, c.inputs, branch))
-                for (itype, node), refs in zip(c.indirect, c.indirect_refs, strict=True):
-                    text = render(node)
-                    key = (field.name, itype, text)
-                    if key not in output_indirect:  # the first of one text is kept
-                        output_indirect[key] = IndirectLineage(itype, text, refs, field.name)
-
-        dataset_indirect: dict[tuple, IndirectLineage] = {}
-        by_type: dict[IndirectType, list[exp.Expression]] = {t: [] for t in DATASET_INDIRECT_TYPES}
-        for t, node in resolver.indirect:
-            nodes = by_type.get(t)
-            if nodes is not None:
-                nodes.append(node)
-        for itype, nodes in by_type.items():  # the guide's order: JOIN, FILTER, GROUP_BY, SORT
-            for node in nodes:
-                text = render(node)
-                if (itype, text) not in dataset_indirect:  # the first of one text is kept
-                    dataset_indirect[(itype, text)] = IndirectLineage(itype, text, tuple(refs_of(node, shared)))
-
-        if not rel.complete and len(rel.columns) < len(fields):
-            unresolved_columns = max(unresolved_columns, len(fields) - len(rel.columns))
-        if (fields and unresolved_columns >= len(fields)) or (not fields and kind.name not in ("delete", "alter")):
-            status = Status.UNAVAILABLE
-        elif unresolved_columns or resolver.incomplete:
-            status = Status.PARTIAL
-        else:
-            status = Status.COMPLETE
-        if any(d.severity == Severity.ERROR for d in resolver.diagnostics) and status == Status.COMPLETE:
-            status = Status.PARTIAL
-
-        context = self.context_for(
-            piece.sql, kind.command or SourceCommand.INSERT_INTO, run, index, [target, *resolver.tables, *resolver.via]
-        )
-        diagnostics = tuple(
-            d
-            if d.line is not None
-            else Diagnostic(d.code, d.severity, d.message, index, piece.line, piece.column, d.construct)
-            for d in resolver.diagnostics
-        )
-        _refuse_empty_names(target, fields, direct, [*dataset_indirect.values(), *output_indirect.values()])
-        return LineageInfo(
-            event_id=make_event_id(context.query_id, target),
-            source_command=context.source_command,
-            target=Target(target, fields),
-            sources=tuple(resolver.tables),
-            direct=tuple(direct),
-            dataset_indirect=tuple(dataset_indirect.values()),
-            output_indirect=tuple(output_indirect.values()),
-            context=context,
-            status=status,
-            diagnostics=diagnostics,
-            via=tuple(resolver.via),
-        )
+        """The event of a resolved statement (``events.lineage_event``)."""
+        return lineage_event(self, piece, kind, run, index, target, column_list, rel, resolver, partition, schemas_kept)
 
     def context_for(
-        self, sql: str, command: SourceCommand, run: RunInfo, index: int, tables: list[TableRef]
+        self,
+        sql: str,
+        command: SourceCommand,
+        run: RunInfo,
+        index: int,
+        tables: list[TableRef],
+        schema: Callable[[TableRef], TableSchema | None] | None = None,
     ) -> QueryContext:
         """The query context of the statement ``sql`` (the ``index``-th of the session) reading and
-        writing ``tables``, as the session stands."""
+        writing ``tables``, as the session stands (``schema``: the catalog's lookup, by default its own)."""
         return QueryContext(
             source_command=command,
             query_id=run.query_id or generated_query_id(sql, index),
@@ -741,14 +604,18 @@ class Extractor:
             state="OK",
             timestamp=run.timestamp or now_iso(),
             duration_ms=run.duration_ms,
-            external_catalog_properties=redact({**run.external_catalog_properties, **self._table_properties(tables)}),
+            external_catalog_properties=redact(
+                {**run.external_catalog_properties, **self._table_properties(tables, schema or self.catalog.table)}
+            ),
         )
 
-    def _table_properties(self, tables: list[TableRef]) -> dict[str, str]:
+    def _table_properties(
+        self, tables: list[TableRef], schema_of: Callable[[TableRef], TableSchema | None]
+    ) -> dict[str, str]:
         """Options declared on the tables (Flink ``WITH (…)``), keyed ``db.table.option``."""
         out: dict[str, str] = {}
         for ref in tables:
-            schema = self.catalog.table(ref)
+            schema = schema_of(ref)
             for key, value in schema.properties if schema is not None else ():
                 out[f"{ref.qualified}.{key}"] = value
         return out
@@ -787,30 +654,6 @@ def _is_view(tree: exp.Expression) -> bool:
     if not isinstance(tree, exp.Create) or str(tree.args.get("kind") or "").upper() != "VIEW":
         return False
     return not is_temporary(tree)
-
-
-def _refuse_empty_names(
-    target: TableRef, fields: Sequence[Field], direct: Sequence[DirectLineage], indirect: Sequence[IndirectLineage]
-) -> None:
-    """Raise ``EmptyName`` when the event would name a table or column with an empty identifier.
-
-    >>> _refuse_empty_names(TableRef("internal", None, ""), (), (), ())
-    Traceback (most recent call last):
-    ...
-    headwater.extract.guards.EmptyName: an empty identifier names the target table: no lineage can be recorded
-    """
-    what = None
-    if not target.name:
-        what = "the target table"
-    elif any(not f.name for f in fields):
-        what = "a target column"
-    else:
-        refs = [c for d in direct for c in (*d.sources, *(i.column for i in d.inputs))]
-        refs += [c for i in indirect for c in i.sources]
-        if any(not c.column or not c.table.name for c in refs):
-            what = "a source table or column"
-    if what is not None:
-        raise EmptyName(f"an empty identifier names {what}: no lineage can be recorded")
 
 
 def extract_script(

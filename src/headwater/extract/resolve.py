@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 from sqlglot import exp
 
-from headwater.extract.scope import UNRESOLVED, Alts, Relation, Scope, Source, columns_in
+from headwater.extract.scope import UNRESOLVED, Alts, Relation, Scope, Source, columns_in, find_all
 from headwater.extract.sources import SourceBinder
 from headwater.extract.trees import (
     QUERY_TYPES,
@@ -36,6 +36,7 @@ from headwater.extract.trees import (
 from headwater.model import IndirectType, Severity
 
 MAX_ALTERNATIVES = 64
+_COLUMN_OR_QUERY = (exp.Column, *QUERY_TYPES)
 # Dialects whose select list may use an earlier item's alias (lateral column aliases): Snowflake,
 # Databricks / Spark 3.4+, Redshift, DuckDB, Teradata, ClickHouse. BigQuery, PostgreSQL, MySQL,
 # T-SQL, Oracle, Trino, Hive do not.
@@ -83,7 +84,7 @@ class Resolver(SourceBinder):
         ctes = dict(ctes)
         recursive = bool(with_.args.get("recursive"))
         for cte in with_.expressions:
-            name = self.names.table_ident(cte.args["alias"].this) or ""
+            name = self.table_ident(cte.args["alias"].this) or ""
             body = cte.this
             visible = dict(ctes)
             alias = cte.args.get("alias")
@@ -120,7 +121,7 @@ class Resolver(SourceBinder):
         cols = alias.args.get("columns") if alias is not None else None
         if not cols:
             return rel
-        names = [self.names.column_ident(c) or "" for c in cols]
+        names = [self.column_ident(c) or "" for c in cols]
         labels = [c.name for c in cols]
         n = len(names)
         return Relation(
@@ -179,7 +180,7 @@ class Resolver(SourceBinder):
             idx = int(key.this) - 1
             return idx if 0 <= idx < len(names) else None
         if isinstance(key, exp.Column) and not key.table:
-            name = self.names.column_ident(key.this)
+            name = self.column_ident(key.this)
             return names.index(name) if name in names else None
         return None
 
@@ -242,6 +243,8 @@ class Resolver(SourceBinder):
         alias (``SELECT a AS x, x || b AS y``); elsewhere such a use is reported."""
         if self.names.dialect not in LATERAL_ALIAS_DIALECTS:
             columns = [self.resolve(item, scope) for item in items]
+            if not self.unbound:  # no column of the statement is unresolved: no marker to look for
+                return columns
             for i, alts in enumerate(columns):
                 earlier = set(names[:i])
                 for alt in alts:
@@ -311,14 +314,14 @@ class Resolver(SourceBinder):
         open_sources: dict[int, Source] = {}
         for item in sel.expressions:
             if isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(item.this, exp.Star)):
-                qualifier = self.names.table_ident(item.args.get("table")) if isinstance(item, exp.Column) else None
+                qualifier = self.table_ident(item.args.get("table")) if isinstance(item, exp.Column) else None
                 star = item if isinstance(item, exp.Star) else item.this
                 excluded = {
-                    self.names.column_ident(c.this if isinstance(c, exp.Column) else c)
+                    self.column_ident(c.this if isinstance(c, exp.Column) else c)
                     for c in star.args.get("except_") or []
                 }
                 replaced = {  # BigQuery ``* REPLACE (expr AS col)``
-                    self.names.column_ident(r.args["alias"]) or "": r.this
+                    self.column_ident(r.args["alias"]) or "": r.this
                     for r in star.args.get("replace") or []
                     if isinstance(r, exp.Alias)
                 }
@@ -338,16 +341,16 @@ class Resolver(SourceBinder):
             inner = item.this if isinstance(item, exp.Alias) else item
             if isinstance(item, exp.Alias):
                 label = item.alias
-                name = self.names.column_ident(item.args["alias"])
+                name = self.column_ident(item.args["alias"])
             elif isinstance(item, exp.Column):
                 label = item.name
-                name = self.names.column_ident(item.this)
+                name = self.column_ident(item.this)
             elif (named := _cast_column(item, self.names.dialect)) is not None:
                 label = named.name
-                name = self.names.column_ident(named.this)
+                name = self.column_ident(named.this)
             else:
                 label = item.sql(dialect=self.names.dialect or None)
-                name = self.names.column_ident(label)
+                name = self.column_ident(label)
             names.append(name or "")
             labels.append(label)
             items.append(inner)
@@ -429,9 +432,15 @@ class Resolver(SourceBinder):
         if isinstance(expr, exp.Column) and not isinstance(expr.this, exp.Star):
             return self._column(expr, scope, alias_first, alias_fallback)
         subs: list[tuple[int, Alts, int | None]] = []  # (node id, alternatives, relation they come from)
-        found = list(expr.find_all(exp.Column, *QUERY_TYPES))
+        found = find_all(expr, _COLUMN_OR_QUERY)
         self.budget.spend(len(found) + 1)
-        nodes = found if not any(isinstance(n, QUERY_TYPES) for n in found) else scope_nodes(expr)
+        nested = False
+        for node in found:
+            if not isinstance(node, exp.Column):
+                nested = True
+                break
+        nodes = scope_nodes(expr) if nested else found
+        several = False  # some column has several alternatives (set-operation branches)
         for node in nodes:
             if isinstance(node, exp.Column):
                 if isinstance(node.this, exp.Star):
@@ -440,9 +449,18 @@ class Resolver(SourceBinder):
                 alts = self._column(node, scope, alias_first, alias_fallback)
                 subs.append((id(node), alts, self._last_origin()))
             elif isinstance(node, QUERY_TYPES):
-                subs.append((id(node), self._subquery(node, scope), None))  # type: ignore[arg-type]  # a query node is an Expression
+                alts = self._subquery(node, scope)  # type: ignore[arg-type]  # a query node is an Expression
+                subs.append((id(node), alts, None))
+            else:
+                continue
+            if len(alts) > 1:
+                several = True
         if not subs:
             return [substitute(expr, {})]
+        if not several:  # one combination: each column's one alternative (a column with none keeps its node)
+            mapping = {key: alts[0] for key, alts, _ in subs if alts}
+            self.budget.spend(len(mapping))
+            return [substitute(expr, mapping)]
         out: Alts = []
         for assignment in _combinations(subs):
             if len(out) == MAX_ALTERNATIVES:
@@ -474,15 +492,28 @@ class Resolver(SourceBinder):
             outputs = [self._take(alts[0]) for alts in rel.columns if alts] or [exp.Star()]
         select = exp.Select(expressions=outputs)
         if rel.tables:
-            select.set("from_", exp.From(this=exp.to_table(rel.tables[0].name)))
+            select.set("from_", exp.From(this=_table_node(rel.tables[0].name)))
             for t in rel.tables[1:]:
-                select.append("joins", exp.Join(this=exp.to_table(t.name)))
+                select.append("joins", exp.Join(this=_table_node(t.name)))
         if rel.correlated:
             cond = self._take(rel.correlated[0])
             for c in rel.correlated[1:]:
                 cond = exp.And(this=cond, expression=self._take(c))
             select.set("where", exp.Where(this=cond))
         return [select if isinstance(node, exp.Select) else exp.Subquery(this=select)]
+
+
+_TABLE_NODES: dict[str, exp.Table] = {}
+
+
+def _table_node(name: str) -> exp.Table:
+    """``exp.to_table(name)`` (which parses the name), parsed once per name and copied after."""
+    node = _TABLE_NODES.get(name)
+    if node is None:
+        if len(_TABLE_NODES) >= 4096:
+            _TABLE_NODES.clear()
+        node = _TABLE_NODES[name] = exp.to_table(name)
+    return node.copy()
 
 
 # Dialects that name an unaliased ``CAST(col AS …)`` / ``col::type`` output after the column:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Final
 
 from sqlglot import exp
 
@@ -58,6 +59,7 @@ class Source:
     load: Callable[[], Relation] | None = None
     opaque: str | None = None  # a construct whose columns cannot be known (UNNEST, table function…)
     _relation: Relation | None = None
+    _cols: frozenset[str] | None = field(default=None, repr=False, compare=False)  # ``columns`` as a set
 
     @property
     def relation(self) -> Relation | None:
@@ -77,20 +79,16 @@ class Source:
     def has(self, name: str) -> bool | None:
         """True/False when known; None when this source's columns are unknown."""
         if self.table is not None:
-            if self.columns is None:
-                return None
-            return name in self._colset()
+            cols = self._cols
+            if cols is None:
+                if self.columns is None:
+                    return None
+                cols = self._cols = frozenset(self.columns)
+            return name in cols
         rel = self.relation
         if rel is None or not rel.complete:
             return None
         return rel.index(name) is not None
-
-    def _colset(self) -> frozenset[str]:
-        cached = getattr(self, "_cols", None)
-        if cached is None:
-            cached = frozenset(self.columns or ())
-            self._cols = cached
-        return cached
 
 
 @dataclass
@@ -108,20 +106,49 @@ class Scope:
     aliases: dict[str, Alts] = field(default_factory=dict)
     outer_hit: bool = False
     joins: list[exp.Join] = field(default_factory=list)  # every join of the scope, nested ones too
+    # an unqualified name's (known, possible) sources (``columns._candidates``); a new source clears it
+    bound: dict[str, tuple[list[Source], list[Source]]] = field(default_factory=dict, repr=False, compare=False)
 
     def add(self, src: Source) -> None:
+        self.bound.clear()
         key = src.alias
         if key in self.sources:  # one name twice (a CTE ``w`` and the table ``db.w``): both are read
             key = f"{key}\x00{len(self.sources)}"
         self.sources[key] = src
 
 
+# what ``column_node`` makes of one base column, kept across statements: its reference, its table's
+# label and whether each identifier is quoted (``exp.to_identifier``'s regular expression)
+_LEAF_PARTS: dict[tuple[str, str | None, str, str], tuple[ColumnRef, str, bool, bool]] = {}
+
+
 def column_node(table: TableRef, name: str) -> exp.Column:
     """A resolved base-table column, rendered ``table.column`` (a storage path's: ``"s3://b/k".column``)."""
-    label = storage_uri(table) if "://" in table.catalog else table.name
-    node = exp.Column(this=exp.to_identifier(name), table=exp.to_identifier(label))
-    node.meta[REF] = ColumnRef(table, name)
+    key = (table.catalog, table.database, table.name, name)
+    parts = _LEAF_PARTS.get(key)
+    if parts is None:
+        label = storage_uri(table) if "://" in table.catalog else table.name
+        quoted_name = bool(exp.to_identifier(name).args.get("quoted"))
+        quoted_label = bool(exp.to_identifier(label).args.get("quoted"))
+        if len(_LEAF_PARTS) >= 65536:
+            _LEAF_PARTS.clear()
+        parts = _LEAF_PARTS[key] = (ColumnRef(table, name), label, quoted_name, quoted_label)
+    ref, label, quoted_name, quoted_label = parts
+    node = exp.Column(
+        this=exp.Identifier(this=name, quoted=quoted_name), table=exp.Identifier(this=label, quoted=quoted_label)
+    )
+    node.meta[REF] = ref
     return node
+
+
+RefKey = tuple[str, str | None, str, str]
+
+
+def ref_key(ref: ColumnRef) -> RefKey:
+    """A column reference's fields, equal exactly when the references are: a dictionary key hashed
+    by C code, not by the dataclasses' Python ``__hash__`` (two calls per reference)."""
+    table = ref.table
+    return (table.catalog, table.database, table.name, ref.column)
 
 
 def refs_of(node: exp.Expression, shared: bool = False) -> list[ColumnRef]:
@@ -129,24 +156,72 @@ def refs_of(node: exp.Expression, shared: bool = False) -> list[ColumnRef]:
 
     ``shared``: the expression may share subexpressions (see ``Resolver._reuse``); each is read once.
     """
-    seen: dict[ColumnRef, None] = {}
+    seen: dict[RefKey, ColumnRef] = {}
+    last: ColumnRef | None = None
     for n in columns_in(node, shared):
         meta = n._meta
         if meta:
             ref = meta.get(REF)
-            if ref is not None:
-                seen[ref] = None
-    return list(seen)
+            if ref is not None and ref is not last:
+                key = ref_key(ref)
+                if key not in seen:
+                    seen[key] = ref
+                last = ref
+    return list(seen.values())
 
 
 def has_unresolved(node: exp.Expression, shared: bool = False) -> bool:
     return any(n._meta and n._meta.get(UNRESOLVED) for n in columns_in(node, shared))
 
 
+# sqlglot's classes as constants of this module (the compiled build reads them without a lookup)
+_EXPR: Final = exp.Expr
+_IDENTIFIER: Final = exp.Identifier
+_LITERAL: Final = exp.Literal
+
+
+def find_all(node: exp.Expression, types: type | tuple[type, ...]) -> list[exp.Expression]:
+    """``node.find_all(*types)`` as a list, in the same breadth-first order, without sqlglot's four
+    nested generators (``find_all`` → ``walk`` → ``bfs`` → ``iter_expressions``).
+
+    >>> import sqlglot
+    >>> tree = sqlglot.parse_one("SELECT a + f(b, (SELECT c)) FROM t WHERE d")
+    >>> [n.sql() for n in find_all(tree, exp.Column)] == [n.sql() for n in tree.find_all(exp.Column)]
+    True
+    """
+    found: list[exp.Expression] = []
+    queue: list[exp.Expr] = [node]
+    # identifiers and literals hold no node (their arguments are text and flags): unless they are
+    # asked for, they are not visited, which leaves the order of the others as it is
+    leaves = issubclass(exp.Identifier, types) or issubclass(exp.Literal, types)
+    i = 0
+    while i < len(queue):
+        n = queue[i]
+        i += 1
+        if isinstance(n, types):
+            found.append(n)  # type: ignore[arg-type]  # a node of the tree is an Expression
+        for value in n.args.values():
+            if isinstance(value, list):
+                for v in value:
+                    if isinstance(v, _EXPR):
+                        queue.append(v)
+            # the common arguments that are no node (a name, a flag, none) are told apart cheaply
+            elif (
+                value is not None
+                and value is not True
+                and value is not False
+                and not isinstance(value, str)
+                and (leaves or (type(value) is not _IDENTIFIER and type(value) is not _LITERAL))
+                and isinstance(value, _EXPR)
+            ):
+                queue.append(value)
+    return found
+
+
 def columns_in(node: exp.Expression, shared: bool) -> Iterator[exp.Column]:
     """The column nodes of a resolved expression; ``shared``: each shared subexpression once."""
     if not shared:
-        return node.find_all(exp.Column)
+        return iter(find_all(node, exp.Column))  # type: ignore[arg-type]  # only columns
     from headwater.extract.trees import distinct_nodes
 
     return (n for n in distinct_nodes(node) if isinstance(n, exp.Column))

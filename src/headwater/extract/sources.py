@@ -41,7 +41,7 @@ class SourceBinder(ColumnBinder):
         if isinstance(node, exp.Subquery) and not node.args.get("alias") and _parenthesised_tables(node):
             return self._add_source(node.this, scope)  # ``FROM (t1)``, ``FROM ((a JOIN b ON …))``
         alias_node = node.args.get("alias")
-        alias = self.names.table_ident(alias_node.this) if alias_node is not None and alias_node.this else None
+        alias = self.table_ident(alias_node.this) if alias_node is not None and alias_node.this else None
         path = table_storage(node, self.names.dialect or None) if isinstance(node, exp.Table) else None
         if path is not None:  # a storage path read as a dataset: its columns are unknown
             self.tables[path] = None
@@ -90,7 +90,7 @@ class SourceBinder(ColumnBinder):
         """
         alias_node = pivot.args.get("alias")
         alias = (
-            self.names.table_ident(alias_node.this) if alias_node is not None and alias_node.this else None
+            self.table_ident(alias_node.this) if alias_node is not None and alias_node.this else None
         ) or base.alias
         field = (pivot.args.get("fields") or [None])[0]
         columns = base.known_columns()
@@ -101,13 +101,13 @@ class SourceBinder(ColumnBinder):
         inner = Scope(scope.parent, scope.ctes)
         inner.add(base)
         aggs = [a.this if isinstance(a, exp.Alias) else a for a in pivot.expressions]
-        used = {self.names.column_ident(c.this) for a in [field.this, *aggs] for c in a.find_all(exp.Column)}
+        used = {self.column_ident(c.this) for a in [field.this, *aggs] for c in a.find_all(exp.Column)}
         group = [c for c in columns if c not in used]
         names, outputs = list(group), [self.resolve(exp.column(c, quoted=True), inner) for c in group]
         for key in outputs:
             self._record(IndirectType.GROUP_BY, key)
         values = [v.this if isinstance(v, exp.PivotAlias) else v for v in field.expressions]
-        labels = [self.names.column_ident(c) or "" for c in pivot.args.get("columns") or []]
+        labels = [self.column_ident(c) or "" for c in pivot.args.get("columns") or []]
         k = 0
         for value in values:
             for agg in aggs:
@@ -131,7 +131,7 @@ class SourceBinder(ColumnBinder):
         args = [a for a in args if isinstance(a, exp.Expression)]
         alias_node = node.args.get("alias") or func.args.get("alias")
         cols = list(alias_node.args.get("columns") or []) if alias_node is not None else []
-        names = [self.names.column_ident(c) or "" for c in cols]
+        names = [self.column_ident(c) or "" for c in cols]
         if not names and alias_node is not None and alias_node.this and isinstance(func, exp.Unnest):
             names = [alias or ""]  # UNNEST(arr) AS x names the value column (BigQuery, DuckDB)
         width = max(len(names), len(args), 1)
@@ -140,7 +140,7 @@ class SourceBinder(ColumnBinder):
         offset = func.args.get("offset") if isinstance(func, exp.Unnest) else None
         if offset:  # WITH ORDINALITY AS u(x, n) / WITH OFFSET [AS pos]: the position column
             named = isinstance(offset, exp.Identifier)
-            names.append((self.names.column_ident(offset) or "") if named else "offset")
+            names.append((self.column_ident(offset) or "") if named else "offset")
             labels.append(offset.name if named else "offset")
         resolved = [self.resolve(a, scope) for a in args]
         columns: list[Alts] = []
@@ -157,7 +157,7 @@ class SourceBinder(ColumnBinder):
         alias_node = node.args.get("alias")
         alias = None
         if alias_node is not None:
-            alias = self.names.table_ident(alias_node.this) if alias_node.this else None
+            alias = self.table_ident(alias_node.this) if alias_node.this else None
         self.diag(
             "unsupported_construct",
             f"{construct}: its output columns are not resolved to sources",
@@ -170,12 +170,12 @@ class SourceBinder(ColumnBinder):
 
     def table_ref(self, node: exp.Table) -> TableRef:
         """The normalised reference of a table name, with session defaults applied."""
-        catalog = self.names.table_ident(node.args.get("catalog")) or self.catalog_name
-        db = self.names.table_ident(node.args.get("db")) or self.database
-        return TableRef(catalog, db, self.names.table_ident(node.this) or "")
+        catalog = self.table_ident(node.args.get("catalog")) or self.catalog_name
+        db = self.table_ident(node.args.get("db")) or self.database
+        return TableRef(catalog, db, self.table_ident(node.this) or "")
 
     def _table_source(self, node: exp.Table, scope: Scope, alias: str | None) -> Source:
-        name = self.names.table_ident(node.this) or ""
+        name = self.table_ident(node.this) or ""
         if not name:
             raise EmptyName("an empty identifier names a source table: no lineage can be recorded")
         if not node.args.get("db") and name in scope.ctes:
@@ -187,7 +187,7 @@ class SourceBinder(ColumnBinder):
             ref = TableRef(self.catalog_name, None, name)
             return self._view_source(ref, self.temp_views[name], alias or name)
         ref = self.table_ref(node)
-        schema = self.catalog.table(ref)
+        schema = self.schema(ref)
         if schema is not None and schema.view_sql and not (schema.columns and ref in self.view_nodes):
             return self._view_source(ref, schema, alias or name)
         self.tables[ref] = None
@@ -272,7 +272,7 @@ class SourceBinder(ColumnBinder):
         if src is None:
             return
         using = join.args.get("using") or []
-        names = [self.names.column_ident(u.this if isinstance(u, exp.Column) else u) or "" for u in using]
+        names = [self.column_ident(u.this if isinstance(u, exp.Column) else u) or "" for u in using]
         if str(join.args.get("method") or "").upper() == "NATURAL":
             names = self._natural_columns(before, src, join)
         for name in names:

@@ -17,17 +17,19 @@ from headwater.extract.scope import REF, UNRESOLVED
 QUERY_TYPES = (exp.Query, exp.Subquery, exp.Values)
 
 
-def conjuncts(node: exp.Expression | None) -> Iterator[exp.Expression]:
-    """The AND-ed parts of a predicate (parentheses unwrapped)."""
-    if node is None:
-        return
-    while isinstance(node, exp.Paren):
-        node = node.this
-    if isinstance(node, exp.And):
-        yield from conjuncts(node.this)
-        yield from conjuncts(node.expression)
-    else:
-        yield node
+def conjuncts(node: exp.Expression | None) -> list[exp.Expression]:
+    """The AND-ed parts of a predicate (parentheses unwrapped), left to right."""
+    parts: list[exp.Expression] = []
+    stack = [node] if node is not None else []
+    while stack:  # the right operand is pushed first, so the left one's parts come out first
+        part = stack.pop()
+        while isinstance(part, exp.Paren):
+            part = part.this
+        if isinstance(part, exp.And):
+            stack.extend(p for p in (part.expression, part.this) if p is not None)
+        else:
+            parts.append(part)
+    return parts
 
 
 def reads_table(query: exp.Expression, name: str) -> bool:
@@ -78,7 +80,9 @@ def substitute(node: exp.Expression, mapping: dict[int, exp.Expression], operand
     child_operand = isinstance(node, _OPERATORS)
     kwargs: dict[str, object] = {}
     for key, value in node.args.items():
-        if isinstance(value, exp.Expression):
+        if value is None or value is True or value is False or isinstance(value, str):  # no node: cheap tests first
+            kwargs[key] = value
+        elif isinstance(value, exp.Expression):
             kwargs[key] = substitute(value, mapping, child_operand)
         elif type(value) is list:
             kwargs[key] = [substitute(v, mapping, child_operand) if isinstance(v, exp.Expression) else v for v in value]
@@ -104,7 +108,9 @@ def clone(node: exp.Expression, memo: dict[int, exp.Expression] | None = None) -
         return done
     kwargs: dict[str, object] = {}
     for key, value in node.args.items():
-        if isinstance(value, exp.Expression):
+        if value is None or value is True or value is False or isinstance(value, str):  # no node: cheap tests first
+            kwargs[key] = value
+        elif isinstance(value, exp.Expression):
             kwargs[key] = clone(value, memo)
         elif type(value) is list:
             kwargs[key] = [clone(v, memo) if isinstance(v, exp.Expression) else v for v in value]
@@ -174,6 +180,32 @@ def tree_size(node: exp.Expression, sizes: dict[int, int]) -> int:
     for n in reversed(order):  # children before parents
         sizes[id(n)] = 1 + sum(sizes[id(c)] for c in children(n))
     return sizes[id(node)]
+
+
+def size_within(node: exp.Expression, limit: int) -> int:
+    """``tree_size`` of ``node`` when it is at most ``limit``, else ``limit + 1``: at most ``limit + 1``
+    nodes are visited, whatever the expression's size or sharing.
+
+    >>> import sqlglot
+    >>> a = sqlglot.parse_one("x + 1")
+    >>> size_within(exp.Mul(this=a, expression=a), 64), size_within(exp.Mul(this=a, expression=a), 5)
+    (9, 6)
+    """
+    count = 0
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        count += 1
+        if count > limit:
+            return count
+        for value in n.args.values():
+            if isinstance(value, exp.Expression):
+                stack.append(value)
+            elif type(value) is list:
+                for v in value:
+                    if isinstance(v, exp.Expression):
+                        stack.append(v)
+    return count
 
 
 ELLIPSIS = "…"

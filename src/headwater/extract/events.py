@@ -1,0 +1,238 @@
+"""A lineage statement's event, made from its resolved relation: target columns, the direct and
+indirect sections (every expression classified and rendered once), status and context.
+
+The per-statement half of ``Extractor`` (``engine.py``) that runs over every output and every
+recorded expression; a module of its own so that the compiled build compiles it (the engine itself
+stays interpreted: its hooks are replaced by tests and callers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from headwater.extract.classify import classify
+from headwater.extract.guards import EmptyName
+from headwater.extract.resolve import Resolver
+from headwater.extract.result import RunInfo
+from headwater.extract.scope import Relation, refs_of
+from headwater.extract.statements import Kind
+from headwater.extract.trees import expand, tree_size
+from headwater.model import (
+    DATASET_INDIRECT_TYPES,
+    Diagnostic,
+    DirectLineage,
+    Field,
+    IndirectLineage,
+    IndirectType,
+    LineageInfo,
+    Severity,
+    SourceCommand,
+    Status,
+    TableRef,
+    Target,
+    make_event_id,
+)
+from headwater.model.storage import is_storage
+
+if TYPE_CHECKING:
+    from headwater.extract.engine import Extractor
+    from headwater.extract.split import Piece
+
+
+class Renderer:
+    """SQL text of the resolved expressions of one event: each node rendered once (the node is held,
+    so ids stay valid); over shared expressions (``Resolver._reuse``), each written out as a tree first."""
+
+    def __init__(self, generator: object, shared: bool, budget: int, resolver: Resolver) -> None:
+        self.sql = generator.sql  # type: ignore[attr-defined]  # sqlglot's Generator (or Athena's Trino one)
+        self.shared = shared
+        self.budget = budget
+        self.resolver = resolver
+        self.done: dict[int, tuple[exp.Expression, str]] = {}
+
+    def text(self, node: exp.Expression) -> str:
+        if not self.shared:
+            done = self.done.get(id(node))
+            if done is None:
+                text: str = self.sql(node).strip()
+                self.done[id(node)] = (node, text)
+                return text
+            return done[1]
+        tree, abbreviated = expand(node, self.budget)
+        if abbreviated:
+            size = tree_size(node, {})
+            self.resolver.diag(
+                "expression_abbreviated",
+                f"an expression of {size:,} nodes is shown abbreviated (… after {self.budget:,} nodes, "
+                "HEADWATER_EXTRACT_MAX_EXPRESSION_NODES); its lineage is exact",
+                None,
+                Severity.INFO,
+            )
+        shown: str = self.sql(tree).strip()
+        return shown
+
+
+def target_columns(
+    target: TableRef,
+    column_list: list[str] | None,
+    rel: Relation,
+    kind: Kind,
+    resolver: Resolver,
+    partition: list[str] | None = None,
+) -> tuple[Field, ...]:
+    """The target columns the query's outputs bind to, in binding order.
+
+    ``partition``: the columns of a ``PARTITION (…)`` clause, which the query gives after the
+    other columns (dynamic ones from the select list, static ones as constants).
+    """
+    insert_like = kind.name in ("insert", "update", "merge") and not is_storage(target)  # a path: the query's
+    schema = resolver.schema(target) if insert_like else None
+    types = schema.column_types if schema else {}
+    if partition and schema is not None and column_list is None:
+        column_list = [c for c in schema.column_names if c not in partition]
+    if partition and column_list is not None:
+        column_list = [*column_list, *partition]
+    if column_list is not None:
+        names = column_list
+        if schema is not None:
+            for name in names:
+                if name not in types and name not in (partition or ()):  # schemas may omit partition columns
+                    resolver.diag(
+                        "unknown_target_column",
+                        f"column {name} is not in target {target.qualified}",
+                        None,
+                        Severity.ERROR,
+                    )
+    elif schema is not None:
+        names = list(schema.column_names)
+    else:
+        names = list(rel.names)
+        if insert_like:
+            resolver.diag(
+                "target_bound_by_name",
+                f"the columns of target {target.qualified} are unknown: bound by the query's output names",
+                None,
+                Severity.INFO,
+            )
+    if rel.complete and len(names) != len(rel.columns):
+        resolver.diag(
+            "column_count_mismatch",
+            f"target {target.qualified} takes {len(names)} columns but the query gives {len(rel.columns)}",
+            None,
+            Severity.ERROR,
+        )
+    return tuple(Field(n, types.get(n)) for n in names)
+
+
+def lineage_event(
+    ex: Extractor,
+    piece: Piece,
+    kind: Kind,
+    run: RunInfo,
+    index: int,
+    target: TableRef,
+    column_list: list[str] | None,
+    rel: Relation,
+    resolver: Resolver,
+    partition: list[str] | None = None,
+    schemas_kept: bool = False,
+) -> LineageInfo:
+    """The event of one resolved statement (``Extractor._event``). ``schemas_kept``: the catalog has not
+    changed since the statement was resolved, so the tables' schemas the resolver looked up still hold."""
+    shared = resolver.shared
+    render = Renderer(ex._generator, shared, ex.options.limits.max_expression_nodes, resolver)
+    fields = target_columns(target, column_list, rel, kind, resolver, partition)
+    direct: list[DirectLineage] = []
+    output_indirect: dict[tuple[str, IndirectType, str], IndirectLineage] = {}
+    unresolved_columns = 0
+    for pos, field in enumerate(fields):
+        alts = rel.columns[pos] if pos < len(rel.columns) else []
+        classified = [classify(a, shared) for a in alts]  # one walk each: refs and unbound flag too
+        if not alts or any(c.unbound for c in classified):
+            unresolved_columns += 1
+        for branch, (alt, c) in enumerate(zip(alts, classified, strict=True)):
+            direct.append(DirectLineage(field.name, render.text(alt), c.type, c.origin, c.sources, c.inputs, branch))
+            for (itype, node), refs in zip(c.indirect, c.indirect_refs, strict=True):
+                text = render.text(node)
+                key = (field.name, itype, text)
+                if key not in output_indirect:  # the first of one text is kept
+                    output_indirect[key] = IndirectLineage(itype, text, refs, field.name)
+
+    dataset_indirect: dict[tuple[IndirectType, str], IndirectLineage] = {}
+    by_type: dict[IndirectType, list[exp.Expression]] = {t: [] for t in DATASET_INDIRECT_TYPES}
+    for t, node in resolver.indirect:
+        nodes = by_type.get(t)
+        if nodes is not None:
+            nodes.append(node)
+    for itype, nodes in by_type.items():  # the guide's order: JOIN, FILTER, GROUP_BY, SORT
+        for node in nodes:
+            text = render.text(node)
+            if (itype, text) not in dataset_indirect:  # the first of one text is kept
+                dataset_indirect[(itype, text)] = IndirectLineage(itype, text, tuple(refs_of(node, shared)))
+
+    if not rel.complete and len(rel.columns) < len(fields):
+        unresolved_columns = max(unresolved_columns, len(fields) - len(rel.columns))
+    if (fields and unresolved_columns >= len(fields)) or (not fields and kind.name not in ("delete", "alter")):
+        status = Status.UNAVAILABLE
+    elif unresolved_columns or resolver.incomplete:
+        status = Status.PARTIAL
+    else:
+        status = Status.COMPLETE
+    if any(d.severity == Severity.ERROR for d in resolver.diagnostics) and status == Status.COMPLETE:
+        status = Status.PARTIAL
+
+    context = ex.context_for(
+        piece.sql,
+        kind.command or SourceCommand.INSERT_INTO,
+        run,
+        index,
+        [target, *resolver.tables, *resolver.via],
+        resolver.schema if schemas_kept else None,
+    )
+    diagnostics = tuple(
+        d
+        if d.line is not None
+        else Diagnostic(d.code, d.severity, d.message, index, piece.line, piece.column, d.construct)
+        for d in resolver.diagnostics
+    )
+    refuse_empty_names(target, fields, direct, [*dataset_indirect.values(), *output_indirect.values()])
+    return LineageInfo(
+        event_id=make_event_id(context.query_id, target),
+        source_command=context.source_command,
+        target=Target(target, fields),
+        sources=tuple(resolver.tables),
+        direct=tuple(direct),
+        dataset_indirect=tuple(dataset_indirect.values()),
+        output_indirect=tuple(output_indirect.values()),
+        context=context,
+        status=status,
+        diagnostics=diagnostics,
+        via=tuple(resolver.via),
+    )
+
+
+def refuse_empty_names(
+    target: TableRef, fields: Sequence[Field], direct: Sequence[DirectLineage], indirect: Sequence[IndirectLineage]
+) -> None:
+    """Raise ``EmptyName`` when the event would name a table or column with an empty identifier.
+
+    >>> refuse_empty_names(TableRef("internal", None, ""), (), (), ())
+    Traceback (most recent call last):
+    ...
+    headwater.extract.guards.EmptyName: an empty identifier names the target table: no lineage can be recorded
+    """
+    what = None
+    if not target.name:
+        what = "the target table"
+    elif any(not f.name for f in fields):
+        what = "a target column"
+    else:
+        refs = [c for d in direct for c in (*d.sources, *(i.column for i in d.inputs))]
+        refs += [c for i in indirect for c in i.sources]
+        if any(not c.column or not c.table.name for c in refs):
+            what = "a source table or column"
+    if what is not None:
+        raise EmptyName(f"an empty identifier names {what}: no lineage can be recorded")
