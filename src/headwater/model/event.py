@@ -240,9 +240,10 @@ class QueryContext(_Frozen):
             object.__setattr__(self, "external_catalog_properties", _frozen_map(self.external_catalog_properties))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class LineageInfo(_Frozen):
-    """One lineage event: what a successful statement moved from where to where."""
+    """One lineage event: what a successful statement moved from where to where. (Weakly
+    referable: ``secrets.is_redacted`` marks the exact objects ``redact_event`` returned.)"""
 
     event_id: str
     source_command: SourceCommand

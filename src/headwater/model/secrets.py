@@ -44,6 +44,7 @@ import base64
 import binascii
 import dataclasses
 import re
+import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -256,11 +257,32 @@ def redact_event(event: LineageInfo, dialect: str = "") -> LineageInfo:
             for name in ("direct", "dataset_indirect", "output_indirect")
         }
         changed = {name: items for name, items in lists.items() if items is not getattr(event, name)}
-    if sql == ctx.sql and not changed:
-        return event
     if sql != ctx.sql:
         changed["context"] = dataclasses.replace(ctx, sql=sql)
-    return dataclasses.replace(event, **changed)  # type: ignore[arg-type]
+    out = dataclasses.replace(event, **changed) if changed else event  # type: ignore[arg-type]
+    _REDACTED[id(out)] = out
+    return out
+
+
+_REDACTED: weakref.WeakValueDictionary[int, LineageInfo] = weakref.WeakValueDictionary()
+"""The events ``redact_event`` returned, by ``id()``, as long as they live (an entry goes with its
+object, so an ``id`` reused by a later object is never taken for it)."""
+
+
+def is_redacted(event: LineageInfo) -> bool:
+    """Whether ``event`` is the very object (in this process) that ``redact_event`` returned: then
+    it holds no secret for the store to mask. Only identity counts: an equal event decoded from
+    JSON, sent by a producer or copied with ``dataclasses.replace`` is not marked.
+
+    >>> from headwater.model.event import *
+    >>> t = TableRef("internal", "db", "t")
+    >>> ctx = QueryContext(SourceCommand.INSERT_INTO, "q1", "INSERT INTO t SELECT 'pg://u:pw@h'")
+    >>> e = LineageInfo("id", SourceCommand.INSERT_INTO, Target(t, ()), (), (), (), (), ctx)
+    >>> r = redact_event(e)
+    >>> is_redacted(e), is_redacted(r), r.context.sql
+    (False, True, "INSERT INTO t SELECT 'pg://u:***@h'")
+    """
+    return _REDACTED.get(id(event)) is event
 
 
 def _expressions_hinted(event: LineageInfo) -> bool:

@@ -43,6 +43,7 @@ def delete_lineage(
     if len(chosen) != 1:
         raise InvalidInput("event_id|job|dataset", "give exactly one")
     events_q: ColumnElement[bool] | None = None
+    bump_membership_epoch(conn)  # edges close: writers' caches of them (memberships, jobs' open edges) are stale
     if event_id is not None:
         pk = conn.execute(select(events.c.id).where(events.c.event_id == event_id)).scalar_one_or_none()
         if pk is None:
@@ -57,7 +58,6 @@ def delete_lineage(
         assert dataset is not None
         node = resolve(conn, dataset, types=(NodeType.DATASET, NodeType.EXTERNAL, *sorted(ENTITY_TYPES)))
         members = select(nodes.c.id).where(nodes.c.parent_id == node.id)
-        bump_membership_epoch(conn)  # its CONTAINS edges close: writers' caches of them are stale
         which = or_(_E.src_id == node.id, _E.dst_id == node.id, _E.src_id.in_(members), _E.dst_id.in_(members))
     # dataset-level mappings count as the MAPS_TO edges they stand for (one per column they apply
     # to while open), as when they were stored that way; their WRITES_FIELD companions do not count

@@ -34,7 +34,7 @@ from headwater.model.job import (
     fallback_job_name,
     sql_fingerprint,
 )
-from headwater.model.secrets import redact_event
+from headwater.model.secrets import is_redacted, redact_event
 from headwater.store.errors import InvalidInput
 from headwater.store.facts import Facts, FactsBuilder, Names, NodeKey
 from headwater.store.names import now_us, short_of, to_us
@@ -71,7 +71,8 @@ def event_facts(event: LineageInfo, names: Names | None = None, expand_indirect:
     """Translate one event (no I/O). ``names`` caches normalised names across the events of a batch;
     ``expand_indirect`` stores dataset-level entries as one MAPS_TO per target column (the former
     layout, kept to check that both layouts answer every query alike)."""
-    event = redact_event(event)  # a producer that sent a statement's secrets: the store keeps none
+    if not is_redacted(event):  # a producer that sent a statement's secrets: the store keeps none
+        event = redact_event(event)  # (an event extraction made in this process was redacted there)
     ctx = event.context
     try:
         t = to_us(ctx.timestamp) if ctx.timestamp else None

@@ -50,11 +50,13 @@ from headwater.store.results import (
 from headwater.store.traverse import DEFAULT_MAX_NODES
 from headwater.store.types import ChangeType, DatasetRef, Direction, ExecutionContext, FieldMapping
 from headwater.store.view_hops import through_views
-from headwater.store.write import NodeCache, WriteResult, apply, chunks, gc_paused, membership_epoch
+from headwater.store.write import NodeCache, OpenEdges, WriteResult, apply, chunks, gc_paused, membership_epoch
 
 AsOf = datetime | str | int | None
 BATCH = 500
 NODE_CACHE = 1_000_000
+OPEN_EDGE_CACHE = 200_000
+"""Open edges a writer keeps of the jobs it recorded (``write.OpenEdges``)."""
 
 
 class LineageStore:
@@ -74,6 +76,7 @@ class LineageStore:
         self._guard = threading.Lock()
         self._nodes = NodeCache()  # committed nodes: ids, and since when their memberships are open
         self._epoch = -1  # the membership epoch ``_nodes`` was filled in
+        self._open = OpenEdges()  # committed open edges of jobs (SQLite), valid in ``_epoch`` too
         self._names = Names()  # normalised names by raw name
 
     @property
@@ -88,24 +91,33 @@ class LineageStore:
     def _write(self, facts: Sequence[Facts | Renaming]) -> WriteResult:
         result = WriteResult()
         staged = NodeCache()
+        open_staged = OpenEdges()
         with self._lock, self.engine.connect().execution_options(headwater_write=True) as conn:
             with conn.begin():
                 epoch = membership_epoch(conn)
-                known = self._nodes if epoch == self._epoch else NodeCache()
+                same = epoch == self._epoch
+                known = self._nodes if same else NodeCache()
+                open_known = self._open if same else OpenEdges()
                 for run in renaming_runs(facts):  # a rename changes names: the caches start over
                     if isinstance(run, Renaming):
                         apply_renaming(conn, run)
                         known, staged, epoch = NodeCache(), NodeCache(), -1
+                        open_known, open_staged = OpenEdges(), OpenEdges()
                         run = [run.facts]
                     for part in chunks(run, BATCH):
-                        result.add(apply(conn, part, known, staged))
+                        result.add(apply(conn, part, known, staged, open_known, open_staged))
             # committed: the ids are valid from now on (nodes are never deleted), and so are the
-            # memberships until a deletion closes some (it changes the epoch)
+            # memberships until a deletion closes some (it changes the epoch), and the open edges
+            # of a job until another event of it is recorded (``OpenEdges``) or the epoch changes
             with self._guard:
                 if epoch != self._epoch or len(self._nodes) + len(staged) > NODE_CACHE:
                     self._nodes = NodeCache()
+                    self._open = OpenEdges()
                     self._epoch = epoch
                 self._nodes.update(staged)
+                self._open.update(open_staged)
+                if len(self._open) > OPEN_EDGE_CACHE:
+                    self._open = OpenEdges()
         return result
 
     def record(self, event: LineageInfo) -> WriteResult:

@@ -303,15 +303,16 @@ EPOCH_KEY = "membership_epoch"
 
 
 def membership_epoch(conn: Connection) -> int:
-    """How many deletions have closed CONTAINS edges so far. A writer that caches the nodes whose
-    membership it saw open may trust that cache while this number is unchanged (on PostgreSQL the
+    """How many deletions (and renames) have closed or changed edges so far. A writer that caches
+    the nodes whose membership it saw open, or jobs' open edges, may trust that cache while this
+    number is unchanged (on PostgreSQL the
     row stays share-locked until the transaction ends, so no deletion commits in between)."""
     sql = f"SELECT value FROM {meta.name} WHERE key = '{EPOCH_KEY}'"
     return _scalar(conn, sql + (" FOR SHARE" if _pg(conn) else "")) or 0
 
 
 def bump_membership_epoch(conn: Connection) -> None:
-    """Called by every deletion that may close or erase CONTAINS edges."""
+    """Called by every deletion (it may close or erase CONTAINS edges, and closes jobs' edges) and rename."""
     conn.exec_driver_sql(
         f"INSERT INTO {meta.name} (key, value) VALUES ('{EPOCH_KEY}', 1) "
         f"ON CONFLICT (key) DO UPDATE SET value = {meta.name}.value + 1"
@@ -517,12 +518,59 @@ def _load_open(conn: Connection, scopes: Sequence[int]) -> dict[int, dict[tuple[
     return state
 
 
-_LATEST = f"SELECT job_id, max(event_us) FROM {events.name} WHERE job_id IN ({{}}) GROUP BY job_id"
+_LATEST = f"SELECT job_id, max(event_us), max(id) FROM {events.name} WHERE job_id IN ({{}}) GROUP BY job_id"
 _LOCK = f"SELECT id FROM {nodes.name} WHERE id IN ({{}}) ORDER BY id FOR UPDATE"
 
 
-def _latest(conn: Connection, jobs: Sequence[int]) -> dict[int, int]:
-    return {j: t for j, t in _in(conn, _LATEST, jobs) if t is not None}
+def _latest(conn: Connection, jobs: Sequence[int]) -> tuple[dict[int, int], dict[int, int]]:
+    """Per job: the time of its latest event, and the id of its newest event row."""
+    latest: dict[int, int] = {}
+    last: dict[int, int] = {}
+    for j, t, pk in _in(conn, _LATEST, jobs):
+        if t is not None:
+            latest[j] = t
+        if pk is not None:
+            last[j] = pk
+    return latest, last
+
+
+@dataclass(slots=True)
+class OpenEdges:
+    """A writer's cache of jobs' open edges as ``_load_open`` reads them, so that a re-run which
+    asserts what its job already holds needs no read of them (SQLite only).
+
+    An entry is kept with the id of the job's newest event row when it was made: every write that
+    changes a job's open edges (a recording of it, here or in another process) adds an event row of
+    that job with a greater id, and every deletion or rename changes the membership epoch, which
+    clears the cache (``LineageStore._write``). So an entry whose id is still the job's newest is the
+    job's open edges. Only states with every edge stored (ids known) are kept, and their ``_Edge``
+    objects are never changed in place (``apply`` replaces one whose start moves)."""
+
+    jobs: dict[int, tuple[int, dict[tuple[Any, ...], _Edge]]] = field(default_factory=dict)
+    gone: set[int] = field(default_factory=set)  # staged: jobs whose entries are no longer right
+    edges: int = 0  # in all entries
+
+    def __len__(self) -> int:
+        return self.edges
+
+    def keep(self, job: int, pk: int, current: dict[tuple[Any, ...], _Edge]) -> None:
+        self.drop(job)
+        self.gone.discard(job)
+        self.jobs[job] = (pk, current)
+        self.edges += len(current)
+
+    def drop(self, job: int) -> None:
+        old = self.jobs.pop(job, None)
+        if old is not None:
+            self.edges -= len(old[1])
+        self.gone.add(job)
+
+    def update(self, other: OpenEdges) -> None:
+        for job in other.gone:
+            self.drop(job)
+        for job, (pk, current) in other.jobs.items():
+            self.keep(job, pk, current)
+        self.gone.clear()
 
 
 def _lock_jobs(conn: Connection, jobs: Sequence[int]) -> None:
@@ -605,10 +653,13 @@ def apply(
     batch: Sequence[Facts],
     known: NodeCache | None = None,
     staged: NodeCache | None = None,
+    open_known: OpenEdges | None = None,
+    open_staged: OpenEdges | None = None,
 ) -> WriteResult:
     """Record ``batch`` inside the caller's transaction. ``known``: what the caller knows of committed
     nodes (read only); ``staged`` receives what this batch learnt, for the caller to add to ``known``
-    once the transaction commits (nodes inserted by a transaction that rolls back must be forgotten)."""
+    once the transaction commits (nodes inserted by a transaction that rolls back must be forgotten).
+    ``open_known`` / ``open_staged``: the same for jobs' open edges (``OpenEdges``; SQLite only)."""
     from headwater.store.node_properties import update_properties  # they import this module
     from headwater.store.reopen import returning
 
@@ -639,7 +690,7 @@ def apply(
     jobs = sorted({ids[f.job] for f in todo if f.job})
     stored_jobs = [j for j in jobs if j not in fresh]
     _lock_jobs(conn, stored_jobs)
-    latest = _latest(conn, stored_jobs)
+    latest, last_pk = _latest(conn, stored_jobs)
     pks = _new_events(conn, todo, {f.event_id: ids[f.job] if f.job else None for f in todo}, now)
     result.duplicates += len(todo) - len(pks)  # recorded concurrently by another writer
     if len(pks) < len(todo):
@@ -654,7 +705,16 @@ def apply(
     for _, w in wanted:
         for s in w:
             uses[s] = uses.get(s, 0) + 1
-    state = _load_open(conn, sorted(s for s in uses if s is not None and s not in fresh))
+    cached = open_known.jobs if open_known is not None and not _pg(conn) else {}
+    state: dict[int, dict[tuple[Any, ...], _Edge]] = {}
+    misses = []
+    for s in sorted(s for s in uses if s is not None and s not in fresh):
+        entry = cached.get(s)
+        if entry is not None and entry[0] == last_pk.get(s):
+            state[s] = dict(entry[1])  # a copy: the loop below changes the dict, never its edges
+        else:
+            misses.append(s)
+    state.update(_load_open(conn, misses))
     diff = _Diff()
     rows = diff.rows
     for f, per_scope in wanted:
@@ -672,9 +732,11 @@ def apply(
                     if late and cur.valid_from > t:
                         if cur.id is not None:
                             diff.starts.append((t, cur.id))
-                        elif cur.row is not None:
-                            cur.row[_FROM] = t
-                        cur.valid_from = t
+                            current[key] = _Edge(cur.attrs, cur.run_key, t, id=cur.id)  # cached ones stay
+                        else:
+                            if cur.row is not None:
+                                cur.row[_FROM] = t
+                            cur.valid_from = t
                     continue
                 if late:
                     if cur is None:
@@ -702,12 +764,69 @@ def apply(
         _executemany(conn, _update_sql(conn, "valid_from"), diff.starts)
     if staged is not None:
         staged.update(NodeCache(ids, since))
+    if open_staged is not None and not pg:
+        _keep_open(conn, open_staged, state, todo, ids, pks)
     if pg:
         url = str(conn.engine.url)
         _written_since_check[url] = _written_since_check.get(url, 0) + len(inserts) + len(fresh) + len(todo)
     result.edges_opened = len(inserts) + implied
     result.edges_closed = len(diff.closes)
     return result
+
+
+_OPENED = (
+    f"SELECT id, job_id, type, src_id, dst_id, subtype FROM {edges.name} "
+    f"WHERE event_pk IN ({{}}) AND valid_to = {OPEN} AND job_id IS NOT NULL"
+)
+
+
+def _keep_open(
+    conn: Connection,
+    cache: OpenEdges,
+    state: dict[int, dict[tuple[Any, ...], _Edge]],
+    todo: Sequence[Facts],
+    ids: dict[NodeKey, int],
+    pks: dict[str, int],
+) -> None:
+    """Stage the open edges of the batch's jobs that it read or kept in ``state``, with the id of
+    the job's newest event row (this batch's); the ids of the edges this batch opened are read back
+    (one look-up by event of the few a re-run changes). The jobs recorded for the first time only
+    once are not kept (nothing was read of them, and their edges are all new)."""
+    of_job: dict[int, list[int]] = {}
+    for f in todo:
+        if f.job:
+            j = ids[f.job]
+            found = of_job.get(j)
+            if found is None:
+                of_job[j] = [pks[f.event_id]]
+            else:
+                found.append(pks[f.event_id])
+    kept: dict[int, dict[tuple[Any, ...], _Edge]] = {}
+    pending: list[int] = []  # event pks of this batch's jobs that opened edges
+    for job, job_pks in of_job.items():
+        current = state.get(job)
+        if current is None:
+            cache.drop(job)
+            continue
+        kept[job] = current
+        for e in current.values():
+            if e.id is None:
+                pending.extend(job_pks)
+                break
+    opened: dict[tuple[int, tuple[Any, ...]], int] = {}
+    if pending:
+        for eid, job, typ, src, dst, subtype in _in(conn, _OPENED, sorted(pending)):
+            opened[(job, (typ, src, dst, subtype))] = eid
+    for job, current in kept.items():
+        for key, e in current.items():
+            if e.id is None:
+                eid = opened.get((job, key))
+                if eid is None:  # not expected: keep nothing rather than guess
+                    cache.drop(job)
+                    break
+                current[key] = _Edge(e.attrs, e.run_key, e.valid_from, id=eid)
+        else:
+            cache.keep(job, max(of_job[job]), current)
 
 
 def _seen_jobs(conn: Connection, todo: Sequence[Facts], ids: dict[NodeKey, int]) -> None:
