@@ -115,11 +115,11 @@ def clone(node: exp.Expression, memo: dict[int, exp.Expression] | None = None) -
         return done
     cls = node.__class__
     if cls is _LITERAL or cls is _IDENTIFIER:  # no node inside: its arguments as they are
-        new = cls(**node.args)
+        leaf: exp.Expression = cls(**node.args)
         if node._meta and UNRESOLVED in node._meta:
-            new.meta[UNRESOLVED] = True
-        memo[id(node)] = new
-        return new
+            leaf.meta[UNRESOLVED] = True
+        memo[id(node)] = leaf
+        return leaf
     kwargs: dict[str, object] = {}
     for key, value in node.args.items():
         if value is None or value is True or value is False or isinstance(value, str):  # no node: cheap tests first
