@@ -121,21 +121,33 @@ class Binder:
         """``Names.table_ident``: a table-like name normalised for the dialect."""
         if ident is None:
             return None
-        if isinstance(ident, str):
-            return self._fold(self._table_fold, self.names.table, ident, False)
         if isinstance(ident, exp.Identifier):
-            return self._fold(self._table_fold, self.names.table, ident.this, bool(ident.args.get("quoted")))
-        return self._fold(self._table_fold, self.names.table, ident.name, False)
+            text: str = ident.this
+            quoted = bool(ident.args.get("quoted"))
+        elif isinstance(ident, str):
+            text, quoted = ident, False
+        else:
+            text, quoted = ident.name, False
+        kind = self._table_fold
+        if kind == LOWER_UNQUOTED:  # the common fold, without a call
+            return text if quoted else text.lower()
+        return self._fold(kind, self.names.table, text, quoted)
 
     def column_ident(self, ident: exp.Expression | str | None) -> str | None:
         """``Names.column_ident``: a column-like name normalised for the dialect."""
         if ident is None:
             return None
-        if isinstance(ident, str):
-            return self._fold(self._column_fold, self.names.column, ident, False)
         if isinstance(ident, exp.Identifier):
-            return self._fold(self._column_fold, self.names.column, ident.this, bool(ident.args.get("quoted")))
-        return self._fold(self._column_fold, self.names.column, ident.name, False)
+            text: str = ident.this
+            quoted = bool(ident.args.get("quoted"))
+        elif isinstance(ident, str):
+            text, quoted = ident, False
+        else:
+            text, quoted = ident.name, False
+        kind = self._column_fold
+        if kind == LOWER_UNQUOTED:  # the common fold, without a call
+            return text if quoted else text.lower()
+        return self._fold(kind, self.names.column, text, quoted)
 
     # ------------------------------------------------------------------ the resolver's own
 

@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
+from operator import attrgetter
 
 from sqlglot.tokens import Token, TokenType
 
@@ -166,6 +168,24 @@ def measure(tokens: Sequence[Token]) -> tuple[int, int]:
     return deepest, longest
 
 
+_TOKEN_TYPE = attrgetter("token_type")
+_DEEPENING = _OPEN | _PREFIX  # the tokens that may add a level (``measure``)
+
+
+def _may_pass(tokens: Sequence[Token], limits: Limits) -> bool:
+    """Whether ``measure(tokens)`` may pass a limit, told from bounds that cost no interpreted loop:
+    each token adds at most one level and one term, and only the opening and prefix tokens add
+    a level and only the operators a term. False means neither limit is passed (``check_tokens``
+    then skips the exact, token-by-token ``measure``)."""
+    n = len(tokens)
+    if n <= limits.max_nesting and n <= limits.max_terms:
+        return False
+    counts = Counter(map(_TOKEN_TYPE, tokens))
+    depth = sum(counts[t] for t in _DEEPENING if t in counts)
+    terms = sum(counts[t] for t in _OPERATORS if t in counts)
+    return depth > limits.max_nesting or terms > limits.max_terms
+
+
 def check_tokens(tokens: Sequence[Token], limits: Limits) -> tuple[str, str] | None:
     """(code, message) when the tokens of one statement pass a limit, else None.
 
@@ -174,6 +194,8 @@ def check_tokens(tokens: Sequence[Token], limits: Limits) -> tuple[str, str] | N
     >>> check_tokens(tokens, Limits(max_nesting=5))[0]
     'nesting_too_deep'
     """
+    if not _may_pass(tokens, limits):
+        return None
     depth, terms = measure(tokens)
     if depth > limits.max_nesting:
         return (

@@ -178,6 +178,8 @@ def has_unresolved(node: exp.Expression, shared: bool = False) -> bool:
 _EXPR: Final = exp.Expr
 _IDENTIFIER: Final = exp.Identifier
 _LITERAL: Final = exp.Literal
+# this module runs compiled (the mypyc build: its ``__file__`` is the extension's, not a ``.py``)
+_COMPILED: Final = not __file__.endswith(".py")
 
 
 def find_all(node: exp.Expression, types: type | tuple[type, ...]) -> list[exp.Expression]:
@@ -189,11 +191,13 @@ def find_all(node: exp.Expression, types: type | tuple[type, ...]) -> list[exp.E
     >>> [n.sql() for n in find_all(tree, exp.Column)] == [n.sql() for n in tree.find_all(exp.Column)]
     True
     """
-    found: list[exp.Expression] = []
-    queue: list[exp.Expr] = [node]
     # identifiers and literals hold no node (their arguments are text and flags): unless they are
     # asked for, they are not visited, which leaves the order of the others as it is
     leaves = issubclass(exp.Identifier, types) or issubclass(exp.Literal, types)
+    if not _COMPILED:
+        return _find_all_interpreted(node, types, leaves)
+    found: list[exp.Expression] = []
+    queue: list[exp.Expr] = [node]
     i = 0
     while i < len(queue):
         n = queue[i]
@@ -215,6 +219,20 @@ def find_all(node: exp.Expression, types: type | tuple[type, ...]) -> list[exp.E
                 and isinstance(value, _EXPR)
             ):
                 queue.append(value)
+    return found
+
+
+def _find_all_interpreted(node: exp.Expression, types: type | tuple[type, ...], leaves: bool) -> list[exp.Expression]:
+    """``find_all`` for the interpreted build: each node's children are listed by sqlglot's own
+    ``iter_expressions`` (compiled with sqlglotc, in C), so the loop here runs once per node, not
+    once per argument. Same nodes in the same order (a leaf's children, none, are not asked for)."""
+    found: list[exp.Expression] = []
+    queue: list[exp.Expr] = [node]
+    for n in queue:
+        if isinstance(n, types):
+            found.append(n)  # type: ignore[arg-type]  # a node of the tree is an Expression
+        if leaves or (type(n) is not _IDENTIFIER and type(n) is not _LITERAL):
+            queue.extend(n.iter_expressions())
     return found
 
 

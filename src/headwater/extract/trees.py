@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator
+from typing import Final
 
 from sqlglot import exp
 
@@ -62,6 +63,9 @@ def scope_nodes(expr: exp.Expression) -> Iterator[exp.Expression]:
 
 
 _OPERATORS = (exp.Binary, exp.Unary)
+# identifiers and literals: their arguments are text and flags, never nodes (``scope.find_all``)
+_IDENTIFIER: Final = exp.Identifier
+_LITERAL: Final = exp.Literal
 
 
 def substitute(node: exp.Expression, mapping: dict[int, exp.Expression], operand: bool = False) -> exp.Expression:
@@ -72,6 +76,9 @@ def substitute(node: exp.Expression, mapping: dict[int, exp.Expression], operand
     comments, token positions or other metadata but the resolved column reference, which makes it
     several times cheaper.
     """
+    cls = node.__class__
+    if cls is _LITERAL or cls is _IDENTIFIER:  # no node inside and none replaced (``mapping`` holds
+        return cls(**node.args)  # columns and queries): its arguments as they are
     replacement = mapping.get(id(node))
     if replacement is not None:
         if operand and isinstance(replacement, _OPERATORS):
@@ -106,6 +113,13 @@ def clone(node: exp.Expression, memo: dict[int, exp.Expression] | None = None) -
     done = memo.get(id(node))
     if done is not None:
         return done
+    cls = node.__class__
+    if cls is _LITERAL or cls is _IDENTIFIER:  # no node inside: its arguments as they are
+        leaf: exp.Expression = cls(**node.args)
+        if node._meta and UNRESOLVED in node._meta:
+            leaf.meta[UNRESOLVED] = True
+        memo[id(node)] = leaf
+        return leaf
     kwargs: dict[str, object] = {}
     for key, value in node.args.items():
         if value is None or value is True or value is False or isinstance(value, str):  # no node: cheap tests first

@@ -140,26 +140,36 @@ def _opt(s: str | None) -> str:
     return "null" if s is None else _str(s)
 
 
+# each column object's JSON text, by id() with the object held (so the id stays its own): extraction
+# reuses one ``ColumnRef`` per base column across statements, so most columns are written once a script
+_COLUMN_TEXT: dict[int, tuple[ColumnRef, str]] = {}
+_COLUMN_TEXT_SIZE = 65536
+
+
 def event_to_json(e: LineageInfo, indent: int | None = None) -> str:
     """The event's JSON text: ``json.dumps(event_to_dict(e))``, written faster when not indented.
 
     The compact form writes the column lists (most of an event) directly with the C string
-    encoder, each column object once per event (an enum, a ``StrEnum``, is encoded as the string
-    it is, without reading its ``value``); the result is the same document.
+    encoder, each column object once (its text kept across events, ``_COLUMN_TEXT``; an enum, a
+    ``StrEnum``, is encoded as the string it is, without reading its ``value``); the result is the
+    same document.
     """
     if indent is not None:
         return json.dumps(event_to_dict(e), indent=indent, ensure_ascii=False)
-    cache: dict[int, str] = {}  # by id(): the objects live as long as the event
+    cache = _COLUMN_TEXT
+    if len(cache) >= _COLUMN_TEXT_SIZE:
+        cache.clear()
 
     def col(c: ColumnRef) -> str:
-        s = cache.get(id(c))
-        if s is None:
+        kept = cache.get(id(c))
+        if kept is None or kept[0] is not c:
             t = c.table
-            s = cache[id(c)] = (
+            kept = cache[id(c)] = (
+                c,
                 f'{{"catalog":{_opt(t.catalog)},"database":{_opt(t.database)},"table":{_str(t.name)},'
-                f'"column":{_str(c.column)}}}'
+                f'"column":{_str(c.column)}}}',
             )
-        return s
+        return kept[1]
 
     direct = []
     for d in e.direct:
