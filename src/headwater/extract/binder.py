@@ -119,22 +119,13 @@ class Binder:
 
     def table_ident(self, ident: exp.Expression | str | None) -> str | None:
         """``Names.table_ident``: a table-like name normalised for the dialect."""
-        if ident is None:
-            return None
-        if isinstance(ident, exp.Identifier):
-            text: str = ident.this
-            quoted = bool(ident.args.get("quoted"))
-        elif isinstance(ident, str):
-            text, quoted = ident, False
-        else:
-            text, quoted = ident.name, False
-        kind = self._table_fold
-        if kind == LOWER_UNQUOTED:  # the common fold, without a call
-            return text if quoted else text.lower()
-        return self._fold(kind, self.names.table, text, quoted)
+        return self._ident(ident, self._table_fold, self.names.table)
 
     def column_ident(self, ident: exp.Expression | str | None) -> str | None:
         """``Names.column_ident``: a column-like name normalised for the dialect."""
+        return self._ident(ident, self._column_fold, self.names.column)
+
+    def _ident(self, ident: exp.Expression | str | None, kind: int, fold: Callable[[str, bool], str]) -> str | None:
         if ident is None:
             return None
         if isinstance(ident, exp.Identifier):
@@ -144,10 +135,9 @@ class Binder:
             text, quoted = ident, False
         else:
             text, quoted = ident.name, False
-        kind = self._column_fold
         if kind == LOWER_UNQUOTED:  # the common fold, without a call
             return text if quoted else text.lower()
-        return self._fold(kind, self.names.column, text, quoted)
+        return self._fold(kind, fold, text, quoted)
 
     # ------------------------------------------------------------------ the resolver's own
 
