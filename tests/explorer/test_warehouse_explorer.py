@@ -130,6 +130,9 @@ def test_every_card_is_legible_at_the_first_view_and_at_fit(page: Any, warehouse
         box,
     )
     assert inside
+    details = page.locator("#tab-details").inner_text()  # the root's panel: its facts, no internal pointer
+    assert "upstream" in details and "ddl_event" not in details and "ddl:" not in details
+    assert store.resolve(f"#{root}").properties.get("ddl_event")  # the store does keep it
     shot(page, "warehouse-fit")
     page.click("#zoom-fit")
     assert all(px >= 9 for _, px in label_sizes(page))

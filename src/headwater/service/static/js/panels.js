@@ -59,6 +59,10 @@ const nodeLink = (node, onJump, label) =>
 
 // ---------------------------------------------------------------- details of a node
 
+// properties the store keeps for itself: a job's statement (shown in its own block) and the id of
+// the event of a table's recorded DDL (StoreCatalog's pointer, meaningless to a reader)
+const INTERNAL_PROPERTIES = new Set(["sql", "ddl_event"]);
+
 export function renderNodeDetails(box, { node, summary, job, isRoot, drawn, actions }) {
   const rows = [];
   if (job) {
@@ -81,7 +85,7 @@ export function renderNodeDetails(box, { node, summary, job, isRoot, drawn, acti
       ["last updated", fmtTime(summary.last_updated)],
     );
   }
-  const props = Object.entries(node.properties || {}).filter(([k]) => k !== "sql");
+  const props = Object.entries(node.properties || {}).filter(([k]) => !INTERNAL_PROPERTIES.has(k));
   fill(box, 
     h("div", { class: "panel-head" }, badge(node.type, TYPE_COLOURS[node.type]), h("h2", {}, displayName(node))),
     h("div", { class: "fullname" }, node.name),
