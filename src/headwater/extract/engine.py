@@ -342,7 +342,9 @@ class Extractor:
         except LimitExceeded as err:  # pathological: an UNAVAILABLE event that says why
             resolver = self._resolver(index)
             resolver.diag(err.code, str(err), None, Severity.ERROR)
-            event = self._event(piece, kind, run, index, target, column_list, Relation([], [], [], False), resolver)
+            event = lineage_event(
+                self, piece, kind, run, index, target, column_list, Relation([], [], [], False), resolver
+            )
             return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=(event,))
         partition, rel = self._partition(target_node, rel) if directory is None else (None, rel)
         if not resolver.tables and not resolver.via and self.options.statements == "doris":
@@ -350,7 +352,7 @@ class Extractor:
                 self._register_ctas(target, rel)
             return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, skip_reason=SKIP_NO_TABLE)
 
-        event = self._event(piece, kind, run, index, target, column_list, rel, resolver, partition, True)
+        event = lineage_event(self, piece, kind, run, index, target, column_list, rel, resolver, partition, True)
         if kind.name in ("ctas", "mv") or directory is not None:  # later statements may read the path
             self._register_ctas(target, rel, column_list)
         return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=(event,))
@@ -406,7 +408,7 @@ class Extractor:
                 rel = resolver.relation(query, None, resolver.ctes_of(tree, {}, None))
                 _drop_unread_target(resolver, target, rel)
                 column_list = [self.names.column_ident(n) or "" for n in names]
-                events.append(self._event(piece, kind, run, index, target, column_list, rel, resolver))
+                events.append(lineage_event(self, piece, kind, run, index, target, column_list, rel, resolver))
             return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=tuple(events))
         elif isinstance(tree, exp.Delete) and isinstance(tree.this, exp.Table):
             kind = Kind("delete", SourceCommand.DELETE)
@@ -431,7 +433,9 @@ class Extractor:
                 renamed = replace(
                     run, external_catalog_properties={**run.external_catalog_properties, RENAMED_FROM: str(source)}
                 )
-                events.append(self._event(piece, kind, renamed, index, target, [], Relation([], [], []), resolver))
+                events.append(
+                    lineage_event(self, piece, kind, renamed, index, target, [], Relation([], [], []), resolver)
+                )
             apply_statement(tree, self.catalog, self.names, self.session)
             return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=tuple(events))
         elif moves := table_moves(tree, self.dialect):  # SWAP WITH, EXCHANGE PARTITION, REPLACE WITH TABLE
@@ -441,7 +445,7 @@ class Extractor:
                 resolver = self._resolver(index)
                 resolver.tables[table_ref(read, self.names, self.session)] = None
                 target = table_ref(written, self.names, self.session)
-                events.append(self._event(piece, kind, run, index, target, [], Relation([], [], []), resolver))
+                events.append(lineage_event(self, piece, kind, run, index, target, [], Relation([], [], []), resolver))
             self._move_schemas(moves)
             return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=tuple(events))
         elif isinstance(tree, exp.Copy) and (move := copy_move(tree, self.dialect)) is not None:
@@ -470,7 +474,7 @@ class Extractor:
             rel = resolver.relation(tree.expression, None, {})
         else:
             return None
-        event = self._event(piece, kind, run, index, target, column_list, rel, resolver)
+        event = lineage_event(self, piece, kind, run, index, target, column_list, rel, resolver)
         return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=(event,))
 
     def _unload(self, tree: exp.Expression) -> tuple[TableRef, exp.Query] | None:
@@ -565,22 +569,6 @@ class Extractor:
     def _register_ctas(self, target: TableRef, rel: Relation, column_list: list[str] | None = None) -> None:
         names = column_list or rel.names
         self.catalog.put(target, TableSchema(tuple(ColumnSchema(n) for n in names)))
-
-    def _event(
-        self,
-        piece: Piece,
-        kind: Kind,
-        run: RunInfo,
-        index: int,
-        target: TableRef,
-        column_list: list[str] | None,
-        rel: Relation,
-        resolver: Resolver,
-        partition: list[str] | None = None,
-        schemas_kept: bool = False,
-    ) -> LineageInfo:
-        """The event of a resolved statement (``events.lineage_event``)."""
-        return lineage_event(self, piece, kind, run, index, target, column_list, rel, resolver, partition, schemas_kept)
 
     def context_for(
         self,

@@ -140,7 +140,7 @@ def lineage_event(
     partition: list[str] | None = None,
     schemas_kept: bool = False,
 ) -> LineageInfo:
-    """The event of one resolved statement (``Extractor._event``). ``schemas_kept``: the catalog has not
+    """The event of one resolved statement (the extractor's). ``schemas_kept``: the catalog has not
     changed since the statement was resolved, so the tables' schemas the resolver looked up still hold."""
     shared = resolver.shared
     render = Renderer(ex._generator, shared, ex.options.limits.max_expression_nodes, resolver)
