@@ -15,13 +15,15 @@ and ``Bearer``/``Basic`` credentials.
 
 **Column names** — an unquoted name in SQL text that a literal is compared with or given to
 (``o_orderkey = '5'``) — are sensitive by the narrow rule (``is_sensitive_column``): the same words
-but for keys, and a secret *key*. For keys the name is cut into words at every character that is
-not a letter or digit and at camelCase (``accessKeyId`` → access, key, id; ``APIKey`` → api, key). A
-word ``key`` (or ``keys``) is sensitive when it is the name's only word (``key``) or follows a word of
-``SECRET_KEY_QUALIFIERS`` (``api_key``, ``accessKey``); so is one word made of such a qualifier and
-``key`` (``apikey``, ``ACCESSKEY``). Any other key column is an identifier, not a secret:
-``o_orderkey``, ``customer_key``, ``sort_key``, ``primary_key``, ``partition_keys``. Names that are
-not ASCII keep the older rule (``key`` or ``keys`` as any part, or a name ending in ``key``).
+as words, not as any part of a word (``db_pass``, ``userpass``, ``user_pwd``, ``dbAuth``, but not
+``passenger_name``, ``passport_no``, ``compass`` or ``secretary``), and a secret *key*. For keys the
+name is cut into words at every character that is not a letter or digit and at camelCase
+(``accessKeyId`` → access, key, id; ``APIKey`` → api, key). A word ``key`` (or ``keys``) is
+sensitive when it is the name's only word (``key``) or follows a word of ``SECRET_KEY_QUALIFIERS``
+(``api_key``, ``accessKey``); so is one word made of such a qualifier and ``key`` (``apikey``,
+``ACCESSKEY``). Any other key column is an identifier, not a secret: ``o_orderkey``,
+``customer_key``, ``sort_key``, ``primary_key``, ``partition_keys``. Names that are not ASCII keep
+the older rule (``key`` or ``keys`` as any part, or a name ending in ``key``).
 
 >>> redact({"uri": "thrift://h:9083", "s3.secret_key": "x", "Password": "p", "hive.metastore.token": "t",
 ...         "access_key": "a", "primary_key": "id", "keyspace": "k", "hidden.prop": "h"})
@@ -60,6 +62,16 @@ _SENSITIVE = re.compile(
     r"|(^|[._\-])(auth|sas|sig|creds?|pw)($|[._\-])",
     re.IGNORECASE,
 )
+# the narrow rule's words for ASCII column names (``_secret_word``): these anywhere in the name …
+_COLUMN_SENSITIVE = re.compile(
+    r"passw(or)?ds?|passphrase|passcode|pwd|secret(?!ar)|token|credential|hidden|private|keytab|jaas"
+    r"|authori[sz]ation|signature",
+    re.IGNORECASE,
+)
+# … or one of these as a word of its own (``db_pass``, ``dbAuth``), or a word ending in ``pass``
+# (``userpass``) but for the English words that do (``passenger``, ``compass``, ``bypass`` are not secrets)
+_COLUMN_WORDS = frozenset(("pass", "pw", "auth", "sas", "sig", "cred", "creds"))
+_NOT_A_PASS = frozenset(("bypass", "compass", "encompass", "overpass", "underpass", "surpass", "trespass"))
 _WIDE_KEY = re.compile(r"keys?$", re.IGNORECASE)  # the key part of the wide rule
 _ANY_KEY = re.compile(r"(^|[._\-])keys?($|[._\-])|key$", re.IGNORECASE)  # the key part for names not ASCII
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")  # an ASCII name's words, camelCase cut
@@ -171,7 +183,7 @@ def is_sensitive(key: str) -> bool:
     >>> [k for k in ("key", "aws_key", "openai_key", "key.format", "o_orderkey", "recordkey.field") if is_sensitive(k)]
     ['key', 'aws_key', 'openai_key', 'o_orderkey']
     """
-    return _WIDE_KEY.search(key) is not None or is_sensitive_column(key)
+    return _SENSITIVE.search(key) is not None or _WIDE_KEY.search(key) is not None or is_sensitive_column(key)
 
 
 def is_sensitive_column(name: str) -> bool:
@@ -181,12 +193,25 @@ def is_sensitive_column(name: str) -> bool:
     >>> [k for k in ("key", "api_key", "apikey", "accessKey", "password", "o_orderkey", "customer_key",
     ...              "sort_key", "primaryKey", "aws_key") if is_sensitive_column(k)]
     ['key', 'api_key', 'apikey', 'accessKey', 'password']
+    >>> [k for k in ("passenger_name", "passport_no", "compass", "secretary", "db_pass", "userpass", "dbAuth",
+    ...              "user_pwd", "userPassword", "author") if is_sensitive_column(k)]
+    ['db_pass', 'userpass', 'dbAuth', 'user_pwd', 'userPassword']
     """
-    if _SENSITIVE.search(name):
-        return True
     if not name.isascii():
-        return _ANY_KEY.search(name) is not None
+        return _SENSITIVE.search(name) is not None or _ANY_KEY.search(name) is not None
+    if _COLUMN_SENSITIVE.search(name) or _secret_word(name):
+        return True
     return "key" in name.lower() and _secret_key(name)
+
+
+def _secret_word(name: str) -> bool:
+    """Whether the ASCII ``name`` has a word of ``_COLUMN_WORDS`` or one ending in ``pass`` (not an
+    English word such as ``compass``); words are cut as for keys."""
+    for w in _WORD.findall(name):
+        w = w.lower()
+        if w in _COLUMN_WORDS or (w.endswith("pass") and w not in _NOT_A_PASS):
+            return True
+    return False
 
 
 def _secret_key(name: str) -> bool:
