@@ -11,8 +11,29 @@ import pytest
 from headwater.extract import extract_script
 from headwater.model.secrets import is_sensitive, is_sensitive_column, redact_sql
 
-KEPT = ["passenger_name", "passport_no", "compass", "bypass_flag", "secretary", "author", "passage", "o_orderkey"]
-MASKED = ["db_pass", "userpass", "user_pwd", "userPassword", "dbAuth", "api_token", "client_secret", "PASSWD"]
+KEPT = [
+    "passenger_name",
+    "passport_no",
+    "compass",
+    "bypass_flag",
+    "secretary",
+    "author",
+    "passage",
+    "o_orderkey",
+    "credit_card",
+    "credCard",
+]
+MASKED = [
+    "db_pass",
+    "userpass",
+    "user_pwd",
+    "userPassword",
+    "dbAuth",
+    "api_token",
+    "client_secret",
+    "PASSWD",
+    "db.cred",
+]
 
 
 @pytest.mark.parametrize("name", KEPT)

@@ -70,7 +70,8 @@ _COLUMN_SENSITIVE = re.compile(
 )
 # … or one of these as a word of its own (``db_pass``, ``dbAuth``), or a word ending in ``pass``
 # (``userpass``) but for the English words that do (``passenger``, ``compass``, ``bypass`` are not secrets)
-_COLUMN_WORDS = frozenset(("pass", "pw", "auth", "sas", "sig", "cred", "creds"))
+_COLUMN_WORDS = frozenset(("pass", "pw", "auth", "sas", "sig"))
+_CRED = re.compile(r"(^|[._\-])creds?($|[._\-])", re.IGNORECASE)  # between separators only (not ``credit``)
 _NOT_A_PASS = frozenset(("bypass", "compass", "encompass", "overpass", "underpass", "surpass", "trespass"))
 _WIDE_KEY = re.compile(r"keys?$", re.IGNORECASE)  # the key part of the wide rule
 _ANY_KEY = re.compile(r"(^|[._\-])keys?($|[._\-])|key$", re.IGNORECASE)  # the key part for names not ASCII
@@ -199,7 +200,7 @@ def is_sensitive_column(name: str) -> bool:
     """
     if not name.isascii():
         return _SENSITIVE.search(name) is not None or _ANY_KEY.search(name) is not None
-    if _COLUMN_SENSITIVE.search(name) or _secret_word(name):
+    if _COLUMN_SENSITIVE.search(name) or _CRED.search(name) or _secret_word(name):
         return True
     return "key" in name.lower() and _secret_key(name)
 
