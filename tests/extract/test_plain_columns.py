@@ -4,6 +4,9 @@ generator (``events.LeafColumns``) and given their lineage without the classifie
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 import sqlglot
 from sqlglot import exp
@@ -12,8 +15,10 @@ from sqlglot.dialects.dialect import Dialect
 from headwater.extract import ExtractOptions, Extractor
 from headwater.extract.classify import classify
 from headwater.extract.columns import LEAF_KEYS, base_leaf, leaf_key, leaf_ref
-from headwater.extract.events import LeafColumns, leaf_lineage, leaf_texts
-from headwater.extract.scope import REF, column_node
+from headwater.extract.events import LeafColumns, columns_read, leaf_lineage, leaf_texts
+from headwater.extract.resolve import _COLUMN_OR_QUERY
+from headwater.extract.scope import REF, UNRESOLVED, column_node, find_all, refs_of
+from headwater.extract.trees import flat_columns
 from headwater.model import DirectType, Origin, TableRef
 
 from .helpers import catalog_of
@@ -103,3 +108,57 @@ def test_one_leaf_per_column_across_statements_and_no_tree_held() -> None:
     for name in ("a", "b"):
         shared = base_leaf(src, name, (src.catalog, src.database, src.name, name))
         assert shared.parent is None  # let go once the event was made: no statement's tree kept alive
+
+
+CORPUS = Path(os.environ.get("HEADWATER_SHARED", "/work/shared")) / "corpus"
+FLAT_SQL = [
+    "SELECT a.x = b, SUM(c), f(d, 'k', 2), e IN (1, f, 'g'), -h, i BETWEEN 1 AND j, COUNT(*), t.* , "
+    'a + f(b), x = (SELECT 1), CAST(k AS INT), db.t.c > 0, "q"."r" <> s, 1 = 1, NOT m, COALESCE(n, o) FROM t',
+    "SELECT * FROM t JOIN u ON t.k = u.k AND t.a < u.b WHERE t.c LIKE 'x%' OR u.d IS NULL",
+]
+
+
+def corpus_trees() -> list[exp.Expression]:
+    out = [sqlglot.parse_one(sql, read=d) for sql in FLAT_SQL for d in ("", "postgres", "duckdb")]
+    for name in ("insert_tpcds.sql", "insert_tpch.sql"):
+        path = CORPUS / name
+        if path.exists():
+            out += [t for t in sqlglot.parse(path.read_text()) if t is not None]
+    return out
+
+
+def test_flat_columns_are_what_the_walk_finds() -> None:
+    """Where ``flat_columns`` answers, the resolver's walk (``find_all`` of columns and queries)
+    finds exactly those columns in that order, and nothing it would skip (a ``*``, a query)."""
+    answered = declined = 0
+    for tree in corpus_trees():
+        for node in tree.walk():
+            flat = flat_columns(node)
+            if flat is None:
+                declined += 1
+                continue
+            answered += 1
+            found = find_all(node, _COLUMN_OR_QUERY)
+            assert [id(n) for n in flat] == [id(n) for n in found]
+            assert all(isinstance(n.this, exp.Identifier) for n in found)
+    assert answered > 1000 and declined > 1000
+
+
+def test_columns_read_is_refs_of() -> None:
+    """The event's columns of a condition (``columns_read``) are ``refs_of``'s, flat or not, shared or not."""
+    t, u = TableRef("internal", "db", "t"), TableRef("internal", "db", "u")
+    a, b, c = column_node(t, "a"), column_node(u, "b"), column_node(t, "c")
+    marker = exp.column("z")
+    marker.meta[UNRESOLVED] = True
+    nodes = [
+        exp.EQ(this=a, expression=b),
+        exp.EQ(this=a, expression=column_node(t, "a")),
+        exp.In(this=c, expressions=[exp.Literal.number(1), b, a]),
+        exp.EQ(this=marker, expression=exp.Literal.string("k")),
+        exp.Sum(this=exp.Add(this=a, expression=b)),
+        exp.Between(this=a, low=exp.Literal.number(1), high=b),
+    ]
+    for node in nodes:
+        for shared in (False, True):
+            assert columns_read(node, shared) == refs_of(node, shared)
+    assert flat_columns(nodes[4]) is None and flat_columns(nodes[2]) is not None

@@ -18,9 +18,9 @@ from headwater.extract.columns import LEAF_KEYS, LeafKey, leaf_key, leaf_ref, re
 from headwater.extract.guards import EmptyName
 from headwater.extract.resolve import Resolver
 from headwater.extract.result import RunInfo
-from headwater.extract.scope import Relation, refs_of
+from headwater.extract.scope import REF, RefKey, Relation, ref_key, refs_of
 from headwater.extract.statements import Kind
-from headwater.extract.trees import expand, tree_size
+from headwater.extract.trees import expand, flat_columns, tree_size
 from headwater.model import (
     DATASET_INDIRECT_TYPES,
     ColumnRef,
@@ -103,6 +103,24 @@ def leaf_lineage(ref: ColumnRef) -> tuple[tuple[ColumnRef, ...], tuple[DirectInp
     inputs = (DirectInput(ref, (), False),)
     _LEAF_INPUTS[id(ref)] = (ref, sources, inputs)
     return sources, inputs
+
+
+def columns_read(node: exp.Expression, shared: bool) -> list[ColumnRef]:
+    """``refs_of(node, shared)``; for an expression one level deep (``trees.flat_columns``: a join or
+    filter condition such as ``a = b``) from its columns as they stand, without the walk."""
+    columns = flat_columns(node)
+    if columns is None:
+        return refs_of(node, shared)
+    seen: dict[RefKey, ColumnRef] = {}
+    for column in columns:
+        meta = column._meta
+        if meta:
+            ref = meta.get(REF)
+            if ref is not None:
+                key = ref_key(ref)
+                if key not in seen:
+                    seen[key] = ref
+    return list(seen.values())
 
 
 class Renderer:
@@ -246,7 +264,7 @@ def lineage_event(
         for node in nodes:
             text = render.text(node)
             if (itype, text) not in dataset_indirect:  # the first of one text is kept
-                dataset_indirect[(itype, text)] = IndirectLineage(itype, text, tuple(refs_of(node, shared)))
+                dataset_indirect[(itype, text)] = IndirectLineage(itype, text, tuple(columns_read(node, shared)))
 
     if not rel.complete and len(rel.columns) < len(fields):
         unresolved_columns = max(unresolved_columns, len(fields) - len(rel.columns))
