@@ -308,6 +308,22 @@ def lineage_event(
     )
 
 
+def _unnamed_source(direct: Sequence[DirectLineage], indirect: Sequence[IndirectLineage]) -> bool:
+    """Some source column of the entries has an empty name or table name (loops: no list made)."""
+    for d in direct:
+        for c in d.sources:
+            if not c.column or not c.table.name:
+                return True
+        for i in d.inputs:
+            if not i.column.column or not i.column.table.name:
+                return True
+    for e in indirect:
+        for c in e.sources:
+            if not c.column or not c.table.name:
+                return True
+    return False
+
+
 def refuse_empty_names(
     target: TableRef, fields: Sequence[Field], direct: Sequence[DirectLineage], indirect: Sequence[IndirectLineage]
 ) -> None:
@@ -323,10 +339,7 @@ def refuse_empty_names(
         what = "the target table"
     elif any(not f.name for f in fields):
         what = "a target column"
-    else:
-        refs = [c for d in direct for c in (*d.sources, *(i.column for i in d.inputs))]
-        refs += [c for i in indirect for c in i.sources]
-        if any(not c.column or not c.table.name for c in refs):
-            what = "a source table or column"
+    elif _unnamed_source(direct, indirect):
+        what = "a source table or column"
     if what is not None:
         raise EmptyName(f"an empty identifier names {what}: no lineage can be recorded")
