@@ -247,7 +247,7 @@ class ColumnBinder(Binder):
 
 # One leaf per base column across statements (``base_leaf``), bounded; ``LEAF_KEYS``: each one's
 # ``leaf_key`` by its id (the leaf held), for the event's renderer
-LEAVES_KEPT = 65536
+LEAVES_KEPT = 16384  # about 1.3 kB each (three sqlglot nodes and the parts): at most about 22 MB
 _LEAVES: dict[tuple[str, str | None, str, str], exp.Column] = {}
 LEAF_KEYS: dict[int, tuple[exp.Expression, LeafKey | None]] = {}
 
