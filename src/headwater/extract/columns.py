@@ -8,8 +8,8 @@ never a guess.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, Final
 
 from sqlglot import exp
 
@@ -17,7 +17,41 @@ from headwater.extract.binder import Binder
 from headwater.extract.scope import REF, UNRESOLVED, Alts, Scope, Source, column_node
 from headwater.extract.trees import clone
 from headwater.extract.variant import FIELD_PATH
-from headwater.model import ColumnRef, Severity
+from headwater.model import ColumnRef, Severity, TableRef
+
+_IDENTIFIER: Final = exp.Identifier
+LeafKey = tuple[object, object, object, object]
+
+
+def leaf_ref(node: exp.Expression) -> ColumnRef | None:
+    """The ``ColumnRef`` of a resolved base-table column as ``column_node`` and ``struct_field`` make
+    it (``table.column``: two plain identifiers, the reference its only metadata, no comments); None
+    for any other node, which is then treated as every expression is."""
+    meta = node._meta
+    if meta is None or len(meta) != 1 or type(node) is not exp.Column or node.comments:
+        return None
+    ref = meta.get(REF)
+    return ref if isinstance(ref, ColumnRef) else None
+
+
+def leaf_key(node: exp.Expression) -> LeafKey | None:
+    """What the generator's text of a base-table leaf (``leaf_ref``) is made of: each identifier's
+    text and quoting, when the leaf and its identifiers hold nothing else (no other argument, no
+    metadata, no comments). None: the node is rendered by the generator as it comes."""
+    if leaf_ref(node) is None:
+        return None
+    args = node.args
+    if len(args) != 2:
+        return None
+    this = args.get("this")
+    table = args.get("table")
+    if type(this) is not _IDENTIFIER or type(table) is not _IDENTIFIER:
+        return None
+    if len(this.args) != 2 or len(table.args) != 2 or this._meta or table._meta or this.comments or table.comments:
+        return None
+    if "quoted" not in this.args or "quoted" not in table.args:
+        return None
+    return (this.args["this"], this.args["quoted"], table.args["this"], table.args["quoted"])
 
 
 def describe_source(src: Source) -> str:
@@ -179,7 +213,7 @@ class ColumnBinder(Binder):
             key = (table.catalog, table.database, table.name, name)  # TableRef's fields: hashed without it
             leaf = self._columns.get(key)
             if leaf is None:
-                leaf = self._columns[key] = column_node(table, name)
+                leaf = self._columns[key] = base_leaf(table, name, key)
             return [leaf]
         rel = src.relation
         if rel is None:
@@ -209,6 +243,35 @@ class ColumnBinder(Binder):
         marker = node.copy() if isinstance(node, exp.Column) else exp.column(message)
         marker.meta[UNRESOLVED] = True
         return [marker]
+
+
+# One leaf per base column across statements (``base_leaf``), bounded; ``LEAF_KEYS``: each one's
+# ``leaf_key`` by its id (the leaf held), for the event's renderer
+LEAVES_KEPT = 16384  # about 1.3 kB each (three sqlglot nodes and the parts): at most about 22 MB
+_LEAVES: dict[tuple[str, str | None, str, str], exp.Column] = {}
+LEAF_KEYS: dict[int, tuple[exp.Expression, LeafKey | None]] = {}
+
+
+def base_leaf(table: TableRef, name: str, key: tuple[str, str | None, str, str]) -> exp.Column:
+    """``column_node(table, name)``, made once and shared by every statement after (``key``: the
+    table's fields and the name). Resolved trees are never mutated and a column's SQL does not depend
+    on its parent, so one node serves every tree; the leaf's ``parent`` link, which sqlglot sets to
+    the last tree built over it, is let go once a statement's event is made (``release_leaves``), so
+    that the leaf does not keep that tree alive."""
+    leaf = _LEAVES.get(key)
+    if leaf is None:
+        if len(_LEAVES) >= LEAVES_KEPT:
+            _LEAVES.clear()
+            LEAF_KEYS.clear()
+        leaf = _LEAVES[key] = column_node(table, name)
+        LEAF_KEYS[id(leaf)] = (leaf, leaf_key(leaf))
+    return leaf
+
+
+def release_leaves(leaves: Iterable[exp.Expression]) -> None:
+    """Let go of the trees the shared leaves of a statement were last put in (``base_leaf``)."""
+    for leaf in leaves:
+        leaf.parent = None
 
 
 def _candidates(scope: Scope, name: str) -> tuple[list[Source], list[Source]]:

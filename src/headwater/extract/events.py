@@ -8,26 +8,31 @@ stays interpreted: its hooks are replaced by tests and callers).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
 from headwater.extract.classify import classify
+from headwater.extract.columns import LEAF_KEYS, LeafKey, leaf_key, leaf_ref, release_leaves
 from headwater.extract.guards import EmptyName
 from headwater.extract.resolve import Resolver
 from headwater.extract.result import RunInfo
-from headwater.extract.scope import Relation, refs_of
+from headwater.extract.scope import REF, RefKey, Relation, ref_key, refs_of
 from headwater.extract.statements import Kind
-from headwater.extract.trees import expand, tree_size
+from headwater.extract.trees import expand, flat_columns, tree_size
 from headwater.model import (
     DATASET_INDIRECT_TYPES,
+    ColumnRef,
     Diagnostic,
+    DirectInput,
     DirectLineage,
+    DirectType,
     Field,
     IndirectLineage,
     IndirectType,
     LineageInfo,
+    Origin,
     Severity,
     SourceCommand,
     Status,
@@ -42,11 +47,89 @@ if TYPE_CHECKING:
     from headwater.extract.split import Piece
 
 
+LEAF_TEXTS_KEPT = 65536
+
+
+class LeafColumns:
+    """A generator's handler of ``exp.Column`` that keeps the text of every base-table leaf
+    (``leaf_key``) across events: the first time a leaf of that shape is met, the generator's own
+    handler renders it (so the text is the generator's, whatever the dialect's quoting, folding or
+    escaping); later, in any expression, the kept text is given. Every other column goes to the
+    generator's handler. Installed once per generator (``leaf_texts``)."""
+
+    def __init__(self, handler: Callable[[object, exp.Expression], str]) -> None:
+        self.handler = handler
+        self.texts: dict[LeafKey, str] = {}
+
+    def __call__(self, generator: object, node: exp.Expression) -> str:
+        known = LEAF_KEYS.get(id(node))  # a leaf ``base_leaf`` keeps: its key worked out when it was made
+        key = known[1] if known is not None and known[0] is node else leaf_key(node)
+        if key is None:
+            return self.handler(generator, node)
+        text = self.texts.get(key)
+        if text is None:
+            if len(self.texts) >= LEAF_TEXTS_KEPT:
+                self.texts.clear()
+            text = self.texts[key] = self.handler(generator, node)
+        return text
+
+
+def leaf_texts(generator: object) -> None:
+    """Give ``generator`` (sqlglot's) a ``LeafColumns`` handler of columns, in a dispatch table of its
+    own (the class's table, shared by every generator of the dialect, is left as it is); once."""
+    dispatch = getattr(generator, "_dispatch", None)
+    if not isinstance(dispatch, dict):  # not sqlglot's generator as this was written for: left alone
+        return
+    handler = dispatch.get(exp.Column)
+    if handler is None or isinstance(handler, LeafColumns):
+        return
+    own = dict(dispatch)
+    own[exp.Column] = LeafColumns(handler)
+    generator._dispatch = own  # type: ignore[attr-defined]
+
+
+_LEAF_INPUTS: dict[int, tuple[ColumnRef, tuple[ColumnRef, ...], tuple[DirectInput, ...]]] = {}
+
+
+def leaf_lineage(ref: ColumnRef) -> tuple[tuple[ColumnRef, ...], tuple[DirectInput, ...]]:
+    """What ``classify`` makes of a base-table leaf (``leaf_ref``): its one source, and its one input
+    without labels or masking; made once per reference (references are kept across statements)."""
+    kept = _LEAF_INPUTS.get(id(ref))
+    if kept is not None and kept[0] is ref:
+        return kept[1], kept[2]
+    if len(_LEAF_INPUTS) >= LEAF_TEXTS_KEPT:
+        _LEAF_INPUTS.clear()
+    sources = (ref,)
+    inputs = (DirectInput(ref, (), False),)
+    _LEAF_INPUTS[id(ref)] = (ref, sources, inputs)
+    return sources, inputs
+
+
+def columns_read(node: exp.Expression, shared: bool) -> list[ColumnRef]:
+    """``refs_of(node, shared)``; for an expression one level deep (``trees.flat_columns``: a join or
+    filter condition such as ``a = b``) from its columns as they stand, without the walk."""
+    columns = flat_columns(node)
+    if columns is None:
+        return refs_of(node, shared)
+    seen: dict[RefKey, ColumnRef] = {}
+    for column in columns:
+        meta = column._meta
+        if meta:
+            ref = meta.get(REF)
+            if ref is not None:
+                key = ref_key(ref)
+                if key not in seen:
+                    seen[key] = ref
+    return list(seen.values())
+
+
 class Renderer:
     """SQL text of the resolved expressions of one event: each node rendered once (the node is held,
-    so ids stay valid); over shared expressions (``Resolver._reuse``), each written out as a tree first."""
+    so ids stay valid); over shared expressions (``Resolver._reuse``), each written out as a tree first.
+    Base-table leaves are rendered once per generator (``LeafColumns``)."""
 
     def __init__(self, generator: object, shared: bool, budget: int, resolver: Resolver) -> None:
+        leaf_texts(generator)
         self.sql = generator.sql  # type: ignore[attr-defined]  # sqlglot's Generator (or Athena's Trino one)
         self.shared = shared
         self.budget = budget
@@ -150,16 +233,26 @@ def lineage_event(
     unresolved_columns = 0
     for pos, field in enumerate(fields):
         alts = rel.columns[pos] if pos < len(rel.columns) else []
-        classified = [classify(a, shared) for a in alts]  # one walk each: refs and unbound flag too
-        if not alts or any(c.unbound for c in classified):
-            unresolved_columns += 1
-        for branch, (alt, c) in enumerate(zip(alts, classified, strict=True)):
+        unbound = not alts
+        for branch, alt in enumerate(alts):
+            ref = leaf_ref(alt)
+            if ref is not None:  # a base-table column as it is: what classify gives it, without the walk
+                sources, inputs = leaf_lineage(ref)
+                text = render.text(alt)
+                direct.append(
+                    DirectLineage(field.name, text, DirectType.IDENTITY, Origin.COLUMN, sources, inputs, branch)
+                )
+                continue
+            c = classify(alt, shared)  # one walk: refs and unbound flag too
+            unbound = unbound or c.unbound
             direct.append(DirectLineage(field.name, render.text(alt), c.type, c.origin, c.sources, c.inputs, branch))
             for (itype, node), refs in zip(c.indirect, c.indirect_refs, strict=True):
                 text = render.text(node)
                 key = (field.name, itype, text)
                 if key not in output_indirect:  # the first of one text is kept
                     output_indirect[key] = IndirectLineage(itype, text, refs, field.name)
+        if unbound:
+            unresolved_columns += 1
 
     dataset_indirect: dict[tuple[IndirectType, str], IndirectLineage] = {}
     by_type: dict[IndirectType, list[exp.Expression]] = {t: [] for t in DATASET_INDIRECT_TYPES}
@@ -171,7 +264,7 @@ def lineage_event(
         for node in nodes:
             text = render.text(node)
             if (itype, text) not in dataset_indirect:  # the first of one text is kept
-                dataset_indirect[(itype, text)] = IndirectLineage(itype, text, tuple(refs_of(node, shared)))
+                dataset_indirect[(itype, text)] = IndirectLineage(itype, text, tuple(columns_read(node, shared)))
 
     if not rel.complete and len(rel.columns) < len(fields):
         unresolved_columns = max(unresolved_columns, len(fields) - len(rel.columns))
@@ -192,6 +285,7 @@ def lineage_event(
         [target, *resolver.tables, *resolver.via],
         resolver.schema if schemas_kept else None,
     )
+    release_leaves(resolver._columns.values())  # every expression is rendered: the trees may go
     diagnostics = tuple(
         d
         if d.line is not None
@@ -214,6 +308,22 @@ def lineage_event(
     )
 
 
+def _unnamed_source(direct: Sequence[DirectLineage], indirect: Sequence[IndirectLineage]) -> bool:
+    """Some source column of the entries has an empty name or table name (loops: no list made)."""
+    for d in direct:
+        for c in d.sources:
+            if not c.column or not c.table.name:
+                return True
+        for i in d.inputs:
+            if not i.column.column or not i.column.table.name:
+                return True
+    for e in indirect:
+        for c in e.sources:
+            if not c.column or not c.table.name:
+                return True
+    return False
+
+
 def refuse_empty_names(
     target: TableRef, fields: Sequence[Field], direct: Sequence[DirectLineage], indirect: Sequence[IndirectLineage]
 ) -> None:
@@ -229,10 +339,7 @@ def refuse_empty_names(
         what = "the target table"
     elif any(not f.name for f in fields):
         what = "a target column"
-    else:
-        refs = [c for d in direct for c in (*d.sources, *(i.column for i in d.inputs))]
-        refs += [c for i in indirect for c in i.sources]
-        if any(not c.column or not c.table.name for c in refs):
-            what = "a source table or column"
+    elif _unnamed_source(direct, indirect):
+        what = "a source table or column"
     if what is not None:
         raise EmptyName(f"an empty identifier names {what}: no lineage can be recorded")

@@ -19,7 +19,7 @@ its resolved expression.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from sqlglot import exp
 
@@ -28,6 +28,7 @@ from headwater.extract.sources import SourceBinder
 from headwater.extract.trees import (
     QUERY_TYPES,
     conjuncts,
+    flat_columns,
     grouping_keys,
     reads_table,
     scope_nodes,
@@ -432,14 +433,20 @@ class Resolver(SourceBinder):
         if isinstance(expr, exp.Column) and not isinstance(expr.this, exp.Star):
             return self._column(expr, scope, alias_first, alias_fallback)
         subs: list[tuple[int, Alts, int | None]] = []  # (node id, alternatives, relation they come from)
-        found = find_all(expr, _COLUMN_OR_QUERY)
-        self.budget.spend(len(found) + 1)
-        nested = False
-        for node in found:
-            if not isinstance(node, exp.Column):
-                nested = True
-                break
-        nodes = scope_nodes(expr) if nested else found
+        flat = flat_columns(expr)  # one level of columns and literals (``a = b``, ``SUM(x)``): no walk
+        nodes: Iterable[exp.Expression]
+        if flat is not None:
+            self.budget.spend(len(flat) + 1)
+            nodes = flat
+        else:
+            found = find_all(expr, _COLUMN_OR_QUERY)
+            self.budget.spend(len(found) + 1)
+            nested = False
+            for node in found:
+                if not isinstance(node, exp.Column):
+                    nested = True
+                    break
+            nodes = scope_nodes(expr) if nested else found
         several = False  # some column has several alternatives (set-operation branches)
         for node in nodes:
             if isinstance(node, exp.Column):

@@ -62,10 +62,41 @@ def scope_nodes(expr: exp.Expression) -> Iterator[exp.Expression]:
                 stack.extend(v for v in value if isinstance(v, exp.Expression))
 
 
-_OPERATORS = (exp.Binary, exp.Unary)
 # identifiers and literals: their arguments are text and flags, never nodes (``scope.find_all``)
 _IDENTIFIER: Final = exp.Identifier
 _LITERAL: Final = exp.Literal
+_COLUMN: Final = exp.Column
+
+
+def flat_columns(node: exp.Expression) -> list[exp.Column] | None:
+    """The columns of an expression one level deep — every argument a plain column (``t.x``), a
+    literal, a list of those, or no node — in ``find_all``'s order (the arguments' order); None for
+    any other expression (a deeper one, a query, a column itself, a ``*``), which is walked as always.
+
+    >>> import sqlglot
+    >>> [c.sql() for c in flat_columns(sqlglot.parse_one("a.x = b"))], flat_columns(sqlglot.parse_one("a + f(b)"))
+    (['a.x', 'b'], None)
+    """
+    if type(node) is _COLUMN or isinstance(node, QUERY_TYPES):
+        return None
+    found: list[exp.Column] = []
+    for value in node.args.values():
+        if value is None or value is True or value is False or isinstance(value, str):
+            continue
+        if type(value) is list:
+            for v in value:
+                if type(v) is _COLUMN and type(v.this) is _IDENTIFIER:
+                    found.append(v)
+                elif type(v) is not _LITERAL:
+                    return None
+        elif type(value) is _COLUMN and type(value.this) is _IDENTIFIER:
+            found.append(value)
+        elif type(value) is not _LITERAL:
+            return None
+    return found
+
+
+_OPERATORS = (exp.Binary, exp.Unary)
 
 
 def substitute(node: exp.Expression, mapping: dict[int, exp.Expression], operand: bool = False) -> exp.Expression:
