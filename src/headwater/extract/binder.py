@@ -42,7 +42,16 @@ def fold_kind(fold: Callable[[str, bool], str]) -> int:
     >>> [fold_kind(Names.for_dialect(d).column) for d in ("postgres", "snowflake", "doris", "clickhouse")]
     [0, 1, 2, 4]
     """
-    return _FOLD_KINDS.get((fold("aB", False), fold("aB", True)), OTHER)
+    kind = _KNOWN_FOLDS.get(fold)
+    if kind is None:  # told once per fold function (a dialect's ``Names`` keeps its functions)
+        kind = _FOLD_KINDS.get((fold("aB", False), fold("aB", True)), OTHER)
+        if len(_KNOWN_FOLDS) >= 64:
+            _KNOWN_FOLDS.clear()
+        _KNOWN_FOLDS[fold] = kind
+    return kind
+
+
+_KNOWN_FOLDS: dict[Callable[[str, bool], str], int] = {}  # ``fold_kind``'s answers, by the function
 
 
 class Binder:

@@ -52,6 +52,11 @@ class Piece:
     deep: bool = False  # resolve it in a deep worker too (see DEEP_TOKENS)
     notes: tuple[Diagnostic, ...] = ()  # what the split changed (long IN lists shortened): for the event
 
+    def without_tree(self) -> Piece:
+        """The piece with its tree let go (``dataclasses.replace(piece, tree=None)``, without its
+        look-up of the fields)."""
+        return Piece(self.index, self.line, self.column, self.sql, None, self.error, self.skip, self.deep, self.notes)
+
 
 def split_script(sql: str, dialect: str, limits: Limits | None = None) -> list[Piece]:
     """Every piece of ``sql`` at once (``iter_script`` as a list): for a caller that needs them all,
@@ -260,9 +265,24 @@ _TOKEN_TYPE = operator.attrgetter("token_type")
 _TOKEN_START = operator.attrgetter("start")
 _TOKEN_TEXT = operator.attrgetter("text")
 _NONE = [None]
-# in a statement's words joined by NUL (upper case): a routine's CREATE, and an END IF / END LOOP (…)
-_ROUTINE_WORD = re.compile("(?:^|\x00)(?:" + "|".join(sorted(ROUTINE_WORDS)) + ")(?:\x00|$)")
-_UNCOUNTED_END = re.compile("(?:^|\x00)END\x00(?:" + "|".join(sorted(UNCOUNTED_CLOSE)) + ")(?:\x00|$)")
+
+
+def _closes_uncounted(words: str) -> bool:
+    r"""Whether a statement's words joined by NUL (upper case) hold an END IF / END LOOP (…): an END
+    word followed by a word of ``UNCOUNTED_CLOSE``. Searched by ``str.find`` for each ``END``: a
+    regular expression that may match at any word is tried at every character.
+
+    >>> [_closes_uncounted(w) for w in ("END\x00IF", "A\x00END\x00LOOP\x00B", "CASE\x00END\x00IFX", "XEND\x00IF")]
+    [True, True, False, False]
+    """
+    p = words.find("END\x00")
+    while p >= 0:
+        if p == 0 or words[p - 1] == "\x00":
+            q = words.find("\x00", p + 4)
+            if words[p + 4 : q if q >= 0 else len(words)] in UNCOUNTED_CLOSE:
+                return True
+        p = words.find("END\x00", p + 4)
+    return False
 
 
 def _may_hold_a_block(chunk: list[Token]) -> bool:
@@ -284,9 +304,9 @@ def _may_hold_a_block(chunk: list[Token]) -> bool:
     if first in ("BEGIN", "DECLARE"):
         return True
     words = "\x00".join(map(_TOKEN_TEXT, chunk)).upper()
-    if first == "CREATE" and _ROUTINE_WORD.search(words):
+    if first == "CREATE" and not ROUTINE_WORDS.isdisjoint(words.split("\x00")):
         return True
-    return _UNCOUNTED_END.search(words) is not None
+    return _closes_uncounted(words)
 
 
 def _block_statement(tokens: list[Token], i: int, stop: int) -> tuple[list[Token], int, bool]:
