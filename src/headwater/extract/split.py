@@ -186,7 +186,7 @@ def _steps(sql: str, dialect: str, limits: Limits | None) -> Iterator[Piece | _C
                 chunk, end = tokens[i:cut], cut
             else:
                 chunk = tokens[i:j]
-                if not _may_hold_a_block(chunk):  # the tracker would end the statement at this semicolon
+                if not _may_hold_a_block(chunk, masked):  # the tracker would end the statement at this semicolon
                     end = j + 1
                 else:
                     chunk, end, closed = _block_statement(tokens, i, min(cut, n))
@@ -285,15 +285,18 @@ def _closes_uncounted(words: str) -> bool:
     return False
 
 
-def _may_hold_a_block(chunk: list[Token]) -> bool:
+def _may_hold_a_block(chunk: list[Token], sql: str = "") -> bool:
     """False when a ``BlockTracker`` fed ``chunk`` (the tokens up to the next semicolon) would not be
     inside a block at that semicolon, known without feeding it: the statement neither opens with
     BEGIN or DECLARE nor is a CREATE of a routine, and has no END IF / END LOOP (…) that the tracker
     counts as an opened block. The words are searched joined (a NUL in a token can only make it
-    answer True, and the tracker then decides).
+    answer True, and the tracker then decides). ``sql``: the text the tokens were read from; when
+    it is ASCII without a backslash, every token's text is a stretch of it but for quotes, so a
+    statement whose text holds no routine word, or no END and no word an END may close, is answered
+    from the text, without joining the words.
 
     >>> from sqlglot.dialects.dialect import Dialect
-    >>> [_may_hold_a_block(Dialect.get_or_raise("mysql").tokenize(sql)) for sql in (
+    >>> [_may_hold_a_block(Dialect.get_or_raise("mysql").tokenize(sql), sql) for sql in (
     ...     "SELECT CASE WHEN a THEN 1 END FROM s", "CREATE TABLE t (a INT)", "BEGIN",
     ...     "CREATE PROCEDURE p() BEGIN SELECT 1", "SELECT a FROM s END IF")]
     [False, False, True, True, True]
@@ -303,6 +306,13 @@ def _may_hold_a_block(chunk: list[Token]) -> bool:
     first = chunk[0].text.upper()
     if first in ("BEGIN", "DECLARE"):
         return True
+    if sql:
+        text = sql[chunk[0].start : chunk[-1].end + 1]
+        if text.isascii() and "\\" not in text:  # no escape can make a token's text differ from the text
+            up = text.upper()
+            routine = first == "CREATE" and any(w in up for w in ROUTINE_WORDS)
+            if not routine and not ("END" in up and any(w in up for w in UNCOUNTED_CLOSE)):
+                return False
     words = "\x00".join(map(_TOKEN_TEXT, chunk)).upper()
     if first == "CREATE" and not ROUTINE_WORDS.isdisjoint(words.split("\x00")):
         return True
