@@ -10,28 +10,46 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-from headwater.extract import events
 from headwater.extract.classify import _classify_walked, classify
 from headwater.extract.scope import UNRESOLVED, _refs_walked, column_node, refs_of
 from headwater.extract.split import _dialect, split_script
 from headwater.model import TableRef
-from tests.golden.harness import all_cases, extract_case
+from tests.golden.harness import all_cases
 
 T, U = TableRef("internal", "db", "t"), TableRef("internal", "db", "u")
 
 
+def _bound(node: exp.Expression) -> exp.Expression:
+    """A copy of ``node`` with its columns bound as the resolver binds them (``column_node``), but those
+    named ``u*``, which are marked unresolved."""
+
+    def bind(n: exp.Expression) -> exp.Expression:
+        if not isinstance(n, exp.Column) or isinstance(n.this, exp.Star):
+            return n
+        if n.name.startswith("u"):
+            n.meta[UNRESOLVED] = True
+            return n
+        return column_node(T if len(n.name) % 2 else U, n.name)
+
+    return node.copy().transform(bind)
+
+
 def _corpus_expressions() -> tuple[list[tuple[exp.Expression, bool]], list[tuple[exp.Expression, bool]]]:
-    """Every (expression, shared) the events of the golden cases classify, and read."""
+    """The select items of every statement of the golden cases (to classify) and their comparisons and
+    columns (to read), bound, each unshared and shared."""
     classified: list[tuple[exp.Expression, bool]] = []
     read: list[tuple[exp.Expression, bool]] = []
-    mp = pytest.MonkeyPatch()
-    mp.setattr(events, "classify", lambda e, shared=False: classified.append((e, shared)) or classify(e, shared))
-    mp.setattr(events, "refs_of", lambda e, shared=False: read.append((e, shared)) or refs_of(e, shared))
-    try:
-        for case in all_cases():
-            extract_case(case)
-    finally:
-        mp.undo()
+    for case in all_cases():
+        for piece in split_script(case.path.read_text(encoding="utf-8"), case.options()["dialect"]):
+            if piece.tree is None:
+                continue
+            for select in piece.tree.find_all(exp.Select):
+                for item in select.expressions:
+                    e = _bound(item.unalias())
+                    classified += [(e, False), (e, True)]
+            for node in piece.tree.find_all(exp.EQ, exp.Column):
+                e = _bound(node)
+                read += [(e, False), (e, True)]
     return classified, read
 
 
