@@ -91,3 +91,31 @@ def test_a_statements_tree_is_freed_by_the_young_collection_that_follows_it(monk
     # alive_after[k]: after the k-th statement (0: the first two taken at once, so that those two
     # outlive one collection); from the third on, each statement's tree dies with its pause
     assert [alive_after[3][2], alive_after[4][3]] == [False, False], alive_after
+
+
+def test_a_single_statements_tree_is_freed_by_the_young_collection_after_it(monkeypatch) -> None:
+    """One statement per call (history ingestion, the per-statement benchmark): its tree is parsed in
+    the pause it is extracted in, so no collection sees it alive and the first young one frees it."""
+    trees: list[weakref.ref] = []
+    recording_split = _probing_split(trees)
+
+    alive_after: list[list[bool]] = []
+    paused = engine.collector_paused
+
+    @contextmanager
+    def recording_paused():
+        with paused():
+            yield
+        gc.collect(0)  # the young collection the end of the pause brings
+        alive_after.append([ref() is not None for ref in trees])
+
+    monkeypatch.setattr(engine, "iter_script", recording_split)
+    monkeypatch.setattr(engine, "collector_paused", recording_paused)
+    extractor = Extractor(options=ExtractOptions(dialect="generic"))
+    gc.collect()
+    for sql in SCRIPT.split(";\n"):
+        assert len(extractor.run(sql).events) == 1
+    assert len(trees) == 3
+    # after every pause of every call (its statement's, then the one that finds no more), no tree is
+    # alive: none outlived the young collection (the statement's own pause takes its piece)
+    assert len(alive_after) == 6 and not any(any(alive) for alive in alive_after), alive_after

@@ -10,6 +10,7 @@ one of them a native class. ``resolve``, ``relation`` and ``_aliased`` are the r
 from __future__ import annotations
 
 from collections.abc import Callable, Container
+from typing import Final
 
 from sqlglot import exp
 
@@ -18,6 +19,8 @@ from headwater.extract.guards import Limits, WorkBudget
 from headwater.extract.scope import Alts, Relation, Scope, Source
 from headwater.extract.trees import clone, size_within
 from headwater.model import Diagnostic, IndirectType, Severity, TableRef
+
+_IDENTIFIER: Final = exp.Identifier
 
 # A resolved expression used a second time is copied when it has at most this many nodes, and shared
 # above: a CTE or view chain that uses each level twice would otherwise double at every level.
@@ -42,7 +45,16 @@ def fold_kind(fold: Callable[[str, bool], str]) -> int:
     >>> [fold_kind(Names.for_dialect(d).column) for d in ("postgres", "snowflake", "doris", "clickhouse")]
     [0, 1, 2, 4]
     """
-    return _FOLD_KINDS.get((fold("aB", False), fold("aB", True)), OTHER)
+    kind = _KNOWN_FOLDS.get(fold)
+    if kind is None:  # told once per fold function (a dialect's ``Names`` keeps its functions)
+        kind = _FOLD_KINDS.get((fold("aB", False), fold("aB", True)), OTHER)
+        if len(_KNOWN_FOLDS) >= 64:
+            _KNOWN_FOLDS.clear()
+        _KNOWN_FOLDS[fold] = kind
+    return kind
+
+
+_KNOWN_FOLDS: dict[Callable[[str, bool], str], int] = {}  # ``fold_kind``'s answers, by the function
 
 
 class Binder:
@@ -119,10 +131,16 @@ class Binder:
 
     def table_ident(self, ident: exp.Expression | str | None) -> str | None:
         """``Names.table_ident``: a table-like name normalised for the dialect."""
+        if type(ident) is _IDENTIFIER and self._table_fold == LOWER_UNQUOTED:  # the common case, without a call
+            text: str = ident.this  # type: ignore[union-attr]  # an Identifier
+            return text if ident.args.get("quoted") else text.lower()  # type: ignore[union-attr]
         return self._ident(ident, self._table_fold, self.names.table)
 
     def column_ident(self, ident: exp.Expression | str | None) -> str | None:
         """``Names.column_ident``: a column-like name normalised for the dialect."""
+        if type(ident) is _IDENTIFIER and self._column_fold == LOWER_UNQUOTED:
+            text: str = ident.this  # type: ignore[union-attr]  # an Identifier
+            return text if ident.args.get("quoted") else text.lower()  # type: ignore[union-attr]
         return self._ident(ident, self._column_fold, self.names.column)
 
     def _ident(self, ident: exp.Expression | str | None, kind: int, fold: Callable[[str, bool], str]) -> str | None:

@@ -455,6 +455,13 @@ class _Walker:
 def classify(expr: exp.Expression, shared: bool = False) -> Classified:
     """Classify one resolved expression (see the module example); ``shared``: it may share
     subexpressions (``Resolver._reuse``), each of which is then walked once."""
+    if type(expr) is _COLUMN_CLASS and not shared:  # a plain column (two outputs in five): the walk's answer
+        return _column_classified(expr)
+    return _classify_walked(expr, shared)
+
+
+def _classify_walked(expr: exp.Expression, shared: bool) -> Classified:
+    """``classify`` by its walk."""
     w = _Walker(shared)
     w.walk(expr, (), False, True)
     if w.aggregate:
@@ -479,4 +486,22 @@ def classify(expr: exp.Expression, shared: bool = False) -> Classified:
         tuple((e.itype, e.node) for e in kept),
         tuple(w.indirect_refs(e) for e in kept),
         has_unresolved(expr, True) if shared else w.unbound,
+    )
+
+
+_COLUMN_CLASS = exp.Column
+_NO_INDIRECT: tuple[tuple[IndirectType, exp.Expression], ...] = ()
+_NO_REFS: tuple[tuple[ColumnRef, ...], ...] = ()
+
+
+def _column_classified(expr: exp.Expression) -> Classified:
+    """``classify`` of one column node, as its walk answers: an IDENTITY of its column (a column
+    without a reference reads none)."""
+    meta = expr._meta
+    ref: ColumnRef | None = meta.get(REF) if meta else None
+    unbound = bool(meta and meta.get(UNRESOLVED))
+    if ref is None:
+        return Classified(DirectType.IDENTITY, Origin.COLUMN, (), (), _NO_INDIRECT, _NO_REFS, unbound)
+    return Classified(
+        DirectType.IDENTITY, Origin.COLUMN, (ref,), (DirectInput(ref, (), False),), _NO_INDIRECT, _NO_REFS, unbound
     )

@@ -132,19 +132,21 @@ class Extractor:
         frees it (it never ages into the generations the full collections walk)."""
         run = run or RunInfo()
         ahead = iter(pieces)
-        with collector_paused():
-            buffered = list(islice(ahead, 2))
-        several = len(buffered) > 1
-        buffered.reverse()
+        buffered: list[Piece] | None = None
+        several = False
         k = 0
         while True:
             with collector_paused():
+                if buffered is None:  # in the first statement's pause: no collection while its tree is alive
+                    buffered = list(islice(ahead, 2))
+                    several = len(buffered) > 1
+                    buffered.reverse()
                 piece = buffered.pop() if buffered else next(ahead, None)
                 if piece is None:
                     return
                 results = self._piece(piece, k, several, run)
                 if not keep_trees:
-                    piece = replace(piece, tree=None)
+                    piece = piece.without_tree()
             for result in results:
                 yield piece, result
             del piece  # the statement's tree is no longer held here while the next is parsed
@@ -168,7 +170,9 @@ class Extractor:
         statement = self._statement
         result = call_deep(statement, piece, piece_run) if piece.deep else statement(piece, piece_run)
         if result.events:  # secrets in expressions too (a filter on a literal URL with its password)
-            result = replace(result, events=tuple(redact_event(e, self.options.dialect) for e in result.events))
+            events = tuple(redact_event(e, self.options.dialect) for e in result.events)
+            if any(a is not b for a, b in zip(events, result.events, strict=True)):  # else the same events
+                result = replace(result, events=events)
         self.index += 1
         return [result]
 

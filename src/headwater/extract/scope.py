@@ -156,6 +156,24 @@ def refs_of(node: exp.Expression, shared: bool = False) -> list[ColumnRef]:
 
     ``shared``: the expression may share subexpressions (see ``Resolver._reuse``); each is read once.
     """
+    if not shared:  # a base column, or two compared (a join's key): their references without a walk
+        t = type(node)
+        if t is _COLUMN:
+            ref = _ref_of(node)
+            if ref is not None:  # a base column (``column_node``'s shape: no column below it)
+                return [ref]
+        elif t is _EQ:
+            args = node.args
+            left, right = args.get("this"), args.get("expression")
+            if len(args) == 2 and type(left) is _COLUMN and type(right) is _COLUMN:
+                a, b = _ref_of(left), _ref_of(right)
+                if a is not None and b is not None:
+                    return [a] if ref_key(a) == ref_key(b) else [a, b]
+    return _refs_walked(node, shared)
+
+
+def _refs_walked(node: exp.Expression, shared: bool) -> list[ColumnRef]:
+    """``refs_of`` by walking the expression's column nodes."""
     seen: dict[RefKey, ColumnRef] = {}
     last: ColumnRef | None = None
     for n in columns_in(node, shared):
@@ -170,6 +188,12 @@ def refs_of(node: exp.Expression, shared: bool = False) -> list[ColumnRef]:
     return list(seen.values())
 
 
+def _ref_of(node: exp.Expression) -> ColumnRef | None:
+    meta = node._meta
+    ref: ColumnRef | None = meta.get(REF) if meta else None
+    return ref
+
+
 def has_unresolved(node: exp.Expression, shared: bool = False) -> bool:
     return any(n._meta and n._meta.get(UNRESOLVED) for n in columns_in(node, shared))
 
@@ -178,6 +202,8 @@ def has_unresolved(node: exp.Expression, shared: bool = False) -> bool:
 _EXPR: Final = exp.Expr
 _IDENTIFIER: Final = exp.Identifier
 _LITERAL: Final = exp.Literal
+_COLUMN: Final = exp.Column
+_EQ: Final = exp.EQ
 # this module runs compiled (the mypyc build: its ``__file__`` is the extension's, not a ``.py``)
 _COMPILED: Final = not __file__.endswith(".py")
 

@@ -52,6 +52,11 @@ class Piece:
     deep: bool = False  # resolve it in a deep worker too (see DEEP_TOKENS)
     notes: tuple[Diagnostic, ...] = ()  # what the split changed (long IN lists shortened): for the event
 
+    def without_tree(self) -> Piece:
+        """The piece with its tree let go (``dataclasses.replace(piece, tree=None)``, without its
+        look-up of the fields)."""
+        return Piece(self.index, self.line, self.column, self.sql, None, self.error, self.skip, self.deep, self.notes)
+
 
 def split_script(sql: str, dialect: str, limits: Limits | None = None) -> list[Piece]:
     """Every piece of ``sql`` at once (``iter_script`` as a list): for a caller that needs them all,
@@ -129,7 +134,7 @@ def _steps(sql: str, dialect: str, limits: Limits | None) -> Iterator[Piece | _C
     past a limit), else its tokens to parse. A long script is tokenized a window at a time
     (``_Windows``), and the window's list lets go of each token as it is taken."""
     limits = limits or Limits.from_env()
-    d = Dialect.get_or_raise(sqlglot_dialect(dialect))
+    d = _dialect(dialect)
     oversized = list(oversized_spans(sql, limits.max_statement_bytes))
     masked = _mask(sql, oversized) if oversized else sql
     windows = _Windows(masked, d)
@@ -181,7 +186,7 @@ def _steps(sql: str, dialect: str, limits: Limits | None) -> Iterator[Piece | _C
                 chunk, end = tokens[i:cut], cut
             else:
                 chunk = tokens[i:j]
-                if not _may_hold_a_block(chunk):  # the tracker would end the statement at this semicolon
+                if not _may_hold_a_block(chunk, masked):  # the tracker would end the statement at this semicolon
                     end = j + 1
                 else:
                     chunk, end, closed = _block_statement(tokens, i, min(cut, n))
@@ -196,6 +201,18 @@ def _steps(sql: str, dialect: str, limits: Limits | None) -> Iterator[Piece | _C
     for a, b in oversized[big:]:  # after the last token
         yield _too_large(index, sql, a, b, limits)
         index += 1
+
+
+_DIALECTS: dict[str, Dialect] = {}
+
+
+def _dialect(name: str) -> Dialect:
+    """The sqlglot dialect of ``name``, made once (``Dialect.get_or_raise`` of a name makes an
+    instance at each call; a dialect holds only its settings, which nothing changes)."""
+    d = _DIALECTS.get(name)
+    if d is None:
+        d = _DIALECTS[name] = Dialect.get_or_raise(sqlglot_dialect(name))
+    return d
 
 
 WINDOW = 1 << 18
@@ -260,20 +277,38 @@ _TOKEN_TYPE = operator.attrgetter("token_type")
 _TOKEN_START = operator.attrgetter("start")
 _TOKEN_TEXT = operator.attrgetter("text")
 _NONE = [None]
-# in a statement's words joined by NUL (upper case): a routine's CREATE, and an END IF / END LOOP (…)
-_ROUTINE_WORD = re.compile("(?:^|\x00)(?:" + "|".join(sorted(ROUTINE_WORDS)) + ")(?:\x00|$)")
-_UNCOUNTED_END = re.compile("(?:^|\x00)END\x00(?:" + "|".join(sorted(UNCOUNTED_CLOSE)) + ")(?:\x00|$)")
 
 
-def _may_hold_a_block(chunk: list[Token]) -> bool:
+def _closes_uncounted(words: str) -> bool:
+    r"""Whether a statement's words joined by NUL (upper case) hold an END IF / END LOOP (…): an END
+    word followed by a word of ``UNCOUNTED_CLOSE``. Searched by ``str.find`` for each ``END``: a
+    regular expression that may match at any word is tried at every character.
+
+    >>> [_closes_uncounted(w) for w in ("END\x00IF", "A\x00END\x00LOOP\x00B", "CASE\x00END\x00IFX", "XEND\x00IF")]
+    [True, True, False, False]
+    """
+    p = words.find("END\x00")
+    while p >= 0:
+        if p == 0 or words[p - 1] == "\x00":
+            q = words.find("\x00", p + 4)
+            if words[p + 4 : q if q >= 0 else len(words)] in UNCOUNTED_CLOSE:
+                return True
+        p = words.find("END\x00", p + 4)
+    return False
+
+
+def _may_hold_a_block(chunk: list[Token], sql: str = "") -> bool:
     """False when a ``BlockTracker`` fed ``chunk`` (the tokens up to the next semicolon) would not be
     inside a block at that semicolon, known without feeding it: the statement neither opens with
     BEGIN or DECLARE nor is a CREATE of a routine, and has no END IF / END LOOP (…) that the tracker
     counts as an opened block. The words are searched joined (a NUL in a token can only make it
-    answer True, and the tracker then decides).
+    answer True, and the tracker then decides). ``sql``: the text the tokens were read from; when
+    it is ASCII without a backslash, every token's text is a stretch of it but for quotes, so a
+    statement whose text holds no routine word, or no END and no word an END may close, is answered
+    from the text, without joining the words.
 
     >>> from sqlglot.dialects.dialect import Dialect
-    >>> [_may_hold_a_block(Dialect.get_or_raise("mysql").tokenize(sql)) for sql in (
+    >>> [_may_hold_a_block(Dialect.get_or_raise("mysql").tokenize(sql), sql) for sql in (
     ...     "SELECT CASE WHEN a THEN 1 END FROM s", "CREATE TABLE t (a INT)", "BEGIN",
     ...     "CREATE PROCEDURE p() BEGIN SELECT 1", "SELECT a FROM s END IF")]
     [False, False, True, True, True]
@@ -283,10 +318,17 @@ def _may_hold_a_block(chunk: list[Token]) -> bool:
     first = chunk[0].text.upper()
     if first in ("BEGIN", "DECLARE"):
         return True
+    if sql:
+        text = sql[chunk[0].start : chunk[-1].end + 1]
+        if text.isascii() and "\\" not in text:  # no escape can make a token's text differ from the text
+            up = text.upper()
+            routine = first == "CREATE" and any(w in up for w in ROUTINE_WORDS)
+            if not routine and not ("END" in up and any(w in up for w in UNCOUNTED_CLOSE)):
+                return False
     words = "\x00".join(map(_TOKEN_TEXT, chunk)).upper()
-    if first == "CREATE" and _ROUTINE_WORD.search(words):
+    if first == "CREATE" and not ROUTINE_WORDS.isdisjoint(words.split("\x00")):
         return True
-    return _UNCOUNTED_END.search(words) is not None
+    return _closes_uncounted(words)
 
 
 def _block_statement(tokens: list[Token], i: int, stop: int) -> tuple[list[Token], int, bool]:

@@ -84,18 +84,21 @@ _QUALIFIER_WORDS = (
 SECRET_KEY_QUALIFIERS = frozenset(_QUALIFIER_WORDS.split())
 """The words that make a following ``key`` word a secret (``api_key``, ``accessKey``, ``account.key``)."""
 _KEY_QUALIFIERS = tuple(sorted(SECRET_KEY_QUALIFIERS))
-# the hint words of ``may_hold_secret``'s ASCII path; ``key`` is tested there by ``_key_hinted``
+# the hint words of ``may_hold_secret``'s ASCII path; ``key`` is tested there by ``_key_hinted`` and
+# ``cred`` by ``_cred_hinted``
 _HINT_WORDS = ("pass", "pwd", "secret", "token", "hidden", "private", "keytab", "jaas", "auth", "sas", "sig")
-_HINT_WORDS += ("cred", "pw", "identified", "://", "bearer", "basic")
-_HINT = re.compile("|".join(re.escape(w) for w in (*_HINT_WORDS, "key")), re.IGNORECASE)
+_HINT_WORDS += ("pw", "identified", "://", "bearer", "basic")
+_HINT = re.compile("|".join(re.escape(w) for w in (*_HINT_WORDS, "cred", "key")), re.IGNORECASE)
 
 
 def may_hold_secret(text: str) -> bool:
     """Cheap test before tokenizing: False when ``text`` holds nothing to redact. ASCII text is
     searched word by word in its lower case (a regular expression costs as much as parsing on a 2 kB
-    statement) for ``_HINT_WORDS``, and each ``key`` in it is looked at (``_key_hinted``): a key
-    column such as ``o_orderkey`` or ``customer_key`` is no hint. Other text is searched by
-    ``_HINT``, ``key`` included, which folds case as the other patterns here do.
+    statement) for ``_HINT_WORDS``, and each ``key`` and ``cred`` in it is looked at (``_key_hinted``,
+    ``_cred_hinted``): a key column such as ``o_orderkey`` or ``customer_key`` is no hint, nor is
+    ``credit`` in text without a ``key`` (with one, any ``cred`` is a hint, as before: a name such as
+    ``credit_key`` may be masked by the keys' wide rule). Other text is searched by ``_HINT``, ``key``
+    and ``cred`` included, which folds case as the other patterns here do.
 
     >>> may_hold_secret("SELECT a FROM s"), may_hold_secret("x = 'PassWord'"), may_hold_secret("\\u017fecret")  # long s
     (False, True, True)
@@ -104,8 +107,34 @@ def may_hold_secret(text: str) -> bool:
     """
     if text.isascii():
         low = text.lower()
-        return any(w in low for w in _HINT_WORDS) or ("key" in low and _key_hinted(low))
+        for w in _HINT_WORDS:  # a loop, not ``any`` over a generator: it runs for every statement and event
+            if w in low:
+                return True
+        return ("key" in low and _key_hinted(low)) or ("cred" in low and ("key" in low or _cred_hinted(low)))
     return _HINT.search(text) is not None
+
+
+def _cred_hinted(low: str) -> bool:
+    """Whether a ``cred`` in the lower-case ASCII ``low`` may be part of a sensitive name: the start of
+    ``credential``, or ``cred`` / ``creds`` with no letter or digit after it (the rule's part between
+    separators). ``credit`` (``cd_credit_rating``) is no hint.
+
+    >>> names = ("cd_credit_rating", "credential", "creds", "db.cred = 1", "my_cred", "cred-x", "credsx")
+    >>> [t for t in names if _cred_hinted(t)]
+    ['credential', 'creds', 'db.cred = 1', 'my_cred', 'cred-x']
+    """
+    n = len(low)
+    p = low.find("cred")
+    while p >= 0:
+        e = p + 4
+        if low.startswith("ential", e):
+            return True
+        if e < n and low[e] == "s":
+            e += 1
+        if e == n or not low[e].isalnum():
+            return True
+        p = low.find("cred", p + 4)
+    return False
 
 
 def _key_hinted(low: str) -> bool:
