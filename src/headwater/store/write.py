@@ -38,6 +38,7 @@ from sqlalchemy import Connection
 from headwater.store.errors import InvalidInput
 from headwater.store.facts import Facts, NodeKey, NodeSpec
 from headwater.store.names import now_us
+from headwater.store.pg_arrays import bytea_array, int_array, text_array
 from headwater.store.schema import OPEN, edges, events, meta, nodes
 from headwater.store.schema import jobs as jobs_table
 from headwater.store.types import PROCESS_TYPES, EdgeType
@@ -164,14 +165,16 @@ def _cursor(conn: Connection) -> Any:
 def _in(conn: Connection, sql: str, values: Sequence[Any]) -> Iterator[tuple[Any, ...]]:
     """Rows of ``sql`` (with one ``IN ({})``) for ``values``, as plain tuples read with ``fetchall``
     on a DBAPI cursor. SQLite: in chunks of ``CHUNK`` markers; PostgreSQL: one array parameter
-    (``= ANY(%s)``), so that the statement's text is the same whatever the number of values (the
+    (``= ANY(%s::text[])`` or ``int[]``, a literal made by ``pg_arrays``), so that the statement's text is the same whatever the number of values (the
     driver parses a text with thousands of markers on every call, and the server plans it again)."""
     cursor = _cursor(conn)
     try:
         if _pg(conn):
             if not values:
                 return
-            cursor.execute(sql.replace(" IN ({})", " = ANY(%s)"), (list(values),))
+            ints = isinstance(values[0], int)
+            literal = int_array(values) if ints else text_array(values)
+            cursor.execute(sql.replace(" IN ({})", " = ANY(%s::int[])" if ints else " = ANY(%s::text[])"), (literal,))
             yield from cursor.fetchall()
             return
         for part in chunks(values):
@@ -440,8 +443,19 @@ def ensure_nodes(
         for rank in sorted(by_rank):
             group = by_rank[rank]
             # one array per column: one statement text whatever the number of rows (see ``_in``)
-            columns = [list(c) for c in zip(*(_node_row(s, ids, born[(s.type, s.name)]) for s in group), strict=True)]
-            cursor.execute(sql, columns)
+            columns = list(zip(*(_node_row(s, ids, born[(s.type, s.name)]) for s in group), strict=True))
+            typ, name, short, parent, props, created = columns
+            cursor.execute(
+                sql,
+                (
+                    text_array(typ),
+                    text_array(name),
+                    text_array(short),
+                    int_array(parent),
+                    text_array(props),
+                    int_array(created),
+                ),
+            )
             for nid, typ, name in cursor.fetchall():
                 ids[(typ, name)] = nid
                 inserted.add((typ, name))
@@ -494,7 +508,19 @@ def _new_events(conn: Connection, batch: Sequence[Facts], job_ids: dict[str, int
     )
     cursor = _cursor(conn)
     try:
-        cursor.execute(sql, [list(c) for c in zip(*rows, strict=True)])
+        event_id, kind, job, run_key, event_us, recorded_us, status, payload, fingerprint = zip(*rows, strict=True)
+        literals = (
+            text_array(event_id),
+            text_array(kind),
+            int_array(job),
+            text_array(run_key),
+            int_array(event_us),
+            int_array(recorded_us),
+            text_array(status),
+            bytea_array(payload),
+            text_array(fingerprint),
+        )
+        cursor.execute(sql, literals)
         return {event_id: pk for pk, event_id in cursor.fetchall()}
     finally:
         cursor.close()
