@@ -165,8 +165,9 @@ def _cursor(conn: Connection) -> Any:
 def _in(conn: Connection, sql: str, values: Sequence[Any]) -> Iterator[tuple[Any, ...]]:
     """Rows of ``sql`` (with one ``IN ({})``) for ``values``, as plain tuples read with ``fetchall``
     on a DBAPI cursor. SQLite: in chunks of ``CHUNK`` markers; PostgreSQL: one array parameter
-    (``= ANY(%s::text[])`` or ``int[]``, a literal made by ``pg_arrays``), so that the statement's text is the same whatever the number of values (the
-    driver parses a text with thousands of markers on every call, and the server plans it again)."""
+    (``= ANY(%s::text[])`` or ``int[]``, a literal made by ``pg_arrays``), so that the statement's
+    text is the same whatever the number of values (the driver parses a text with thousands of
+    markers on every call, and the server plans it again)."""
     cursor = _cursor(conn)
     try:
         if _pg(conn):
