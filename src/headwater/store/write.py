@@ -12,7 +12,7 @@
    closes. A scope created by this batch has nothing stored, so its edges go straight to the insert;
 4. CONTAINS edges (system → dataset → field) open for every membership not already open: a node
    inserted by the batch has none, a node of ``known`` has its open (the caller's promise, kept
-   with ``membership_epoch``), the others are read; on SQLite, the memberships of the nodes the
+   with ``membership_epoch``), the others are read; the memberships of the nodes the
    batch inserted are written by the database from their node rows (``insert_memberships``);
 5. the inserts are written with multi-row ``INSERT … VALUES`` statements (SQLite, ``insert_many``)
    or COPY (PostgreSQL), the closes with one ``executemany``.
@@ -27,7 +27,7 @@ import gc
 import json
 import sqlite3
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain
@@ -287,18 +287,24 @@ EDGE_INSERT = f"INSERT INTO {edges.name} ({', '.join(EDGE_COLUMNS)}) VALUES ({',
 """The SQLite statement of one edge row (``insert_many`` writes many per statement)."""
 
 
-def insert_memberships(conn: Connection, first: int, last: int) -> None:
-    """SQLite: the CONTAINS edges of the nodes ``first`` … ``last`` (ids) that this transaction
-    inserted, each from its parent, open since the node's creation: written by the database from the
-    node rows (the rows ``_contains`` would otherwise build: 21 of a new table's 97)."""
+def insert_memberships(conn: Connection, fresh: Collection[int]) -> None:
+    """The CONTAINS edges of the nodes ``fresh`` (ids) that this transaction inserted, each from its
+    parent, open since the node's creation: written by the database from the node rows (the rows
+    ``_contains`` would otherwise build and send: 21 of a new table's 97). SQLite: the ids are one
+    range (assigned in ``ensure_nodes``); PostgreSQL: one array parameter."""
+    pg = _pg(conn)
     cols = "type, src_id, dst_id, masking, up_cost, down_cost, valid_from, valid_to"
-    sql = (
-        f"INSERT INTO {edges.name} ({cols}) SELECT '{_CONTAINS}', parent_id, id, 0, 1, 1, created_us, {OPEN} "
-        f"FROM {nodes.name} WHERE id BETWEEN ? AND ? AND parent_id IS NOT NULL ORDER BY id"
+    head = (
+        f"INSERT INTO {edges.name} ({cols}) SELECT '{_CONTAINS}', parent_id, id, {'false' if pg else 0}, 1, 1, "
+        f"created_us, {OPEN} FROM {nodes.name} WHERE "
     )
+    tail = " AND parent_id IS NOT NULL ORDER BY id"
     cursor = _cursor(conn)
     try:
-        cursor.execute(sql, (first, last))
+        if pg:
+            cursor.execute(f"{head}id = ANY(%s::int[]){tail}", (int_array(sorted(fresh)),))
+        else:
+            cursor.execute(f"{head}id BETWEEN ? AND ?{tail}", (min(fresh), max(fresh)))
     finally:
         cursor.close()
 
@@ -780,11 +786,11 @@ def apply(
             latest[ids[f.job]] = t
     inserts = [r for r in rows if r[_TO] is not None]
     pg = _pg(conn)
-    contains, since, implied = _contains(conn, specs, born, ids, fresh, known.since, by_database=not pg)
+    contains, since, implied = _contains(conn, specs, born, ids, fresh, known.since, by_database=True)
     inserts += contains
     insert_edges(conn, inserts)
     if implied:
-        insert_memberships(conn, min(fresh), max(fresh))
+        insert_memberships(conn, fresh)
     if diff.closes:
         _executemany(conn, _update_sql(conn, "valid_to"), diff.closes)
     if diff.starts:
@@ -972,7 +978,7 @@ def _contains(
     earliest recording mentioning each, ``_mentions``). A node inserted by this batch has none; a
     node whose membership is known (``since``) to be open from no later than the batch's time needs
     nothing; the others are read, and an open membership that starts after an event of the batch (a
-    late event) starts earlier, as edges a late event confirms do. ``by_database`` (SQLite): no rows
+    late event) starts earlier, as edges a late event confirms do. ``by_database``: no rows
     for the nodes inserted by this batch (``fresh``), whose memberships ``insert_memberships`` writes
     from their node rows; their number is returned third."""
     first: dict[NodeKey, tuple[int, int, int]] = {}  # child -> (parent id, child id, earliest time)

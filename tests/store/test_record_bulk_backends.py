@@ -1,0 +1,85 @@
+"""The bulk paths of recording leave the tables the row-by-row path leaves, on both backends.
+
+Memberships of the nodes a batch inserts are written by the database from their node rows
+(``write.insert_memberships``, on PostgreSQL too), and PostgreSQL's array parameters are literals
+made by ``pg_arrays``; compared with memberships built as Python rows and one row per statement,
+every table holds the same rows (ids mapped to names, recording times left out).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from sqlalchemy import text
+from tests.store.conftest import _clear
+from tests.store.test_record_bulk import _event, _workload
+
+from headwater.model import TableRef
+from headwater.store import open_store, write
+
+
+def _tables(url: str) -> dict[str, list[str]]:
+    """Every graph table's rows, ids replaced by node names and event ids, without clock times."""
+    store = open_store(url)
+    with store.engine.connect() as c:
+        names = {i: (t, n) for i, t, n in c.execute(text("SELECT id, type, name FROM hw_nodes"))}
+        evs = dict(c.execute(text("SELECT id, event_id FROM hw_events")).all())
+        q = "SELECT type, name, short, parent_id, properties, created_us FROM hw_nodes"
+        out = {"nodes": sorted(repr((*r[:3], names.get(r[3]), *r[4:])) for r in c.execute(text(q)))}
+        q = "SELECT event_id, kind, job_id, run_key, event_us, status, payload_zlib, fingerprint FROM hw_events"
+        out["events"] = sorted(repr((*r[:2], names.get(r[2]), *r[3:6], bytes(r[6]), r[7])) for r in c.execute(text(q)))
+        q = (
+            "SELECT type, src_id, dst_id, subtype, dependency, expression, labels, masking, job_id, event_pk, "
+            "up_cost, down_cost, valid_from, valid_to FROM hw_edges"
+        )
+        out["edges"] = sorted(
+            repr((r[0], names[r[1]], names[r[2]], *r[3:7], bool(r[7]), names.get(r[8]), evs.get(r[9]), *r[10:]))
+            for r in c.execute(text(q))
+        )
+        q = "SELECT job_id, first_seen_us, last_seen_us, runs, file, line, closed_us FROM hw_jobs"
+        out["jobs"] = sorted(repr((names[r[0]], *r[1:])) for r in c.execute(text(q)))
+    return out
+
+
+def _record(url: str) -> list[int]:
+    store = open_store(url)
+    opened = []
+    batches = _workload()
+    # a node whose name needs quoting in an array literal, and a second writer's view of the store
+    odd = TableRef("internal", "db", 'we"ird\\na,me {x}')
+    batches.insert(2, [_event(odd, TableRef("internal", "db", "t0"), 3, 30, "2024-01-05T12:00:00Z")])
+    for batch in batches:
+        if len(batch) == 1:
+            opened.append(store.record(batch[0]).edges_opened)
+        else:
+            opened.append(store.record_batch(batch).edges_opened)
+        store = open_store(url) if len(opened) == 3 else store  # an empty node cache from here on
+    return opened
+
+
+def test_bulk_paths_leave_the_rows_of_the_row_by_row_path(
+    store_url: str, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bulk = _record(store_url)
+    a = _tables(store_url)
+    if store_url.startswith("sqlite"):
+        other = f"sqlite:///{tmp_path_factory.mktemp('plain') / 'lineage.db'}"
+    else:
+        _clear(store_url)
+        other = store_url
+    plain_contains = write._contains
+
+    def no_bulk_contains(*args: Any, **kw: Any) -> Any:
+        return plain_contains(*args, **{**kw, "by_database": False})
+
+    monkeypatch.setattr(write, "MULTI_ROWS", 1)
+    monkeypatch.setattr(write, "_contains", no_bulk_contains)
+    plain = _record(other)
+    b = _tables(other)
+    assert bulk == plain
+    assert a == b
+    fields = sum(1 for r in a["nodes"] if r.startswith("('FIELD'"))
+    contains = [r for r in a["edges"] if r.startswith("('CONTAINS'")]
+    assert len(contains) >= fields > 300
+    assert any('we"ird' in r for r in a["nodes"])
