@@ -83,3 +83,41 @@ def test_bulk_paths_leave_the_rows_of_the_row_by_row_path(
     contains = [r for r in a["edges"] if r.startswith("('CONTAINS'")]
     assert len(contains) >= fields > 300
     assert any('we"ird' in r for r in a["nodes"])
+
+
+def test_nodes_copied_by_another_writer_first_fall_back_to_the_conflict_insert(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PostgreSQL: when the COPY of new nodes meets a node another writer inserted (here a cache
+    claiming to hold every stored node while it holds none), its savepoint is rolled back and the
+    nodes go in with ``ON CONFLICT DO NOTHING``: the stored ones keep their ids, the others are new."""
+    from sqlalchemy import func, select
+
+    from headwater.store.from_event import event_facts
+    from headwater.store.schema import nodes
+
+    _clear(pg_url)
+    store = open_store(pg_url)
+    first = _event(TableRef("internal", "db", "a"), TableRef("internal", "db", "s"), 4, 1, "2024-01-01T00:00:00Z")
+    store.record(first)
+    second = _event(TableRef("internal", "db", "b"), TableRef("internal", "db", "s"), 4, 2, "2024-01-02T00:00:00Z")
+    facts = event_facts(second)
+    specs, born = write._mentions([facts])
+    copies: list[object] = []
+    copy_nodes = write._copy_nodes
+    monkeypatch.setattr(write, "_copy_nodes", lambda *a: copies.append(copy_nodes(*a)) or copies[-1])
+    with store.engine.connect() as conn, conn.begin():
+        stored = {(t, n): i for i, t, n in conn.execute(select(nodes.c.id, nodes.c.type, nodes.c.name))}
+        top = max(stored.values())
+        lying = write.NodeCache(upto=top)  # "every node up to the largest id is known": none is
+        staged = write.NodeCache(base=None)
+        ids, inserted = write.ensure_nodes(conn, specs, born, lying, staged)
+        old = [k for k in specs if k in stored]
+        assert old and all(ids[k] == stored[k] for k in old)
+        assert inserted == {k for k in specs if k not in stored}
+        assert all(ids[k] > top for k in inserted)
+        total = conn.execute(select(func.count()).select_from(nodes)).scalar_one()
+        assert total == len(stored) + len(inserted)
+    assert copies == [None]  # the COPY met a stored node: nothing of it stayed
+    assert store.record(second).recorded == 1
+    assert {o.field.name for o in store.get_field_origin("internal.db.b.c1").origins} == {"internal.db.s.c1"}
