@@ -488,6 +488,21 @@ _NODE_TYPES_PG = ["int4", "text", "text", "text", "int4", "text", "int8"]
 _SAVEPOINT = "hw_nodes_copy"
 
 
+_sequences: dict[str, str] = {}
+
+
+def _node_sequence(conn: Connection) -> str:
+    """The name of the sequence of ``hw_nodes.id`` (PostgreSQL), read once per database. (In the
+    statement that takes the ids, ``pg_get_serial_sequence`` would be evaluated once per row.)"""
+    url = str(conn.engine.url)
+    name = _sequences.get(url)
+    if name is None:
+        name = _sequences[url] = _scalar(conn, f"SELECT pg_get_serial_sequence('{nodes.name}', 'id')")
+        if "'" in name:
+            raise ValueError(f"unexpected sequence name {name!r}")
+    return name
+
+
 def _copy_nodes(
     conn: Connection,
     todo: Sequence[NodeSpec],
@@ -506,10 +521,10 @@ def _copy_nodes(
     caller to insert with ``ON CONFLICT DO NOTHING`` instead. Returns the keys inserted."""
     import psycopg
 
-    seq = f"(SELECT pg_get_serial_sequence('{nodes.name}', 'id')::regclass AS s) q"
+    seq = _node_sequence(conn)
     cursor = _cursor(conn)
     try:
-        cursor.execute(f"SAVEPOINT {_SAVEPOINT}; SELECT nextval(q.s) FROM {seq}, generate_series(1, {len(todo)})")
+        cursor.execute(f"SAVEPOINT {_SAVEPOINT}; SELECT nextval('{seq}') FROM generate_series(1, {len(todo)})")
         cursor.nextset()
         taken = dict(zip((s.key for s in todo), (r[0] for r in cursor.fetchall()), strict=True))
         get, have = taken.get, ids.get
