@@ -121,3 +121,23 @@ def test_nodes_copied_by_another_writer_first_fall_back_to_the_conflict_insert(
     assert copies == [None]  # the COPY met a stored node: nothing of it stayed
     assert store.record(second).recorded == 1
     assert {o.field.name for o in store.get_field_origin("internal.db.b.c1").origins} == {"internal.db.s.c1"}
+
+
+@pytest.mark.parametrize("count", [7, 8, 26, 43, 127, 300])
+def test_insert_many_writes_the_rows_of_a_small_batch_in_few_statements(tmp_path: Any, count: int) -> None:
+    """SQLite: the rows one ``record()`` writes (26 nodes, 43 edges of a new table's event) go in
+    multi-row statements of halving sizes down to ``MULTI_MIN`` rows, the rest row by row, in order."""
+    store = open_store(f"sqlite:///{tmp_path / 'a.db'}")
+    rows = [(f"k{i:04d}", (i * 7919) % 1000) for i in reversed(range(count))]
+    seen: list[str] = []
+    with store.engine.begin() as conn:
+        conn.connection.dbapi_connection.set_trace_callback(seen.append)  # type: ignore[union-attr]
+        write.insert_many(conn, "INSERT INTO hw_meta (key, value) VALUES (?, ?)", rows)
+        conn.connection.dbapi_connection.set_trace_callback(None)  # type: ignore[union-attr]
+    with store.engine.connect() as conn:
+        got = conn.exec_driver_sql("SELECT key, value FROM hw_meta WHERE key LIKE 'k%' ORDER BY rowid").all()
+    store.close()
+    assert [tuple(r) for r in got] == rows
+    inserts = [s for s in seen if s.startswith("INSERT INTO hw_meta")]
+    multi, rest = count - count % write.MULTI_MIN, count % write.MULTI_MIN
+    assert len(inserts) == bin(multi // write.MULTI_MIN).count("1") + rest if count < 128 else len(inserts) < count

@@ -208,6 +208,8 @@ def _executemany(conn: Connection, sql: str, rows: Sequence[Sequence[Any]]) -> N
 MULTI_ROWS = 128
 """Rows per multi-row ``INSERT … VALUES`` statement on SQLite (fewer if the build's limit of
 parameters per statement is lower)."""
+MULTI_MIN = 8
+"""Fewer rows than this go with ``executemany`` (one statement text fewer per size)."""
 _multi_sql: dict[tuple[str, int], str] = {}
 
 
@@ -233,17 +235,26 @@ def insert_many(conn: Connection, sql: str, rows: Sequence[Sequence[Any]]) -> No
             return
         width = len(rows[0])
         k = _multi_size(conn, width)
-        whole = len(rows) - len(rows) % k
-        if whole:
-            text = _multi_sql.get((sql, k))
+        flat = chain.from_iterable
+        done = 0
+        while len(rows) - done >= MULTI_MIN:
+            # ``k`` rows a statement while they last, then the rest in halves: 43 rows are 32 + 8 and
+            # 3 more; one statement text per size (a few per table, in the driver's statement cache)
+            size = k
+            while size > len(rows) - done:
+                size //= 2
+            if size < MULTI_MIN:
+                break
+            text = _multi_sql.get((sql, size))
             if text is None:
                 head, _, one = sql.partition(" VALUES ")
-                text = _multi_sql[(sql, k)] = f"{head} VALUES {', '.join([one] * k)}"
-            flat = chain.from_iterable
-            for i in range(0, whole, k):
-                cursor.execute(text, list(flat(rows[i : i + k])))
-        if whole < len(rows):
-            cursor.executemany(sql, rows[whole:])
+                text = _multi_sql[(sql, size)] = f"{head} VALUES {', '.join([one] * size)}"
+            whole = done + (len(rows) - done) // size * size
+            for i in range(done, whole, size):
+                cursor.execute(text, list(flat(rows[i : i + size])))
+            done = whole
+        if done < len(rows):
+            cursor.executemany(sql, rows[done:])
     finally:
         cursor.close()
 
