@@ -75,6 +75,7 @@ def test_bulk_paths_leave_the_rows_of_the_row_by_row_path(
 
     monkeypatch.setattr(write, "MULTI_ROWS", 1)
     monkeypatch.setattr(write, "_contains", no_bulk_contains)
+    monkeypatch.setattr(write, "MEMBERSHIPS_BY_DATABASE", False)
     plain = _record(other)
     b = _tables(other)
     assert bulk == plain

@@ -26,6 +26,7 @@ from __future__ import annotations
 import gc
 import json
 import sqlite3
+import sys
 import zlib
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
@@ -298,11 +299,21 @@ EDGE_INSERT = f"INSERT INTO {edges.name} ({', '.join(EDGE_COLUMNS)}) VALUES ({',
 """The SQLite statement of one edge row (``insert_many`` writes many per statement)."""
 
 
-def insert_memberships(conn: Connection, fresh: Collection[int]) -> None:
+def insert_memberships(conn: Connection, fresh: Collection[int]) -> int:
     """The CONTAINS edges of the nodes ``fresh`` (ids) that this transaction inserted, each from its
     parent, open since the node's creation: written by the database from the node rows (the rows
     ``_contains`` would otherwise build and send: 21 of a new table's 97). SQLite: the ids are one
-    range (assigned in ``ensure_nodes``); PostgreSQL: one array parameter."""
+    range (assigned in ``ensure_nodes``); PostgreSQL: one array parameter. Returns the rows written."""
+    cursor = _send_memberships(conn, fresh)
+    try:
+        return int(cursor.rowcount)
+    finally:
+        cursor.close()
+
+
+def _send_memberships(conn: Connection, fresh: Collection[int]) -> Any:
+    """``insert_memberships``'s statement, executed on a cursor returned open (in PostgreSQL's
+    pipeline mode its count is known once the pipeline is synchronised)."""
     pg = _pg(conn)
     cols = "type, src_id, dst_id, masking, up_cost, down_cost, valid_from, valid_to"
     head = (
@@ -316,9 +327,15 @@ def insert_memberships(conn: Connection, fresh: Collection[int]) -> None:
             cursor.execute(f"{head}id = ANY(%s::int[]){tail}", (int_array(sorted(fresh)),))
         else:
             cursor.execute(f"{head}id BETWEEN ? AND ?{tail}", (min(fresh), max(fresh)))
-    finally:
+    except BaseException:
         cursor.close()
+        raise
+    return cursor
 
+
+MEMBERSHIPS_BY_DATABASE = True
+"""The memberships of the nodes a batch inserts written from their node rows (``insert_memberships``);
+False: built as edge rows in Python (``_contains``), as the tests compare."""
 
 EPOCH_KEY = "membership_epoch"
 
@@ -825,65 +842,88 @@ def apply(
     result.recorded = len(todo)
     result.event_ids = [f.event_id for f in todo]
     _seen_jobs(conn, todo, ids)
-    update_properties(conn, todo, ids, latest, texts, propped)
-    wanted = [(f, _wanted(f, ids, pks[f.event_id])) for f in todo]
-    uses: dict[int | None, int] = {}
-    for _, w in wanted:
-        for s in w:
-            uses[s] = uses.get(s, 0) + 1
-    cached = open_known.jobs if open_known is not None and not _pg(conn) else {}
-    state: dict[int, dict[tuple[Any, ...], _Edge]] = {}
-    misses = []
-    for s in sorted(s for s in uses if s is not None and s not in fresh):
-        entry = cached.get(s)
-        if entry is not None and entry[0] == last_pk.get(s):
-            state[s] = dict(entry[1])  # a copy: the loop below changes the dict, never its edges
-        else:
-            misses.append(s)
-    state.update(_load_open(conn, misses))
-    diff = _Diff()
-    rows = diff.rows
-    for f, per_scope in wanted:
-        t = f.event_us
-        late_until = latest.get(ids[f.job]) if f.job else None
-        late = late_until is not None and t < late_until
-        for scope, want in per_scope.items():
-            if scope is None or (not late and scope in fresh and scope not in state and uses[scope] == 1):
-                rows.extend(want.values())  # nothing stored or pending for this scope: all new
-                continue
-            current = state.setdefault(scope, {})
-            for key, row in want.items():
-                cur = current.get(key)
-                if cur is not None and cur.attrs == (row[4], row[5], row[6], row[7]):
-                    if late and cur.valid_from > t:
-                        if cur.id is not None:
-                            diff.starts.append((t, cur.id))
-                            current[key] = _Edge(cur.attrs, cur.run_key, t, id=cur.id)  # cached ones stay
-                        else:
-                            if cur.row is not None:
-                                cur.row[_FROM] = t
-                            cur.valid_from = t
-                    continue
-                if late:
-                    if cur is None:
-                        assert late_until is not None
-                        diff.open(row, f.run_key, late_until)
-                    continue
-                if cur is not None:
-                    diff.close(cur, t)
-                current[key] = diff.open(row, f.run_key)
-            if not late:
-                for key in [k for k, e in current.items() if k not in want and e.run_key != f.run_key]:
-                    diff.close(current.pop(key), t)
-        if f.job and not late:
-            latest[ids[f.job]] = t
-    inserts = [r for r in rows if r[_TO] is not None]
     pg = _pg(conn)
-    contains, since, implied = _contains(conn, specs, born, ids, fresh, known.since, by_database=True)
+    pipeline, members = None, None
+    if pg and fresh and MEMBERSHIPS_BY_DATABASE:
+        # PostgreSQL: the memberships of the new nodes are sent now, in pipeline mode, and the
+        # server writes them while this process works out the batch's edges (until a read, or the
+        # COPY below, waits for it)
+        pipeline = conn.connection.dbapi_connection.pipeline()  # type: ignore[union-attr]
+        pipeline.__enter__()
+    try:
+        if pipeline is not None:
+            members = _send_memberships(conn, fresh)
+        update_properties(conn, todo, ids, latest, texts, propped)
+        wanted = [(f, _wanted(f, ids, pks[f.event_id])) for f in todo]
+        uses: dict[int | None, int] = {}
+        for _, w in wanted:
+            for s in w:
+                uses[s] = uses.get(s, 0) + 1
+        cached = open_known.jobs if open_known is not None and not _pg(conn) else {}
+        state: dict[int, dict[tuple[Any, ...], _Edge]] = {}
+        misses = []
+        for s in sorted(s for s in uses if s is not None and s not in fresh):
+            entry = cached.get(s)
+            if entry is not None and entry[0] == last_pk.get(s):
+                state[s] = dict(entry[1])  # a copy: the loop below changes the dict, never its edges
+            else:
+                misses.append(s)
+        state.update(_load_open(conn, misses))
+        diff = _Diff()
+        rows = diff.rows
+        for f, per_scope in wanted:
+            t = f.event_us
+            late_until = latest.get(ids[f.job]) if f.job else None
+            late = late_until is not None and t < late_until
+            for scope, want in per_scope.items():
+                if scope is None or (not late and scope in fresh and scope not in state and uses[scope] == 1):
+                    rows.extend(want.values())  # nothing stored or pending for this scope: all new
+                    continue
+                current = state.setdefault(scope, {})
+                for key, row in want.items():
+                    cur = current.get(key)
+                    if cur is not None and cur.attrs == (row[4], row[5], row[6], row[7]):
+                        if late and cur.valid_from > t:
+                            if cur.id is not None:
+                                diff.starts.append((t, cur.id))
+                                current[key] = _Edge(cur.attrs, cur.run_key, t, id=cur.id)  # cached ones stay
+                            else:
+                                if cur.row is not None:
+                                    cur.row[_FROM] = t
+                                cur.valid_from = t
+                        continue
+                    if late:
+                        if cur is None:
+                            assert late_until is not None
+                            diff.open(row, f.run_key, late_until)
+                        continue
+                    if cur is not None:
+                        diff.close(cur, t)
+                    current[key] = diff.open(row, f.run_key)
+                if not late:
+                    for key in [k for k, e in current.items() if k not in want and e.run_key != f.run_key]:
+                        diff.close(current.pop(key), t)
+            if f.job and not late:
+                latest[ids[f.job]] = t
+        inserts = [r for r in rows if r[_TO] is not None]
+        contains, since, implied = _contains(
+            conn, specs, born, ids, fresh, known.since, by_database=MEMBERSHIPS_BY_DATABASE
+        )
+    except BaseException:
+        if pipeline is not None:
+            pipeline.__exit__(*sys.exc_info())
+        if members is not None:
+            members.close()
+        raise
+    if pipeline is not None:
+        pipeline.__exit__(None, None, None)
+    if members is not None:
+        implied = int(members.rowcount)
+        members.close()
     inserts += contains
     insert_edges(conn, inserts)
-    if implied:
-        insert_memberships(conn, fresh)
+    if implied and members is None:
+        implied = insert_memberships(conn, fresh)
     if diff.closes:
         _executemany(conn, _update_sql(conn, "valid_to"), diff.closes)
     if diff.starts:
