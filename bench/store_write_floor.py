@@ -85,8 +85,8 @@ def record(
         kept(t0)
         originals[1](conn, sql, rows)  # type: ignore[misc]
 
-    def keep_memberships(conn: Any, *args: Any) -> None:
-        originals[2](conn, *args)  # type: ignore[misc]
+    def keep_memberships(conn: Any, *args: Any) -> Any:
+        written = originals[2](conn, *args)  # type: ignore[misc]
         t0 = _clock()
         # (first, last) ids before, the set of ids inserted since; on SQLite one range either way
         first, last = args if len(args) == 2 else (min(args[0]), max(args[0]))
@@ -100,6 +100,7 @@ def record(
         cursor.close()
         batches[-1].append((write.EDGE_INSERT, rows))
         kept(t0)
+        return written  # the rows written (None before they were counted)
 
     def timed(n: int, t0: tuple[float, float]) -> Rate:
         wall, cpu = _clock()
