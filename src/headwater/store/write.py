@@ -4,8 +4,9 @@
    one comes back to a job that moved on since (``reopen.returning``: a restored statement);
 2. node ids come from the store's cache of committed nodes, then from one bulk read by name; the
    missing nodes are inserted (SQLite: with ids assigned here, the write transaction being
-   ``BEGIN IMMEDIATE``; PostgreSQL: ``INSERT … ON CONFLICT DO NOTHING RETURNING``, then a read of what
-   a concurrent producer inserted first);
+   ``BEGIN IMMEDIATE``; PostgreSQL: one binary COPY with ids taken from the sequence, in a savepoint,
+   and where a concurrent producer inserted one of them first, ``INSERT … ON CONFLICT DO NOTHING
+   RETURNING`` instead, then a read of what that producer inserted: ``_copy_nodes``);
 3. a job (scope) that existed before the batch has its open edges loaded once, and the batch's
    recordings are applied in time order in memory: an edge asserted again stays open, a new or
    changed one opens at the event time, and an edge the job no longer asserts (from another run)
@@ -13,9 +14,11 @@
 4. CONTAINS edges (system → dataset → field) open for every membership not already open: a node
    inserted by the batch has none, a node of ``known`` has its open (the caller's promise, kept
    with ``membership_epoch``), the others are read; the memberships of the nodes the
-   batch inserted are written by the database from their node rows (``insert_memberships``);
+   batch inserted are written by the database from their node rows (``insert_memberships``; on
+   PostgreSQL sent in pipeline mode before step 3, so that the server writes them meanwhile);
 5. the inserts are written with multi-row ``INSERT … VALUES`` statements (SQLite, ``insert_many``)
-   or COPY (PostgreSQL), the closes with one ``executemany``.
+   or COPY (PostgreSQL), the closes with one ``executemany``. PostgreSQL's other bulk parameters are
+   arrays sent as text literals (``pg_arrays``).
 
 A recording older than its job's latest one only adds history: its edges that are not open are
 inserted closed at the latest recording's time, and open ones it confirms start earlier.
