@@ -142,3 +142,23 @@ def test_insert_many_writes_the_rows_of_a_small_batch_in_few_statements(tmp_path
     inserts = [s for s in seen if s.startswith("INSERT INTO hw_meta")]
     multi, rest = count - count % write.MULTI_MIN, count % write.MULTI_MIN
     assert len(inserts) == bin(multi // write.MULTI_MIN).count("1") + rest if count < 128 else len(inserts) < count
+
+
+def test_a_long_transaction_copies_nodes_in_few_savepoints(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PostgreSQL: past ``NODE_COPIES`` batches in one transaction the nodes take the ``ON CONFLICT``
+    path (no more subtransactions); the recording is the same."""
+    from headwater.store import store as store_module
+
+    _clear(pg_url)
+    monkeypatch.setattr(store_module, "BATCH", 2)
+    monkeypatch.setattr(write, "NODE_COPIES", 2)
+    copies: list[object] = []
+    copy_nodes = write._copy_nodes
+    monkeypatch.setattr(write, "_copy_nodes", lambda *a: copies.append(copy_nodes(*a)) or copies[-1])
+    src = TableRef("internal", "db", "s")
+    events = [_event(TableRef("internal", "db", f"t{k}"), src, 3, k, "2024-01-01T00:00:00Z") for k in range(8)]
+    result = open_store(pg_url).record_batch(events)
+    assert result.recorded == 8
+    assert len(copies) == 4 and None not in copies[:2] and copies[2:] == [None, None]
+    origins = open_store(pg_url).get_field_origin("internal.db.t7.c2").origins
+    assert {o.field.name for o in origins} == {"internal.db.s.c2"}

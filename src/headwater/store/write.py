@@ -517,6 +517,12 @@ def ensure_nodes(
 _NODE_TYPES_PG = ["int4", "text", "text", "text", "int4", "text", "int8"]
 """The PostgreSQL types of a node row as ``_copy_nodes`` writes it, for a binary COPY."""
 _SAVEPOINT = "hw_nodes_copy"
+NODE_COPIES = 32
+"""Batches of one transaction whose nodes ``_copy_nodes`` copies, each in a savepoint (a
+subtransaction); the later ones take the ``ON CONFLICT`` path. Past 64 subtransactions a
+transaction's snapshot overflows its cache of them and every other session's visibility checks
+look them up in ``pg_subtrans`` until it ends."""
+_COPIES = "headwater_node_copies"
 
 
 _sequences: dict[str, str] = {}
@@ -552,6 +558,13 @@ def _copy_nodes(
     caller to insert with ``ON CONFLICT DO NOTHING`` instead. Returns the keys inserted."""
     import psycopg
 
+    tx = conn.get_transaction()
+    used = conn.info.get(_COPIES)
+    if used is None or used[0] is not tx:
+        used = conn.info[_COPIES] = [tx, 0]
+    if used[1] >= NODE_COPIES:
+        return None
+    used[1] += 1
     seq = _node_sequence(conn)
     cursor = _cursor(conn)
     try:
