@@ -468,7 +468,10 @@ def ensure_nodes(
         if texts is not None:
             texts.update((r[0], r[5]) for r in rows)
         return ids, {s.key for s in todo}
-    copied = _copy_nodes(conn, todo, ids, born, texts, staged)
+    # generations of parents first, each in the batch's order: the order in which the ON CONFLICT
+    # path below inserts them, so that writers meeting on the same nodes take their locks alike
+    ranked = sorted(todo, key=lambda s: _rank(s, specs))
+    copied = _copy_nodes(conn, ranked, ids, born, texts, staged)
     if copied is not None:
         return ids, copied
     by_rank: dict[int, list[NodeSpec]] = {}
