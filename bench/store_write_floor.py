@@ -85,9 +85,11 @@ def record(
         kept(t0)
         originals[1](conn, sql, rows)  # type: ignore[misc]
 
-    def keep_memberships(conn: Any, first: int, last: int) -> None:
-        originals[2](conn, first, last)  # type: ignore[misc]
+    def keep_memberships(conn: Any, *args: Any) -> Any:
+        written = originals[2](conn, *args)  # type: ignore[misc]
         t0 = _clock()
+        # (first, last) ids before, the set of ids inserted since; on SQLite one range either way
+        first, last = args if len(args) == 2 else (min(args[0]), max(args[0]))
         cols = ", ".join(write.EDGE_COLUMNS)
         q = (
             f"SELECT {cols} FROM hw_edges WHERE type = 'CONTAINS' AND dst_id BETWEEN ? AND ? "
@@ -98,6 +100,7 @@ def record(
         cursor.close()
         batches[-1].append((write.EDGE_INSERT, rows))
         kept(t0)
+        return written  # the rows written (None before they were counted)
 
     def timed(n: int, t0: tuple[float, float]) -> Rate:
         wall, cpu = _clock()

@@ -4,18 +4,21 @@
    one comes back to a job that moved on since (``reopen.returning``: a restored statement);
 2. node ids come from the store's cache of committed nodes, then from one bulk read by name; the
    missing nodes are inserted (SQLite: with ids assigned here, the write transaction being
-   ``BEGIN IMMEDIATE``; PostgreSQL: ``INSERT … ON CONFLICT DO NOTHING RETURNING``, then a read of what
-   a concurrent producer inserted first);
+   ``BEGIN IMMEDIATE``; PostgreSQL: one binary COPY with ids taken from the sequence, in a savepoint,
+   and where a concurrent producer inserted one of them first, ``INSERT … ON CONFLICT DO NOTHING
+   RETURNING`` instead, then a read of what that producer inserted: ``_copy_nodes``);
 3. a job (scope) that existed before the batch has its open edges loaded once, and the batch's
    recordings are applied in time order in memory: an edge asserted again stays open, a new or
    changed one opens at the event time, and an edge the job no longer asserts (from another run)
    closes. A scope created by this batch has nothing stored, so its edges go straight to the insert;
 4. CONTAINS edges (system → dataset → field) open for every membership not already open: a node
    inserted by the batch has none, a node of ``known`` has its open (the caller's promise, kept
-   with ``membership_epoch``), the others are read; on SQLite, the memberships of the nodes the
-   batch inserted are written by the database from their node rows (``insert_memberships``);
+   with ``membership_epoch``), the others are read; the memberships of the nodes the
+   batch inserted are written by the database from their node rows (``insert_memberships``; on
+   PostgreSQL sent in pipeline mode before step 3, so that the server writes them meanwhile);
 5. the inserts are written with multi-row ``INSERT … VALUES`` statements (SQLite, ``insert_many``)
-   or COPY (PostgreSQL), the closes with one ``executemany``.
+   or COPY (PostgreSQL), the closes with one ``executemany``. PostgreSQL's other bulk parameters are
+   arrays sent as text literals (``pg_arrays``).
 
 A recording older than its job's latest one only adds history: its edges that are not open are
 inserted closed at the latest recording's time, and open ones it confirms start earlier.
@@ -26,8 +29,9 @@ from __future__ import annotations
 import gc
 import json
 import sqlite3
+import sys
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain
@@ -38,6 +42,7 @@ from sqlalchemy import Connection
 from headwater.store.errors import InvalidInput
 from headwater.store.facts import Facts, NodeKey, NodeSpec
 from headwater.store.names import now_us
+from headwater.store.pg_arrays import bytea_array, int_array, text_array
 from headwater.store.schema import OPEN, edges, events, meta, nodes
 from headwater.store.schema import jobs as jobs_table
 from headwater.store.types import PROCESS_TYPES, EdgeType
@@ -164,14 +169,17 @@ def _cursor(conn: Connection) -> Any:
 def _in(conn: Connection, sql: str, values: Sequence[Any]) -> Iterator[tuple[Any, ...]]:
     """Rows of ``sql`` (with one ``IN ({})``) for ``values``, as plain tuples read with ``fetchall``
     on a DBAPI cursor. SQLite: in chunks of ``CHUNK`` markers; PostgreSQL: one array parameter
-    (``= ANY(%s)``), so that the statement's text is the same whatever the number of values (the
-    driver parses a text with thousands of markers on every call, and the server plans it again)."""
+    (``= ANY(%s::text[])`` or ``int[]``, a literal made by ``pg_arrays``), so that the statement's
+    text is the same whatever the number of values (the driver parses a text with thousands of
+    markers on every call, and the server plans it again)."""
     cursor = _cursor(conn)
     try:
         if _pg(conn):
             if not values:
                 return
-            cursor.execute(sql.replace(" IN ({})", " = ANY(%s)"), (list(values),))
+            ints = isinstance(values[0], int)
+            literal = int_array(values) if ints else text_array(values)
+            cursor.execute(sql.replace(" IN ({})", " = ANY(%s::int[])" if ints else " = ANY(%s::text[])"), (literal,))
             yield from cursor.fetchall()
             return
         for part in chunks(values):
@@ -204,6 +212,8 @@ def _executemany(conn: Connection, sql: str, rows: Sequence[Sequence[Any]]) -> N
 MULTI_ROWS = 128
 """Rows per multi-row ``INSERT … VALUES`` statement on SQLite (fewer if the build's limit of
 parameters per statement is lower)."""
+MULTI_MIN = 8
+"""Fewer rows than this go with ``executemany`` (one statement text fewer per size)."""
 _multi_sql: dict[tuple[str, int], str] = {}
 
 
@@ -229,17 +239,26 @@ def insert_many(conn: Connection, sql: str, rows: Sequence[Sequence[Any]]) -> No
             return
         width = len(rows[0])
         k = _multi_size(conn, width)
-        whole = len(rows) - len(rows) % k
-        if whole:
-            text = _multi_sql.get((sql, k))
+        flat = chain.from_iterable
+        done = 0
+        while len(rows) - done >= MULTI_MIN:
+            # ``k`` rows a statement while they last, then the rest in halves: 43 rows are 32 + 8 and
+            # 3 more; one statement text per size (a few per table, in the driver's statement cache)
+            size = k
+            while size > len(rows) - done:
+                size //= 2
+            if size < MULTI_MIN:
+                break
+            text = _multi_sql.get((sql, size))
             if text is None:
                 head, _, one = sql.partition(" VALUES ")
-                text = _multi_sql[(sql, k)] = f"{head} VALUES {', '.join([one] * k)}"
-            flat = chain.from_iterable
-            for i in range(0, whole, k):
-                cursor.execute(text, list(flat(rows[i : i + k])))
-        if whole < len(rows):
-            cursor.executemany(sql, rows[whole:])
+                text = _multi_sql[(sql, size)] = f"{head} VALUES {', '.join([one] * size)}"
+            whole = done + (len(rows) - done) // size * size
+            for i in range(done, whole, size):
+                cursor.execute(text, list(flat(rows[i : i + size])))
+            done = whole
+        if done < len(rows):
+            cursor.executemany(sql, rows[done:])
     finally:
         cursor.close()
 
@@ -283,21 +302,43 @@ EDGE_INSERT = f"INSERT INTO {edges.name} ({', '.join(EDGE_COLUMNS)}) VALUES ({',
 """The SQLite statement of one edge row (``insert_many`` writes many per statement)."""
 
 
-def insert_memberships(conn: Connection, first: int, last: int) -> None:
-    """SQLite: the CONTAINS edges of the nodes ``first`` … ``last`` (ids) that this transaction
-    inserted, each from its parent, open since the node's creation: written by the database from the
-    node rows (the rows ``_contains`` would otherwise build: 21 of a new table's 97)."""
-    cols = "type, src_id, dst_id, masking, up_cost, down_cost, valid_from, valid_to"
-    sql = (
-        f"INSERT INTO {edges.name} ({cols}) SELECT '{_CONTAINS}', parent_id, id, 0, 1, 1, created_us, {OPEN} "
-        f"FROM {nodes.name} WHERE id BETWEEN ? AND ? AND parent_id IS NOT NULL ORDER BY id"
-    )
-    cursor = _cursor(conn)
+def insert_memberships(conn: Connection, fresh: Collection[int]) -> int:
+    """The CONTAINS edges of the nodes ``fresh`` (ids) that this transaction inserted, each from its
+    parent, open since the node's creation: written by the database from the node rows (the rows
+    ``_contains`` would otherwise build and send: 21 of a new table's 97). SQLite: the ids are one
+    range (assigned in ``ensure_nodes``); PostgreSQL: one array parameter. Returns the rows written."""
+    cursor = _send_memberships(conn, fresh)
     try:
-        cursor.execute(sql, (first, last))
+        return int(cursor.rowcount)
     finally:
         cursor.close()
 
+
+def _send_memberships(conn: Connection, fresh: Collection[int]) -> Any:
+    """``insert_memberships``'s statement, executed on a cursor returned open (in PostgreSQL's
+    pipeline mode its count is known once the pipeline is synchronised)."""
+    pg = _pg(conn)
+    cols = "type, src_id, dst_id, masking, up_cost, down_cost, valid_from, valid_to"
+    head = (
+        f"INSERT INTO {edges.name} ({cols}) SELECT '{_CONTAINS}', parent_id, id, {'false' if pg else 0}, 1, 1, "
+        f"created_us, {OPEN} FROM {nodes.name} WHERE "
+    )
+    tail = " AND parent_id IS NOT NULL ORDER BY id"
+    cursor = _cursor(conn)
+    try:
+        if pg:
+            cursor.execute(f"{head}id = ANY(%s::int[]){tail}", (int_array(sorted(fresh)),))
+        else:
+            cursor.execute(f"{head}id BETWEEN ? AND ?{tail}", (min(fresh), max(fresh)))
+    except BaseException:
+        cursor.close()
+        raise
+    return cursor
+
+
+MEMBERSHIPS_BY_DATABASE = True
+"""The memberships of the nodes a batch inserts written from their node rows (``insert_memberships``);
+False: built as edge rows in Python (``_contains``), as the tests compare."""
 
 EPOCH_KEY = "membership_epoch"
 
@@ -427,6 +468,12 @@ def ensure_nodes(
         if texts is not None:
             texts.update((r[0], r[5]) for r in rows)
         return ids, {s.key for s in todo}
+    # generations of parents first, each in the batch's order: the order in which the ON CONFLICT
+    # path below inserts them, so that writers meeting on the same nodes take their locks alike
+    ranked = sorted(todo, key=lambda s: _rank(s, specs))
+    copied = _copy_nodes(conn, ranked, ids, born, texts, staged)
+    if copied is not None:
+        return ids, copied
     by_rank: dict[int, list[NodeSpec]] = {}
     for s in todo:
         by_rank.setdefault(_rank(s, specs), []).append(s)
@@ -440,8 +487,19 @@ def ensure_nodes(
         for rank in sorted(by_rank):
             group = by_rank[rank]
             # one array per column: one statement text whatever the number of rows (see ``_in``)
-            columns = [list(c) for c in zip(*(_node_row(s, ids, born[(s.type, s.name)]) for s in group), strict=True)]
-            cursor.execute(sql, columns)
+            columns = list(zip(*(_node_row(s, ids, born[(s.type, s.name)]) for s in group), strict=True))
+            typ, name, short, parent, props, created = columns
+            cursor.execute(
+                sql,
+                (
+                    text_array(typ),
+                    text_array(name),
+                    text_array(short),
+                    int_array(parent),
+                    text_array(props),
+                    int_array(created),
+                ),
+            )
             for nid, typ, name in cursor.fetchall():
                 ids[(typ, name)] = nid
                 inserted.add((typ, name))
@@ -457,6 +515,98 @@ def ensure_nodes(
     finally:
         cursor.close()
     return ids, inserted
+
+
+_NODE_TYPES_PG = ["int4", "text", "text", "text", "int4", "text", "int8"]
+"""The PostgreSQL types of a node row as ``_copy_nodes`` writes it, for a binary COPY."""
+_SAVEPOINT = "hw_nodes_copy"
+NODE_COPIES = 32
+"""Batches of one transaction whose nodes ``_copy_nodes`` copies, each in a savepoint (a
+subtransaction); the later ones take the ``ON CONFLICT`` path. Past 64 subtransactions a
+transaction's snapshot overflows its cache of them and every other session's visibility checks
+look them up in ``pg_subtrans`` until it ends."""
+_COPIES = "headwater_node_copies"
+
+
+_sequences: dict[str, str] = {}
+
+
+def _node_sequence(conn: Connection) -> str:
+    """The name of the sequence of ``hw_nodes.id`` (PostgreSQL), read once per database. (In the
+    statement that takes the ids, ``pg_get_serial_sequence`` would be evaluated once per row.)"""
+    url = str(conn.engine.url)
+    name = _sequences.get(url)
+    if name is None:
+        name = _sequences[url] = _scalar(conn, f"SELECT pg_get_serial_sequence('{nodes.name}', 'id')")
+        if "'" in name:
+            raise ValueError(f"unexpected sequence name {name!r}")
+    return name
+
+
+def _copy_nodes(
+    conn: Connection,
+    todo: Sequence[NodeSpec],
+    ids: dict[NodeKey, int],
+    born: dict[NodeKey, int],
+    texts: dict[int, str | None] | None,
+    staged: NodeCache | None,
+) -> set[NodeKey] | None:
+    """PostgreSQL: insert the nodes ``todo`` with ids taken from the table's sequence (one
+    ``nextval`` per node, in one statement), every parent's id known before the insert, in one binary
+    COPY: no statement per generation of parents, no conflict check per row, no ids read back.
+
+    COPY cannot skip a node another writer inserted first (committed, or committing while this one
+    waits for it): the COPY runs inside a savepoint, and on the unique violation (or a deadlock
+    between two such writers) the savepoint is rolled back, nothing of it stays, and None tells the
+    caller to insert with ``ON CONFLICT DO NOTHING`` instead. Returns the keys inserted."""
+    import psycopg
+
+    tx = conn.get_transaction()
+    used = conn.info.get(_COPIES)
+    if used is None or used[0] is not tx:
+        used = conn.info[_COPIES] = [tx, 0]
+    if used[1] >= NODE_COPIES:
+        return None
+    used[1] += 1
+    seq = _node_sequence(conn)
+    cursor = _cursor(conn)
+    try:
+        cursor.execute(f"SAVEPOINT {_SAVEPOINT}; SELECT nextval('{seq}') FROM generate_series(1, {len(todo)})")
+        cursor.nextset()
+        taken = dict(zip((s.key for s in todo), (r[0] for r in cursor.fetchall()), strict=True))
+        get, have = taken.get, ids.get
+        rows = []
+        for s in todo:
+            props = s.properties
+            parent = s.parent
+            rows.append(
+                (
+                    taken[s.key],
+                    s.type,
+                    s.name,
+                    s.short,
+                    (get(parent) or have(parent)) if parent else None,
+                    sorted_json(props) if props else None,
+                    born[s.key],
+                )
+            )
+        cols = "id, type, name, short, parent_id, properties, created_us"
+        try:
+            with cursor.copy(f"COPY {nodes.name} ({cols}) FROM STDIN (FORMAT BINARY)") as copy:
+                copy.set_types(_NODE_TYPES_PG)
+                for r in rows:
+                    copy.write_row(r)
+        except (psycopg.errors.UniqueViolation, psycopg.errors.DeadlockDetected):
+            cursor.execute(f"ROLLBACK TO SAVEPOINT {_SAVEPOINT}")
+            return None
+    finally:
+        cursor.close()
+    ids.update(taken)
+    if texts is not None:
+        texts.update((r[0], r[5]) for r in rows)
+    if staged is not None and staged.base is not None:
+        staged.upto = max(staged.upto, max(taken.values()))
+    return set(taken)
 
 
 def _squeeze(payload: str | None) -> bytes | None:
@@ -494,7 +644,19 @@ def _new_events(conn: Connection, batch: Sequence[Facts], job_ids: dict[str, int
     )
     cursor = _cursor(conn)
     try:
-        cursor.execute(sql, [list(c) for c in zip(*rows, strict=True)])
+        event_id, kind, job, run_key, event_us, recorded_us, status, payload, fingerprint = zip(*rows, strict=True)
+        literals = (
+            text_array(event_id),
+            text_array(kind),
+            int_array(job),
+            text_array(run_key),
+            int_array(event_us),
+            int_array(recorded_us),
+            text_array(status),
+            bytea_array(payload),
+            text_array(fingerprint),
+        )
+        cursor.execute(sql, literals)
         return {event_id: pk for pk, event_id in cursor.fetchall()}
     finally:
         cursor.close()
@@ -699,65 +861,88 @@ def apply(
     result.recorded = len(todo)
     result.event_ids = [f.event_id for f in todo]
     _seen_jobs(conn, todo, ids)
-    update_properties(conn, todo, ids, latest, texts, propped)
-    wanted = [(f, _wanted(f, ids, pks[f.event_id])) for f in todo]
-    uses: dict[int | None, int] = {}
-    for _, w in wanted:
-        for s in w:
-            uses[s] = uses.get(s, 0) + 1
-    cached = open_known.jobs if open_known is not None and not _pg(conn) else {}
-    state: dict[int, dict[tuple[Any, ...], _Edge]] = {}
-    misses = []
-    for s in sorted(s for s in uses if s is not None and s not in fresh):
-        entry = cached.get(s)
-        if entry is not None and entry[0] == last_pk.get(s):
-            state[s] = dict(entry[1])  # a copy: the loop below changes the dict, never its edges
-        else:
-            misses.append(s)
-    state.update(_load_open(conn, misses))
-    diff = _Diff()
-    rows = diff.rows
-    for f, per_scope in wanted:
-        t = f.event_us
-        late_until = latest.get(ids[f.job]) if f.job else None
-        late = late_until is not None and t < late_until
-        for scope, want in per_scope.items():
-            if scope is None or (not late and scope in fresh and scope not in state and uses[scope] == 1):
-                rows.extend(want.values())  # nothing stored or pending for this scope: all new
-                continue
-            current = state.setdefault(scope, {})
-            for key, row in want.items():
-                cur = current.get(key)
-                if cur is not None and cur.attrs == (row[4], row[5], row[6], row[7]):
-                    if late and cur.valid_from > t:
-                        if cur.id is not None:
-                            diff.starts.append((t, cur.id))
-                            current[key] = _Edge(cur.attrs, cur.run_key, t, id=cur.id)  # cached ones stay
-                        else:
-                            if cur.row is not None:
-                                cur.row[_FROM] = t
-                            cur.valid_from = t
-                    continue
-                if late:
-                    if cur is None:
-                        assert late_until is not None
-                        diff.open(row, f.run_key, late_until)
-                    continue
-                if cur is not None:
-                    diff.close(cur, t)
-                current[key] = diff.open(row, f.run_key)
-            if not late:
-                for key in [k for k, e in current.items() if k not in want and e.run_key != f.run_key]:
-                    diff.close(current.pop(key), t)
-        if f.job and not late:
-            latest[ids[f.job]] = t
-    inserts = [r for r in rows if r[_TO] is not None]
     pg = _pg(conn)
-    contains, since, implied = _contains(conn, specs, born, ids, fresh, known.since, by_database=not pg)
+    pipeline, members = None, None
+    if pg and fresh and MEMBERSHIPS_BY_DATABASE:
+        # PostgreSQL: the memberships of the new nodes are sent now, in pipeline mode, and the
+        # server writes them while this process works out the batch's edges (until a read, or the
+        # COPY below, waits for it)
+        pipeline = conn.connection.dbapi_connection.pipeline()  # type: ignore[union-attr]
+        pipeline.__enter__()
+    try:
+        if pipeline is not None:
+            members = _send_memberships(conn, fresh)
+        update_properties(conn, todo, ids, latest, texts, propped)
+        wanted = [(f, _wanted(f, ids, pks[f.event_id])) for f in todo]
+        uses: dict[int | None, int] = {}
+        for _, w in wanted:
+            for s in w:
+                uses[s] = uses.get(s, 0) + 1
+        cached = open_known.jobs if open_known is not None and not _pg(conn) else {}
+        state: dict[int, dict[tuple[Any, ...], _Edge]] = {}
+        misses = []
+        for s in sorted(s for s in uses if s is not None and s not in fresh):
+            entry = cached.get(s)
+            if entry is not None and entry[0] == last_pk.get(s):
+                state[s] = dict(entry[1])  # a copy: the loop below changes the dict, never its edges
+            else:
+                misses.append(s)
+        state.update(_load_open(conn, misses))
+        diff = _Diff()
+        rows = diff.rows
+        for f, per_scope in wanted:
+            t = f.event_us
+            late_until = latest.get(ids[f.job]) if f.job else None
+            late = late_until is not None and t < late_until
+            for scope, want in per_scope.items():
+                if scope is None or (not late and scope in fresh and scope not in state and uses[scope] == 1):
+                    rows.extend(want.values())  # nothing stored or pending for this scope: all new
+                    continue
+                current = state.setdefault(scope, {})
+                for key, row in want.items():
+                    cur = current.get(key)
+                    if cur is not None and cur.attrs == (row[4], row[5], row[6], row[7]):
+                        if late and cur.valid_from > t:
+                            if cur.id is not None:
+                                diff.starts.append((t, cur.id))
+                                current[key] = _Edge(cur.attrs, cur.run_key, t, id=cur.id)  # cached ones stay
+                            else:
+                                if cur.row is not None:
+                                    cur.row[_FROM] = t
+                                cur.valid_from = t
+                        continue
+                    if late:
+                        if cur is None:
+                            assert late_until is not None
+                            diff.open(row, f.run_key, late_until)
+                        continue
+                    if cur is not None:
+                        diff.close(cur, t)
+                    current[key] = diff.open(row, f.run_key)
+                if not late:
+                    for key in [k for k, e in current.items() if k not in want and e.run_key != f.run_key]:
+                        diff.close(current.pop(key), t)
+            if f.job and not late:
+                latest[ids[f.job]] = t
+        inserts = [r for r in rows if r[_TO] is not None]
+        contains, since, implied = _contains(
+            conn, specs, born, ids, fresh, known.since, by_database=MEMBERSHIPS_BY_DATABASE
+        )
+    except BaseException:
+        if pipeline is not None:
+            pipeline.__exit__(*sys.exc_info())
+        if members is not None:
+            members.close()
+        raise
+    if pipeline is not None:
+        pipeline.__exit__(None, None, None)
+    if members is not None:
+        implied = int(members.rowcount)
+        members.close()
     inserts += contains
     insert_edges(conn, inserts)
-    if implied:
-        insert_memberships(conn, min(fresh), max(fresh))
+    if implied and members is None:
+        implied = insert_memberships(conn, fresh)
     if diff.closes:
         _executemany(conn, _update_sql(conn, "valid_to"), diff.closes)
     if diff.starts:
@@ -945,7 +1130,7 @@ def _contains(
     earliest recording mentioning each, ``_mentions``). A node inserted by this batch has none; a
     node whose membership is known (``since``) to be open from no later than the batch's time needs
     nothing; the others are read, and an open membership that starts after an event of the batch (a
-    late event) starts earlier, as edges a late event confirms do. ``by_database`` (SQLite): no rows
+    late event) starts earlier, as edges a late event confirms do. ``by_database``: no rows
     for the nodes inserted by this batch (``fresh``), whose memberships ``insert_memberships`` writes
     from their node rows; their number is returned third."""
     first: dict[NodeKey, tuple[int, int, int]] = {}  # child -> (parent id, child id, earliest time)
