@@ -116,3 +116,21 @@ def test_table_text_emptied_when_full(monkeypatch: Any) -> None:
         e = event(name=f"t{k}")
         assert event_to_json(e) == reference(e)
         assert len(codec._TABLE_TEXT) <= 3
+
+
+def test_list_text_kept_for_a_rerun_and_always_its_own(monkeypatch: Any) -> None:
+    first = event()
+    rerun = event(event_id="again", direct=first.direct, output_indirect=first.output_indirect)
+    assert event_to_json(first) == reference(first)
+    assert any(kept[0] is first.direct for kept in codec._PART_TEXT.values())
+    assert event_to_json(rerun) == reference(rerun)  # the lists' texts of the first event
+    for k in range(100):  # new lists, some of them at the ids of freed ones
+        e = event(odd=f"{k}")
+        assert event_to_json(e) == reference(e)
+        del e
+        gc.collect()
+    monkeypatch.setattr(codec, "_PART_TEXT_SIZE", 2)
+    for k in range(5):
+        e = event(odd=f"{k}")
+        assert event_to_json(e) == reference(e)
+        assert len(codec._PART_TEXT) <= 3

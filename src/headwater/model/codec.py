@@ -183,50 +183,68 @@ def event_to_json(e: LineageInfo, indent: int | None = None) -> str:
     if len(cache) >= _COLUMN_TEXT_SIZE:
         cache.clear()
     get = cache.get
+    tables = _TABLE_TEXT
 
     def col(c: ColumnRef) -> str:
         kept = get(id(c))
         if kept is None or kept[0] is not c:
-            kept = cache[id(c)] = (c, f"{_table_text(c.table)[2]}{_str(c.column)}}}")
+            t = c.table
+            table = tables.get(id(t))
+            if table is None or table[0] is not t:
+                table = _table_text(t)
+            kept = cache[id(c)] = (c, f"{table[2]}{_str(c.column)}}}")
         return kept[1]
 
-    out = [head, ',"direct":[']
-    add = out.append
-    for d in e.direct:
-        add(
+    parts = _PART_TEXT
+    if len(parts) >= _PART_TEXT_SIZE:
+        parts.clear()
+    kept_direct = parts.get(id(e.direct))
+    if kept_direct is None or kept_direct[0] is not e.direct:
+        kept_direct = parts[id(e.direct)] = (e.direct, _direct_text(e.direct, col))
+    texts = [kept_direct[1]]
+    for items in (e.dataset_indirect, e.output_indirect):
+        kept_part = parts.get(id(items))
+        if kept_part is None or kept_part[0] is not items:
+            kept_part = parts[id(items)] = (items, _indirect_text(items, col))
+        texts.append(kept_part[1])
+    tail = _dumps(event_to_dict_head_and_tail(e)[1] if e.diagnostics else _tail(e))
+    return f'{head},"direct":[{texts[0]}],"dataset_indirect":[{texts[1]}],"output_indirect":[{texts[2]}],{tail[1:]}'
+
+
+_PART_TEXT: dict[int, tuple[tuple[Any, ...], str]] = {}
+"""The JSON text of each list of lineage entries (``direct``, ``dataset_indirect``, ``output_indirect``),
+by id() with the tuple held: a re-run of a statement (``extract.reuse``) shares the lists its literals
+do not reach with the statement's first event."""
+_PART_TEXT_SIZE = 16384
+
+
+def _direct_text(items: tuple[DirectLineage, ...], col: Callable[[ColumnRef], str]) -> str:
+    """The JSON text of direct entries, comma-separated."""
+    texts = []
+    for d in items:
+        inputs = ",".join(
+            [
+                f'{{"column":{col(i.column)},"labels":[{",".join(map(_str, i.labels)) if i.labels else ""}],'
+                f'"masking":{"true" if i.masking else "false"}}}'
+                for i in d.inputs
+            ]
+        )
+        texts.append(
             f'{{"target_column":{_str(d.target_column)},"expression":{_str(d.expression)},'
             f'"type":{_str(d.type)},"origin":{_str(d.origin)},"branch":{int(d.branch)},'
-            f'"sources":[{",".join(map(col, d.sources))}],"inputs":['
+            f'"sources":[{",".join(map(col, d.sources))}],"inputs":[{inputs}]}}'
         )
-        for i in d.inputs:
-            labels = i.labels
-            add(
-                f'{{"column":{col(i.column)},"labels":[{",".join(map(_str, labels)) if labels else ""}],'
-                f'"masking":{"true" if i.masking else "false"}}},'
-            )
-        if d.inputs:
-            out[-1] = out[-1][:-1]
-        add("]},")
-    if e.direct:
-        out[-1] = "]}"
-    add('],"dataset_indirect":[')
-    _indirect_texts(e.dataset_indirect, col, out)
-    add('],"output_indirect":[')
-    _indirect_texts(e.output_indirect, col, out)
-    add("],")
-    add(_dumps(event_to_dict_head_and_tail(e)[1])[1:] if e.diagnostics else _dumps(_tail(e))[1:])
-    return "".join(out)
+    return ",".join(texts)
 
 
-def _indirect_texts(items: tuple[IndirectLineage, ...], col: Callable[[ColumnRef], str], out: list[str]) -> None:
-    """The JSON text of indirect entries, comma-separated, appended to ``out``."""
-    add = out.append
+def _indirect_text(items: tuple[IndirectLineage, ...], col: Callable[[ColumnRef], str]) -> str:
+    """The JSON text of indirect entries, comma-separated."""
+    texts = []
     for i in items:
         tc = "" if i.target_column is None else f',"target_column":{_str(i.target_column)}'
         sources = ",".join(map(col, i.sources))
-        add(f'{{"type":{_str(i.type)},"expression":{_str(i.expression)},"sources":[{sources}]{tc}}},')
-    if items:
-        out[-1] = out[-1][:-1]
+        texts.append(f'{{"type":{_str(i.type)},"expression":{_str(i.expression)},"sources":[{sources}]{tc}}}')
+    return ",".join(texts)
 
 
 def _head(e: LineageInfo) -> str:
