@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -144,6 +145,24 @@ def _opt(s: str | None) -> str:
 # reuses one ``ColumnRef`` per base column across statements, so most columns are written once a script
 _COLUMN_TEXT: dict[int, tuple[ColumnRef, str]] = {}
 _COLUMN_TEXT_SIZE = 65536
+# each table object's texts, the same way: as a table object (``{"catalog": …, "name": …}``, the
+# spacing of ``_dumps``) and as the head of its columns' objects (``{"catalog":…,"table":…,"column":``)
+_TABLE_TEXT: dict[int, tuple[TableRef, str, str]] = {}
+_TABLE_TEXT_SIZE = 16384
+
+
+def _table_text(t: TableRef) -> tuple[TableRef, str, str]:
+    kept = _TABLE_TEXT.get(id(t))
+    if kept is None or kept[0] is not t:
+        if len(_TABLE_TEXT) >= _TABLE_TEXT_SIZE:
+            _TABLE_TEXT.clear()
+        catalog, database, name = _opt(t.catalog), _opt(t.database), _str(t.name)
+        kept = _TABLE_TEXT[id(t)] = (
+            t,
+            f'{{"catalog": {catalog}, "database": {database}, "name": {name}}}',
+            f'{{"catalog":{catalog},"database":{database},"table":{name},"column":',
+        )
+    return kept
 
 
 def event_to_json(e: LineageInfo, indent: int | None = None) -> str:
@@ -151,55 +170,116 @@ def event_to_json(e: LineageInfo, indent: int | None = None) -> str:
 
     The compact form writes the column lists (most of an event) directly with the C string
     encoder, each column object once (its text kept across events, ``_COLUMN_TEXT``; an enum, a
-    ``StrEnum``, is encoded as the string it is, without reading its ``value``); the result is the
-    same document.
+    ``StrEnum``, is encoded as the string it is, without reading its ``value``), and the target
+    and the tables the same way in ``json.dumps``'s spacing; the result is the same document.
     """
     if indent is not None:
         return json.dumps(event_to_dict(e), indent=indent, ensure_ascii=False)
+    try:
+        head = _head(e)
+    except TypeError:  # a name that is not text (not an event the decoder or extraction makes)
+        head = _dumps(event_to_dict_head_and_tail(e)[0])[:-1]
     cache = _COLUMN_TEXT
     if len(cache) >= _COLUMN_TEXT_SIZE:
         cache.clear()
+    get = cache.get
+    tables = _TABLE_TEXT
 
     def col(c: ColumnRef) -> str:
-        kept = cache.get(id(c))
+        kept = get(id(c))
         if kept is None or kept[0] is not c:
             t = c.table
-            kept = cache[id(c)] = (
-                c,
-                f'{{"catalog":{_opt(t.catalog)},"database":{_opt(t.database)},"table":{_str(t.name)},'
-                f'"column":{_str(c.column)}}}',
-            )
+            table = tables.get(id(t))
+            if table is None or table[0] is not t:
+                table = _table_text(t)
+            kept = cache[id(c)] = (c, f"{table[2]}{_str(c.column)}}}")
         return kept[1]
 
-    direct = []
-    for d in e.direct:
+    parts = _PART_TEXT
+    if len(parts) >= _PART_TEXT_SIZE:
+        parts.clear()
+    kept_direct = parts.get(id(e.direct))
+    if kept_direct is None or kept_direct[0] is not e.direct:
+        kept_direct = parts[id(e.direct)] = (e.direct, _direct_text(e.direct, col))
+    texts = [kept_direct[1]]
+    for items in (e.dataset_indirect, e.output_indirect):
+        kept_part = parts.get(id(items))
+        if kept_part is None or kept_part[0] is not items:
+            kept_part = parts[id(items)] = (items, _indirect_text(items, col))
+        texts.append(kept_part[1])
+    tail = _dumps(event_to_dict_head_and_tail(e)[1] if e.diagnostics else _tail(e))
+    return f'{head},"direct":[{texts[0]}],"dataset_indirect":[{texts[1]}],"output_indirect":[{texts[2]}],{tail[1:]}'
+
+
+_PART_TEXT: dict[int, tuple[tuple[Any, ...], str]] = {}
+"""The JSON text of each list of lineage entries (``direct``, ``dataset_indirect``, ``output_indirect``),
+by id() with the tuple held: a re-run of a statement (``extract.reuse``) shares the lists its literals
+do not reach with the statement's first event."""
+_PART_TEXT_SIZE = 16384
+
+
+def _direct_text(items: tuple[DirectLineage, ...], col: Callable[[ColumnRef], str]) -> str:
+    """The JSON text of direct entries, comma-separated."""
+    texts = []
+    for d in items:
         inputs = ",".join(
-            f'{{"column":{col(i.column)},"labels":[{",".join(map(_str, i.labels))}],'
-            f'"masking":{"true" if i.masking else "false"}}}'
-            for i in d.inputs
+            [
+                f'{{"column":{col(i.column)},"labels":[{",".join(map(_str, i.labels)) if i.labels else ""}],'
+                f'"masking":{"true" if i.masking else "false"}}}'
+                for i in d.inputs
+            ]
         )
-        direct.append(
+        texts.append(
             f'{{"target_column":{_str(d.target_column)},"expression":{_str(d.expression)},'
             f'"type":{_str(d.type)},"origin":{_str(d.origin)},"branch":{int(d.branch)},'
             f'"sources":[{",".join(map(col, d.sources))}],"inputs":[{inputs}]}}'
         )
+    return ",".join(texts)
 
-    def indirect(items: tuple[IndirectLineage, ...]) -> str:
-        out = []
-        for i in items:
-            tc = "" if i.target_column is None else f',"target_column":{_str(i.target_column)}'
-            out.append(
-                f'{{"type":{_str(i.type)},"expression":{_str(i.expression)},'
-                f'"sources":[{",".join(map(col, i.sources))}]{tc}}}'
-            )
-        return ",".join(out)
 
-    whole = event_to_dict_head_and_tail(e)
-    head, tail = _dumps(whole[0]), _dumps(whole[1])
+def _indirect_text(items: tuple[IndirectLineage, ...], col: Callable[[ColumnRef], str]) -> str:
+    """The JSON text of indirect entries, comma-separated."""
+    texts = []
+    for i in items:
+        tc = "" if i.target_column is None else f',"target_column":{_str(i.target_column)}'
+        sources = ",".join(map(col, i.sources))
+        texts.append(f'{{"type":{_str(i.type)},"expression":{_str(i.expression)},"sources":[{sources}]{tc}}}')
+    return ",".join(texts)
+
+
+def _head(e: LineageInfo) -> str:
+    """The JSON text of the event's parts before the lineage lists, without its closing brace."""
+    table = _table_text
+    columns = ", ".join([f'{{"name": {_str(f.name)}, "type": {_opt(f.type)}}}' for f in e.target.columns])
+    sources = ", ".join([table(t)[1] for t in e.sources])
+    via = ", ".join([table(t)[1] for t in e.via])
     return (
-        f'{head[:-1]},"direct":[{",".join(direct)}],"dataset_indirect":[{indirect(e.dataset_indirect)}],'
-        f'"output_indirect":[{indirect(e.output_indirect)}],{tail[1:]}'
+        f'{{"version": {_str(e.version)}, "event_id": {_str(e.event_id)}, '
+        f'"source_command": {_str(e.source_command.value)}, "status": {_str(e.status.value)}, '
+        f'"target": {{"table": {table(e.target.table)[1]}, "columns": [{columns}]}}, '
+        f'"sources": [{sources}], "via": [{via}]'
     )
+
+
+def _tail(e: LineageInfo) -> dict[str, Any]:
+    """``event_to_dict_head_and_tail(e)[1]`` of an event without diagnostics."""
+    c = e.context
+    return {
+        "context": {
+            "source_command": c.source_command.value,
+            "query_id": c.query_id,
+            "sql": c.sql,
+            "user": c.user,
+            "client_ip": c.client_ip,
+            "database": c.database,
+            "catalog": c.catalog,
+            "state": c.state,
+            "timestamp": c.timestamp,
+            "duration_ms": c.duration_ms,
+            "external_catalog_properties": dict(c.external_catalog_properties),
+        },
+        "diagnostics": [],
+    }
 
 
 # ---------------------------------------------------------------- decoding

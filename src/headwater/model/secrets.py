@@ -111,7 +111,16 @@ def may_hold_secret(text: str) -> bool:
             if w in low:
                 return True
         return ("key" in low and _key_hinted(low)) or ("cred" in low and ("key" in low or _cred_hinted(low)))
-    return _HINT.search(text) is not None
+    if "\u0130" in text or "\u0131" in text or "\u017f" in text or "\u212a" in text:
+        return _HINT.search(text) is not None
+    # none of U+0130, U+0131, U+017F, U+212A (dotted I, dotless i, long s, Kelvin K), the only letters
+    # not ASCII that ``_HINT`` takes for ASCII ones (and U+0130 and U+212A the only ones whose lower case
+    # holds one): ``_HINT``'s answer, from the lower case
+    low = text.lower()
+    for w in _HINT_WORDS:
+        if w in low:
+            return True
+    return "key" in low or "cred" in low
 
 
 def _cred_hinted(low: str) -> bool:
@@ -302,8 +311,22 @@ def redact_event(event: LineageInfo, dialect: str = "") -> LineageInfo:
     """The event with its statement text and its expressions redacted (``redact_sql``): a filter
     ``conn = 'postgresql://u:pw@h'`` keeps its lineage, not the password. Extraction applies it to
     every event it makes, the store to every event it is given (a producer may not redact). An
-    event without secrets is returned as it is."""
+    event without secrets is returned as it is. The result is marked (``is_redacted``)."""
+    out = redacted(event, dialect)
+    _REDACTED[id(out)] = out
+    return out
+
+
+def redacted(event: LineageInfo, dialect: str = "") -> LineageInfo:
+    """``redact_event`` without the mark (the store's own pass: nothing reads its mark)."""
     ctx = event.context
+    try:  # one test of the statement and every expression joined (no hint word holds a NUL)
+        parts = (event.direct, event.dataset_indirect, event.output_indirect)
+        joined = "\x00".join([ctx.sql, *[x.expression for items in parts for x in items]])
+    except (TypeError, AttributeError):  # an expression that is not text: each is looked at below
+        joined = None
+    if joined is not None and not may_hold_secret(joined):
+        return event
     sql = redact_sql(ctx.sql, dialect) if isinstance(ctx.sql, str) else ctx.sql
     changed: dict[str, Any] = {}
     if _expressions_hinted(event):
@@ -314,9 +337,7 @@ def redact_event(event: LineageInfo, dialect: str = "") -> LineageInfo:
         changed = {name: items for name, items in lists.items() if items is not getattr(event, name)}
     if sql != ctx.sql:
         changed["context"] = dataclasses.replace(ctx, sql=sql)
-    out = dataclasses.replace(event, **changed) if changed else event  # type: ignore[arg-type]
-    _REDACTED[id(out)] = out
-    return out
+    return dataclasses.replace(event, **changed) if changed else event  # type: ignore[arg-type]
 
 
 _REDACTED: weakref.WeakValueDictionary[int, LineageInfo] = weakref.WeakValueDictionary()

@@ -29,9 +29,10 @@ Edge = tuple[str, NodeKey, NodeKey, str | None, str | None, str | None, str | No
 ``scope`` overrides the recording's job as the owner of the edge."""
 
 _MAPS_TO = EdgeType.MAPS_TO.value
+_FIELD = NodeType.FIELD.value
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class NodeSpec:
     type: str
     name: str
@@ -41,8 +42,21 @@ class NodeSpec:
     key: NodeKey = field(init=False, repr=False, compare=False)
     """``(type, name)``, made once (every mention of the node in a batch looks it up by this key)."""
 
-    def __post_init__(self) -> None:
-        self.key = (self.type, self.name)
+    def __init__(
+        self,
+        type: str,
+        name: str,
+        short: str,
+        parent: NodeKey | None = None,
+        properties: dict[str, Any] | None = None,
+    ) -> None:
+        # written out (not the dataclass's ``__init__`` and a ``__post_init__``): one spec per new node
+        self.type = type
+        self.name = name
+        self.short = short
+        self.parent = parent
+        self.properties = properties
+        self.key = (type, name)
 
 
 _NAME_MAX = nodes.c.name.type.length
@@ -82,13 +96,17 @@ class Facts:
 
 class Names:
     """Normalised dataset and field nodes by their raw names, shared by the recordings of a batch
-    (normalising the same names again for every event is most of the translation's cost)."""
+    (normalising the same names again for every event is most of the translation's cost).
 
-    __slots__ = ("datasets", "fields")
+    ``columns`` holds each dataset's fields by raw column name (one string lookup per mention; an
+    event looks its datasets' dictionaries up once, ``of``)."""
+
+    __slots__ = ("_fields", "columns", "datasets")
 
     def __init__(self) -> None:
         self.datasets: dict[tuple[Any, ...], tuple[NodeSpec, NodeSpec]] = {}
-        self.fields: dict[tuple[NodeKey, str], NodeSpec] = {}
+        self.columns: dict[NodeKey, dict[str, NodeSpec]] = {}
+        self._fields = 0
 
     def dataset(self, type_: str, system: str, parts: tuple[str | None, ...]) -> tuple[NodeSpec, NodeSpec]:
         raw = (type_, system, parts)
@@ -106,17 +124,35 @@ class Names:
                 self.datasets.clear()
         return hit
 
+    def of(self, dataset: NodeKey) -> dict[str, NodeSpec]:
+        """The fields of ``dataset`` known so far, by raw column name (``field`` adds to it)."""
+        known = self.columns.get(dataset)
+        if known is None:
+            known = self.columns[dataset] = {}
+        return known
+
     def field(self, dataset: NodeKey, column: str) -> NodeSpec:
-        raw = (dataset, column)
-        spec = self.fields.get(raw)
+        known = self.columns.get(dataset)
+        if known is None:
+            known = self.columns[dataset] = {}
+        spec = known.get(column)
         if spec is None:
-            if not column or not column.strip():
-                raise InvalidInput("column", f"an empty column name in {dataset[1]!r}")
-            name = field_name(dataset[1], column)
-            spec = checked(NodeSpec(NodeType.FIELD.value, name, short_of(name, field=True), dataset))
-            self.fields[raw] = spec
-            if len(self.fields) > 500_000:
-                self.fields.clear()
+            spec = self.new_field(dataset, column, known)
+        return spec
+
+    def new_field(self, dataset: NodeKey, column: str, known: dict[str, NodeSpec]) -> NodeSpec:
+        """The field ``column`` of ``dataset``, made and kept in ``known`` (``of(dataset)``)."""
+        if not column or column.isspace():
+            raise InvalidInput("column", f"an empty column name in {dataset[1]!r}")
+        name = field_name(dataset[1], column)
+        short = ".".join(name.rsplit(".", 2)[-2:])  # ``short_of(name, field=True)``
+        if len(name) > _NAME_MAX or len(short) > _SHORT_MAX or "\x00" in name:
+            checked(NodeSpec(NodeType.FIELD.value, name, short, dataset))  # raises
+        spec = known[column] = NodeSpec(_FIELD, name, short, dataset)
+        self._fields += 1
+        if self._fields > 500_000:
+            self.columns.clear()
+            self._fields = 0
         return spec
 
 
@@ -157,7 +193,7 @@ class FactsBuilder:
         return key
 
     def field(self, dataset: NodeKey, column: str) -> NodeKey:
-        spec = self.names.fields.get((dataset, column)) or self.names.field(dataset, column)
+        spec = self.names.field(dataset, column)
         key = spec.key
         nodes = self.facts.nodes
         if key not in nodes:
@@ -204,22 +240,8 @@ class FactsBuilder:
             return
         edges = self.facts.edges
         nodes = self.facts.nodes
-        mapped: dict[NodeKey, set[tuple[NodeKey, str | None]]] = {}
-        mapped_in: dict[NodeKey | None, set[NodeKey]] = {}
-        for e in edges:
-            if e[0] == _MAPS_TO and e[8] is None:
-                dst = e[2]
-                pairs = mapped.get(dst)
-                if pairs is None:
-                    pairs = mapped[dst] = set()
-                    spec = nodes.get(dst)
-                    parent = spec.parent if spec else None
-                    into_parent = mapped_in.get(parent)
-                    if into_parent is None:
-                        mapped_in[parent] = {dst}
-                    else:
-                        into_parent.add(dst)
-                pairs.add((e[1], e[3]))
+        column_level = [e for e in edges if e[0] == _MAPS_TO and e[8] is None]
+        mapped = {e[2] for e in column_level}  # the columns a column-level mapping reaches
         by_dataset: dict[NodeKey, list[tuple[NodeKey, NodeKey, str, str | None, bool, tuple[NodeKey, ...]]]] = {}
         for entry in self._all:
             per = by_dataset.get(entry[1])
@@ -229,16 +251,17 @@ class FactsBuilder:
                 per.append(entry)
         for dataset, entries in by_dataset.items():
             targets = entries[0][5]
-            compact = not expand and all(e[5] == targets for e in entries)
+            compact = not expand and all(e[5] is targets or e[5] == targets for e in entries)
             if compact:
                 listed = set(targets)
-                compact = mapped_in.get(dataset, listed) <= listed
+                for dst in mapped - listed:  # a column of the dataset outside the list is mapped to
+                    spec = nodes.get(dst)
+                    if spec is not None and spec.parent == dataset:
+                        compact = False
+                        break
             if compact:
-                into: set[tuple[NodeKey, str | None]] = set()  # (source, subtype) mapped column-level into targets
-                for t in targets:
-                    pairs = mapped.get(t)
-                    if pairs:
-                        into.update(pairs)
+                # (source, subtype) mapped column-level into a listed column
+                into = {(e[1], e[3]) for e in column_level if e[2] in listed}
                 compact = not into or all((e[0], e[2]) not in into for e in entries)
             if compact:
                 edges.extend(

@@ -36,7 +36,7 @@ from headwater.model.job import (
 )
 from headwater.model.secrets import is_redacted, redact_event
 from headwater.store.errors import InvalidInput
-from headwater.store.facts import Facts, FactsBuilder, Names, NodeKey
+from headwater.store.facts import Facts, FactsBuilder, Names, NodeKey, NodeSpec
 from headwater.store.names import now_us, short_of, to_us
 from headwater.store.nested import parent_edges
 from headwater.store.types import EdgeType, NodeType
@@ -101,7 +101,6 @@ def event_facts(event: LineageInfo, names: Names | None = None, expand_indirect:
     b = FactsBuilder(facts, names)
     names = b.names
     nodes = facts.nodes
-    known_fields = names.fields
     tt = event.target.table
     target = b.dataset(tt.catalog, tt.database, tt.name)
     if event.source_command is SourceCommand.CREATE_VIEW:
@@ -118,21 +117,24 @@ def event_facts(event: LineageInfo, names: Names | None = None, expand_indirect:
     )
     facts.job = job
     datasets: dict[TableRef, NodeKey] = {tt: target}
-    by_id: dict[int, NodeKey] = {id(tt): target}  # by id(): the table objects live as long as the event
-    fields: dict[int, NodeKey] = {}  # by id(), as the columns
+    # by id(): the table and column objects live as long as the event; a table's entry holds its
+    # dataset and the dataset's fields by raw column name (``Names.of``)
+    by_id: dict[int, tuple[NodeKey, dict[str, NodeSpec]]] = {}
+    fields: dict[int, NodeKey] = {}
     edges = facts.edges
     append = edges.append
 
     def src_field(c: ColumnRef) -> NodeKey:
         ct = c.table
-        ds = by_id.get(id(ct))
-        if ds is None:
+        hit = by_id.get(id(ct))
+        if hit is None:
             ds = datasets.get(ct)
             if ds is None:
                 ds = datasets[ct] = b.dataset(ct.catalog, ct.database, ct.name)
-            by_id[id(ct)] = ds
+            hit = by_id[id(ct)] = (ds, names.of(ds))
+        ds, known = hit
         column = c.column
-        spec = known_fields.get((ds, column)) or names.field(ds, column)
+        spec = known.get(column) or names.new_field(ds, column, known)
         key = fields[id(c)] = spec.key
         if key not in nodes:
             nodes[key] = spec
@@ -143,7 +145,14 @@ def event_facts(event: LineageInfo, names: Names | None = None, expand_indirect:
     for s in event.sources:
         if s not in datasets:
             datasets[s] = b.dataset(s.catalog, s.database, s.name)
-    targets = {f.name: b.field(target, f.name) for f in event.target.columns}
+    own = names.of(target)
+    targets: dict[str, NodeKey] = {}
+    for f in event.target.columns:
+        column = f.name
+        spec = own.get(column) or names.new_field(target, column, own)
+        key = targets[column] = spec.key
+        if key not in nodes:
+            nodes[key] = spec
 
     def tgt_field(column: str) -> NodeKey:
         key = targets.get(column)

@@ -31,10 +31,20 @@ def ident(part: str) -> str:
     >>> ident("a[/b]"), ident("[x]"), ident('"a""b"')
     ('a[/b]', 'x', 'a""b')
     """
-    text = part.strip()
-    if len(text) >= 2 and _PAIRS.get(text[0]) == text[-1]:
-        text = text[1:-1]
-    return text.lower()
+    done = _IDENTS.get(part)
+    if done is None:
+        text = part.strip()
+        if len(text) >= 2 and _PAIRS.get(text[0]) == text[-1]:
+            text = text[1:-1]
+        done = text.lower()
+        if len(_IDENTS) >= _IDENTS_SIZE:
+            _IDENTS.clear()
+        _IDENTS[part] = done
+    return done
+
+
+_IDENTS: dict[str, str] = {}  # ``ident``'s answers: the same column names come again in every table
+_IDENTS_SIZE = 65536
 
 
 def dataset_name(system: str, *parts: str | None) -> str:
