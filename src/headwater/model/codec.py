@@ -89,19 +89,7 @@ def event_to_dict_head_and_tail(e: LineageInfo) -> tuple[dict[str, Any], dict[st
         "via": [table_to_dict(t) for t in e.via],
     }
     tail = {
-        "context": {
-            "source_command": c.source_command.value,
-            "query_id": c.query_id,
-            "sql": c.sql,
-            "user": c.user,
-            "client_ip": c.client_ip,
-            "database": c.database,
-            "catalog": c.catalog,
-            "state": c.state,
-            "timestamp": c.timestamp,
-            "duration_ms": c.duration_ms,
-            "external_catalog_properties": dict(c.external_catalog_properties),
-        },
+        "context": _context(c),
         "diagnostics": [_diagnostic(d) for d in e.diagnostics],
     }
     return head, tail
@@ -261,23 +249,28 @@ def _head(e: LineageInfo) -> str:
     )
 
 
+def _context(c: QueryContext) -> dict[str, Any]:
+    """The event document's ``context`` object."""
+    return {
+        "source_command": c.source_command.value,
+        "query_id": c.query_id,
+        "sql": c.sql,
+        "user": c.user,
+        "client_ip": c.client_ip,
+        "database": c.database,
+        "catalog": c.catalog,
+        "state": c.state,
+        "timestamp": c.timestamp,
+        "duration_ms": c.duration_ms,
+        "external_catalog_properties": dict(c.external_catalog_properties),
+    }
+
+
 def _tail(e: LineageInfo) -> dict[str, Any]:
     """``event_to_dict_head_and_tail(e)[1]`` of an event without diagnostics."""
     c = e.context
     return {
-        "context": {
-            "source_command": c.source_command.value,
-            "query_id": c.query_id,
-            "sql": c.sql,
-            "user": c.user,
-            "client_ip": c.client_ip,
-            "database": c.database,
-            "catalog": c.catalog,
-            "state": c.state,
-            "timestamp": c.timestamp,
-            "duration_ms": c.duration_ms,
-            "external_catalog_properties": dict(c.external_catalog_properties),
-        },
+        "context": _context(c),
         "diagnostics": [],
     }
 
