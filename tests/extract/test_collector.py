@@ -33,6 +33,25 @@ def _probing_split(trees: list[weakref.ref]):
     return recording_split
 
 
+def _record_young_collections(monkeypatch) -> tuple[list[weakref.ref], list[list[bool]]]:
+    """Probe every statement's tree (``_probing_split``) and, after each pause of the collector and
+    the young collection that ends it, record which trees are still alive."""
+    trees: list[weakref.ref] = []
+    alive_after: list[list[bool]] = []
+    paused = engine.collector_paused
+
+    @contextmanager
+    def recording_paused():
+        with paused():
+            yield
+        gc.collect(0)  # the young collection the end of the pause brings
+        alive_after.append([ref() is not None for ref in trees])
+
+    monkeypatch.setattr(engine, "iter_script", _probing_split(trees))
+    monkeypatch.setattr(engine, "collector_paused", recording_paused)
+    return trees, alive_after
+
+
 def test_a_statements_tree_is_made_when_its_turn_comes_and_freed_once_it_is_done(monkeypatch) -> None:
     trees: list[weakref.ref] = []
     recording_split = _probing_split(trees)
@@ -69,21 +88,7 @@ def test_the_headwater_command_freezes_the_import_heap() -> None:
 def test_a_statements_tree_is_freed_by_the_young_collection_that_follows_it(monkeypatch) -> None:
     """The collection when a statement's pause ends finds its tree garbage already (else the tree
     would survive into an older generation and be walked again there)."""
-    trees: list[weakref.ref] = []
-    recording_split = _probing_split(trees)
-
-    alive_after: list[list[bool]] = []
-    paused = engine.collector_paused
-
-    @contextmanager
-    def recording_paused():
-        with paused():
-            yield
-        gc.collect(0)  # the young collection the end of the pause brings
-        alive_after.append([ref() is not None for ref in trees])
-
-    monkeypatch.setattr(engine, "iter_script", recording_split)
-    monkeypatch.setattr(engine, "collector_paused", recording_paused)
+    _, alive_after = _record_young_collections(monkeypatch)
     gc.collect()
     script = SCRIPT + ";\nINSERT INTO t SELECT d FROM s"
     result = Extractor(options=ExtractOptions(dialect="generic")).run(script)
@@ -96,21 +101,7 @@ def test_a_statements_tree_is_freed_by_the_young_collection_that_follows_it(monk
 def test_a_single_statements_tree_is_freed_by_the_young_collection_after_it(monkeypatch) -> None:
     """One statement per call (history ingestion, the per-statement benchmark): its tree is parsed in
     the pause it is extracted in, so no collection sees it alive and the first young one frees it."""
-    trees: list[weakref.ref] = []
-    recording_split = _probing_split(trees)
-
-    alive_after: list[list[bool]] = []
-    paused = engine.collector_paused
-
-    @contextmanager
-    def recording_paused():
-        with paused():
-            yield
-        gc.collect(0)  # the young collection the end of the pause brings
-        alive_after.append([ref() is not None for ref in trees])
-
-    monkeypatch.setattr(engine, "iter_script", recording_split)
-    monkeypatch.setattr(engine, "collector_paused", recording_paused)
+    trees, alive_after = _record_young_collections(monkeypatch)
     extractor = Extractor(options=ExtractOptions(dialect="generic"))
     gc.collect()
     for sql in SCRIPT.split(";\n"):
