@@ -23,6 +23,7 @@ False
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from sqlglot import exp
 
@@ -30,8 +31,24 @@ from headwater.extract.scope import REF, UNRESOLVED, RefKey, find_all, has_unres
 from headwater.extract.trees import distinct_nodes
 from headwater.model import ColumnRef, DirectInput, DirectType, IndirectType, Origin
 
-ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv, exp.Neg, exp.Pow)
-MASKING_FUNCTIONS = {
+# sqlglot's classes and functions as constants of this module: the compiled build reads a ``Final``
+# name directly, where ``exp.X`` in a function is two look-ups (the module ``exp``, then its attribute)
+_AGG_FUNC: Final = exp.AggFunc
+_ANONYMOUS_NODE: Final = exp.Anonymous
+_BRACKET: Final = exp.Bracket
+_CASE_NODE: Final = exp.Case
+_CAST: Final = exp.Cast
+_COALESCE_NODE: Final = exp.Coalesce
+_COLUMN_NODE: Final = exp.Column
+_DOT: Final = exp.Dot
+_EXPRESSION: Final = exp.Expression
+_FUNC_NODE: Final = exp.Func
+_IF_NODE: Final = exp.If
+_STAR: Final = exp.Star
+_WINDOW_NODE: Final = exp.Window
+
+ARITHMETIC: Final = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv, exp.Neg, exp.Pow)
+MASKING_FUNCTIONS: Final = {
     "MD5",
     "MD5_DIGEST",
     "SHA",
@@ -49,9 +66,9 @@ MASKING_FUNCTIONS = {
     "SM3",
     "HMAC",
 }
-_SYSTEM_FUNCS = (exp.Rand, exp.CurrentTimestamp, exp.CurrentDate, exp.CurrentTime, exp.CurrentUser)
+_SYSTEM_FUNCS: Final = (exp.Rand, exp.CurrentTimestamp, exp.CurrentDate, exp.CurrentTime, exp.CurrentUser)
 # Ranking and navigation functions: sqlglot types them as aggregates, SQL engines do not.
-WINDOW_ONLY = (
+WINDOW_ONLY: Final = (
     exp.Rank,
     exp.DenseRank,
     exp.PercentRank,
@@ -67,7 +84,7 @@ WINDOW_ONLY = (
 
 # Functions that engines know and sqlglot does not parse into a class: labelled by their own name
 # (other unknown functions are UDFs). The aggregates among them make an AGGREGATION.
-ENGINE_AGGREGATES = frozenset(
+ENGINE_AGGREGATES: Final = frozenset(
     {
         "BITMAP_UNION",
         "BITMAP_UNION_COUNT",
@@ -93,7 +110,7 @@ ENGINE_AGGREGATES = frozenset(
         "MULTI_DISTINCT_COUNT",
     }
 )
-ENGINE_FUNCTIONS = ENGINE_AGGREGATES | frozenset(
+ENGINE_FUNCTIONS: Final = ENGINE_AGGREGATES | frozenset(
     {
         "TO_BITMAP",
         "BITMAP_HASH",
@@ -136,14 +153,14 @@ class Classified:
 
 def function_label(node: exp.Expression) -> str | None:
     """The transformation label a node adds to the path of the inputs below it."""
-    if isinstance(node, exp.Anonymous):
+    if isinstance(node, _ANONYMOUS_NODE):
         name = anonymous_name(node)
         return name if name in ENGINE_FUNCTIONS else "UDF"
     return _kind(type(node)).label
 
 
 def is_masking(node: exp.Expression) -> bool:
-    if isinstance(node, exp.Anonymous):
+    if isinstance(node, _ANONYMOUS_NODE):
         name = anonymous_name(node)
         return name in MASKING_FUNCTIONS or "MASK" in name
     return _kind(type(node)).masking
@@ -162,7 +179,7 @@ class _Kind:
         self.kind, self.label, self.masking = kind, label, masking
 
 
-_KINDS: dict[type[exp.Expression], _Kind] = {}
+_KINDS: Final[dict[type[exp.Expression], _Kind]] = {}
 
 
 def _kind(cls: type[exp.Expression]) -> _Kind:
@@ -172,41 +189,41 @@ def _kind(cls: type[exp.Expression]) -> _Kind:
     if found is not None:
         return found
     label: str | None = None
-    if issubclass(cls, exp.Cast):
+    if issubclass(cls, _CAST):
         label = "CAST"
     elif issubclass(cls, ARITHMETIC):
         label = "ARITHMETIC"
-    elif issubclass(cls, exp.Anonymous):
+    elif issubclass(cls, _ANONYMOUS_NODE):
         label = None
-    elif issubclass(cls, exp.Case):
+    elif issubclass(cls, _CASE_NODE):
         label = "CASE"
-    elif issubclass(cls, exp.Dot):
+    elif issubclass(cls, _DOT):
         label = "FIELD"
-    elif issubclass(cls, exp.Bracket):
+    elif issubclass(cls, _BRACKET):
         label = "SUBSCRIPT"
-    elif issubclass(cls, exp.Func):
+    elif issubclass(cls, _FUNC_NODE):
         names = cls.sql_names()
         label = names[0] if names else cls.key.upper()
     masking = False
-    if issubclass(cls, exp.Func) and not issubclass(cls, exp.Anonymous):
+    if issubclass(cls, _FUNC_NODE) and not issubclass(cls, _ANONYMOUS_NODE):
         masking = bool({n.upper() for n in cls.sql_names()} & MASKING_FUNCTIONS) or "MASK" in cls.key.upper()
-    if issubclass(cls, exp.Column):
+    if issubclass(cls, _COLUMN_NODE):
         kind = _COLUMN
-    elif issubclass(cls, exp.Anonymous):
+    elif issubclass(cls, _ANONYMOUS_NODE):
         kind = _ANONYMOUS
-    elif issubclass(cls, exp.AggFunc) and not issubclass(cls, WINDOW_ONLY):
+    elif issubclass(cls, _AGG_FUNC) and not issubclass(cls, WINDOW_ONLY):
         kind = _AGGREGATE
-    elif issubclass(cls, exp.Window):
+    elif issubclass(cls, _WINDOW_NODE):
         kind = _WINDOW
-    elif issubclass(cls, exp.Case):
+    elif issubclass(cls, _CASE_NODE):
         kind = _CASE
-    elif issubclass(cls, exp.If):
+    elif issubclass(cls, _IF_NODE):
         kind = _IF
-    elif issubclass(cls, exp.Coalesce):
+    elif issubclass(cls, _COALESCE_NODE):
         kind = _COALESCE
     elif issubclass(cls, _SYSTEM_FUNCS):
         kind = _SYSTEM
-    elif issubclass(cls, exp.Func):
+    elif issubclass(cls, _FUNC_NODE):
         kind = _FUNC
     else:
         kind = _OTHER
@@ -233,11 +250,11 @@ class _Entry:
 
 
 def _no_arguments(node: exp.Expression) -> bool:
-    return not any(isinstance(v, exp.Expression) for v in node.args.values())
+    return not any(isinstance(v, _EXPRESSION) for v in node.args.values())
 
 
 def _no_values(node: exp.Expression) -> bool:
-    return not any(isinstance(v, exp.Expression | list) and v for v in node.args.values())
+    return not any(isinstance(v, _EXPRESSION | list) and v for v in node.args.values())
 
 
 class _Walker:
@@ -319,7 +336,7 @@ class _Walker:
 
     def _aggregate(self, node: exp.Expression) -> None:
         self.aggregate = True
-        if _no_arguments(node) or isinstance(node.this, exp.Star):
+        if _no_arguments(node) or isinstance(node.this, _STAR):
             self.system = True
 
     def _scan_rest(self, node: exp.Expression, walked: tuple[str, ...]) -> None:
@@ -329,15 +346,15 @@ class _Walker:
         for key, value in node.args.items():
             if not value or key in walked:
                 continue
-            if isinstance(value, exp.Expression):
+            if isinstance(value, _EXPRESSION):
                 self._scan(value)
             elif type(value) is list:
                 for v in value:
-                    if isinstance(v, exp.Expression):
+                    if isinstance(v, _EXPRESSION):
                         self._scan(v)
 
     def _scan(self, node: exp.Expression) -> None:
-        for n in find_all(node, exp.Column):
+        for n in find_all(node, _COLUMN_NODE):
             self._note_column(n)
 
     def _note_column(self, node: exp.Expression) -> ColumnRef | None:
@@ -353,7 +370,7 @@ class _Walker:
         return ref
 
     def _reads_column(self, node: exp.Expression) -> bool:
-        return any(isinstance(n, exp.Column) for n in distinct_nodes(node))
+        return any(isinstance(n, _COLUMN_NODE) for n in distinct_nodes(node))
 
     def _input(self, ref: ColumnRef, labels: tuple[str, ...], masked: bool) -> None:
         key = ref_key(ref)
@@ -466,7 +483,7 @@ def _classify_walked(expr: exp.Expression, shared: bool) -> Classified:
     w.walk(expr, (), False, True)
     if w.aggregate:
         dtype = DirectType.AGGREGATION
-    elif isinstance(expr, exp.Column):
+    elif isinstance(expr, _COLUMN_NODE):
         dtype = DirectType.IDENTITY
     else:
         dtype = DirectType.TRANSFORMATION
@@ -489,9 +506,9 @@ def _classify_walked(expr: exp.Expression, shared: bool) -> Classified:
     )
 
 
-_COLUMN_CLASS = exp.Column
-_NO_INDIRECT: tuple[tuple[IndirectType, exp.Expression], ...] = ()
-_NO_REFS: tuple[tuple[ColumnRef, ...], ...] = ()
+_COLUMN_CLASS: Final = exp.Column
+_NO_INDIRECT: Final[tuple[tuple[IndirectType, exp.Expression], ...]] = ()
+_NO_REFS: Final[tuple[tuple[ColumnRef, ...], ...]] = ()
 
 
 def _column_classified(expr: exp.Expression) -> Classified:

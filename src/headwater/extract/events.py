@@ -9,7 +9,7 @@ stays interpreted: its hooks are replaced by tests and callers).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from sqlglot import exp
 
@@ -42,12 +42,16 @@ from headwater.model import (
 )
 from headwater.model.storage import is_storage
 
+# sqlglot's classes and functions as constants of this module: the compiled build reads a ``Final``
+# name directly, where ``exp.X`` in a function is two look-ups (the module ``exp``, then its attribute)
+_COLUMN: Final = exp.Column
+
 if TYPE_CHECKING:
     from headwater.extract.engine import Extractor
     from headwater.extract.split import Piece
 
 
-LEAF_TEXTS_KEPT = 65536
+LEAF_TEXTS_KEPT: Final = 65536
 
 
 class LeafColumns:
@@ -80,7 +84,7 @@ def leaf_texts(generator: object) -> None:
     dispatch = getattr(generator, "_dispatch", None)
     if not isinstance(dispatch, dict):  # not sqlglot's generator as this was written for: left alone
         return
-    handler = dispatch.get(exp.Column)
+    handler = dispatch.get(_COLUMN)
     if handler is None or isinstance(handler, LeafColumns):
         return
     own = dict(dispatch)
@@ -88,7 +92,7 @@ def leaf_texts(generator: object) -> None:
     generator._dispatch = own  # type: ignore[attr-defined]
 
 
-_LEAF_INPUTS: dict[int, tuple[ColumnRef, tuple[ColumnRef, ...], tuple[DirectInput, ...]]] = {}
+_LEAF_INPUTS: Final[dict[int, tuple[ColumnRef, tuple[ColumnRef, ...], tuple[DirectInput, ...]]]] = {}
 
 
 def leaf_lineage(ref: ColumnRef) -> tuple[tuple[ColumnRef, ...], tuple[DirectInput, ...]]:

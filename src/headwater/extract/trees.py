@@ -15,7 +15,19 @@ from sqlglot import exp
 
 from headwater.extract.scope import REF, UNRESOLVED
 
-QUERY_TYPES = (exp.Query, exp.Subquery, exp.Values)
+# sqlglot's classes and functions as constants of this module: the compiled build reads a ``Final``
+# name directly, where ``exp.X`` in a function is two look-ups (the module ``exp``, then its attribute)
+_AND: Final = exp.And
+_CUBE: Final = exp.Cube
+_EXPRESSION: Final = exp.Expression
+_GROUPING_SETS: Final = exp.GroupingSets
+_PAREN: Final = exp.Paren
+_ROLLUP: Final = exp.Rollup
+_TABLE: Final = exp.Table
+_TUPLE: Final = exp.Tuple
+_exp_var: Final = exp.var
+
+QUERY_TYPES: Final = (exp.Query, exp.Subquery, exp.Values)
 
 
 def conjuncts(node: exp.Expression | None) -> list[exp.Expression]:
@@ -24,9 +36,9 @@ def conjuncts(node: exp.Expression | None) -> list[exp.Expression]:
     stack = [node] if node is not None else []
     while stack:  # the right operand is pushed first, so the left one's parts come out first
         part = stack.pop()
-        while isinstance(part, exp.Paren):
+        while isinstance(part, _PAREN):
             part = part.this
-        if isinstance(part, exp.And):
+        if isinstance(part, _AND):
             stack.extend(p for p in (part.expression, part.this) if p is not None)
         else:
             parts.append(part)
@@ -35,11 +47,11 @@ def conjuncts(node: exp.Expression | None) -> list[exp.Expression]:
 
 def reads_table(query: exp.Expression, name: str) -> bool:
     """True when ``query`` reads a table called ``name`` (a recursive CTE's self-reference)."""
-    return any(t.name.lower() == name.lower() and not t.args.get("db") for t in query.find_all(exp.Table))
+    return any(t.name.lower() == name.lower() and not t.args.get("db") for t in query.find_all(_TABLE))
 
 
 def grouping_keys(node: exp.Expression) -> list[exp.Expression]:
-    if isinstance(node, exp.Tuple | exp.GroupingSets | exp.Cube | exp.Rollup):
+    if isinstance(node, _TUPLE | _GROUPING_SETS | _CUBE | _ROLLUP):
         keys: list[exp.Expression] = []
         for e in node.expressions:
             keys.extend(grouping_keys(e))
@@ -56,10 +68,10 @@ def scope_nodes(expr: exp.Expression) -> Iterator[exp.Expression]:
         if node is not expr and isinstance(node, QUERY_TYPES):
             continue
         for value in node.args.values():
-            if isinstance(value, exp.Expression):
+            if isinstance(value, _EXPRESSION):
                 stack.append(value)
             elif type(value) is list:
-                stack.extend(v for v in value if isinstance(v, exp.Expression))
+                stack.extend(v for v in value if isinstance(v, _EXPRESSION))
 
 
 # identifiers and literals: their arguments are text and flags, never nodes (``scope.find_all``)
@@ -96,7 +108,7 @@ def flat_columns(node: exp.Expression) -> list[exp.Column] | None:
     return found
 
 
-_OPERATORS = (exp.Binary, exp.Unary)
+_OPERATORS: Final = (exp.Binary, exp.Unary)
 
 
 def substitute(node: exp.Expression, mapping: dict[int, exp.Expression], operand: bool = False) -> exp.Expression:
@@ -113,17 +125,17 @@ def substitute(node: exp.Expression, mapping: dict[int, exp.Expression], operand
     replacement = mapping.get(id(node))
     if replacement is not None:
         if operand and isinstance(replacement, _OPERATORS):
-            return exp.Paren(this=replacement)
+            return _PAREN(this=replacement)
         return replacement
     child_operand = isinstance(node, _OPERATORS)
     kwargs: dict[str, object] = {}
     for key, value in node.args.items():
         if value is None or value is True or value is False or isinstance(value, str):  # no node: cheap tests first
             kwargs[key] = value
-        elif isinstance(value, exp.Expression):
+        elif isinstance(value, _EXPRESSION):
             kwargs[key] = substitute(value, mapping, child_operand)
         elif type(value) is list:
-            kwargs[key] = [substitute(v, mapping, child_operand) if isinstance(v, exp.Expression) else v for v in value]
+            kwargs[key] = [substitute(v, mapping, child_operand) if isinstance(v, _EXPRESSION) else v for v in value]
         else:
             kwargs[key] = value
     new = node.__class__(**kwargs)
@@ -138,7 +150,7 @@ def clone(node: exp.Expression, memo: dict[int, exp.Expression] | None = None) -
     A subexpression shared by several parents (see ``Resolver._reuse``) is copied once and stays
     shared in the copy, so copying never expands a shared expression.
     """
-    if isinstance(node, exp.Column) and node._meta and REF in node._meta:
+    if isinstance(node, _COLUMN) and node._meta and REF in node._meta:
         return node
     memo = {} if memo is None else memo
     done = memo.get(id(node))
@@ -155,10 +167,10 @@ def clone(node: exp.Expression, memo: dict[int, exp.Expression] | None = None) -
     for key, value in node.args.items():
         if value is None or value is True or value is False or isinstance(value, str):  # no node: cheap tests first
             kwargs[key] = value
-        elif isinstance(value, exp.Expression):
+        elif isinstance(value, _EXPRESSION):
             kwargs[key] = clone(value, memo)
         elif type(value) is list:
-            kwargs[key] = [clone(v, memo) if isinstance(v, exp.Expression) else v for v in value]
+            kwargs[key] = [clone(v, memo) if isinstance(v, _EXPRESSION) else v for v in value]
         else:
             kwargs[key] = value
     new = node.__class__(**kwargs)
@@ -171,11 +183,11 @@ def clone(node: exp.Expression, memo: dict[int, exp.Expression] | None = None) -
 
 def children(node: exp.Expression) -> Iterator[exp.Expression]:
     for value in node.args.values():
-        if isinstance(value, exp.Expression):
+        if isinstance(value, _EXPRESSION):
             yield value
         elif type(value) is list:
             for v in value:
-                if isinstance(v, exp.Expression):
+                if isinstance(v, _EXPRESSION):
                     yield v
 
 
@@ -244,16 +256,16 @@ def size_within(node: exp.Expression, limit: int) -> int:
         if count > limit:
             return count
         for value in n.args.values():
-            if isinstance(value, exp.Expression):
+            if isinstance(value, _EXPRESSION):
                 stack.append(value)
             elif type(value) is list:
                 for v in value:
-                    if isinstance(v, exp.Expression):
+                    if isinstance(v, _EXPRESSION):
                         stack.append(v)
     return count
 
 
-ELLIPSIS = "…"
+ELLIPSIS: Final = "…"
 
 
 def expand(node: exp.Expression, budget: int) -> tuple[exp.Expression, bool]:
@@ -271,14 +283,14 @@ def expand(node: exp.Expression, budget: int) -> tuple[exp.Expression, bool]:
         src, dst = queue[i]
         i += 1
         for key, value in src.args.items():
-            if isinstance(value, exp.Expression):
+            if isinstance(value, _EXPRESSION):
                 new, count, cut = _expand_child(value, count, budget, queue)
                 abbreviated = abbreviated or cut
                 dst.set(key, new)
-            elif type(value) is list and any(isinstance(v, exp.Expression) for v in value):
+            elif type(value) is list and any(isinstance(v, _EXPRESSION) for v in value):
                 items = []
                 for v in value:
-                    if isinstance(v, exp.Expression):
+                    if isinstance(v, _EXPRESSION):
                         new, count, cut = _expand_child(v, count, budget, queue)
                         abbreviated = abbreviated or cut
                         items.append(new)
@@ -292,7 +304,7 @@ def _expand_child(
     value: exp.Expression, count: int, budget: int, queue: list[tuple[exp.Expression, exp.Expression]]
 ) -> tuple[exp.Expression, int, bool]:
     if count >= budget:
-        return exp.var(ELLIPSIS), count + 1, True
+        return _exp_var(ELLIPSIS), count + 1, True
     new = _shallow(value)
     queue.append((value, new))
     return new, count + 1, False
@@ -303,9 +315,9 @@ def _shallow(node: exp.Expression) -> exp.Expression:
     kwargs: dict[str, object] = {}
     for key, value in node.args.items():
         if type(value) is list:
-            if not any(isinstance(v, exp.Expression) for v in value):
+            if not any(isinstance(v, _EXPRESSION) for v in value):
                 kwargs[key] = list(value)
-        elif not isinstance(value, exp.Expression):
+        elif not isinstance(value, _EXPRESSION):
             kwargs[key] = value
     new = node.__class__(**kwargs)
     meta = node._meta
