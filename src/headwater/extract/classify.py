@@ -22,8 +22,9 @@ False
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Final
+from collections.abc import Callable
+from dataclasses import fields
+from typing import Any, Final
 
 from sqlglot import exp
 
@@ -134,21 +135,75 @@ ENGINE_FUNCTIONS: Final = ENGINE_AGGREGATES | frozenset(
 )
 
 
+def slot_setters(cls: type) -> tuple[Callable[[Any, Any], None], ...]:
+    """The setters of the slots of ``cls``, a frozen dataclass with slots, in its fields' order
+    (see ``direct_input``)."""
+    names = tuple(f.name for f in fields(cls))
+    if tuple(getattr(cls, "__slots__", ())) != names:  # the slots are the fields, in order
+        raise TypeError(f"{cls.__name__}: its slots are not its fields")
+    return tuple(cls.__dict__[name].__set__ for name in names)
+
+
+_NEW: Final = object.__new__
+_DIRECT_INPUT: Final = slot_setters(DirectInput)
+
+
+def direct_input(column: ColumnRef, labels: tuple[str, ...], masking: bool) -> DirectInput:
+    """``DirectInput(column, labels, masking)``: the same value, its fields set by their slots'
+    setters instead of the frozen dataclass's ``__init__`` (``object.__setattr__`` per field),
+    about half the instructions. The model's frozen classes have no ``__post_init__``."""
+    made: DirectInput = _NEW(DirectInput)
+    s = _DIRECT_INPUT
+    s[0](made, column)
+    s[1](made, labels)
+    s[2](made, masking)
+    return made
+
+
 def anonymous_name(node: exp.Anonymous) -> str:
     return str(node.this).upper()
 
 
-@dataclass(frozen=True, slots=True)
 class Classified:
-    type: DirectType
-    origin: Origin
-    sources: tuple[ColumnRef, ...]
-    inputs: tuple[DirectInput, ...]
-    indirect: tuple[tuple[IndirectType, exp.Expression], ...]
-    indirect_refs: tuple[tuple[ColumnRef, ...], ...]
-    """Per ``indirect`` entry: ``refs_of`` its expression (the columns it reads, breadth first)."""
-    unbound: bool
-    """``has_unresolved`` of the expression: a column of it could not be bound."""
+    """What ``classify`` makes of one expression. A plain class (not a frozen dataclass, whose
+    ``__init__`` sets each field through ``object.__setattr__``): made once per classified output,
+    read by the event's maker; equal when the fields are, as the dataclass was."""
+
+    __slots__ = ("indirect", "indirect_refs", "inputs", "origin", "sources", "type", "unbound")
+
+    def __init__(
+        self,
+        type: DirectType,
+        origin: Origin,
+        sources: tuple[ColumnRef, ...],
+        inputs: tuple[DirectInput, ...],
+        indirect: tuple[tuple[IndirectType, exp.Expression], ...],
+        indirect_refs: tuple[tuple[ColumnRef, ...], ...],
+        unbound: bool,
+    ) -> None:
+        self.type = type
+        self.origin = origin
+        self.sources = sources
+        self.inputs = inputs
+        self.indirect = indirect
+        # per ``indirect`` entry: ``refs_of`` its expression (the columns it reads, breadth first)
+        self.indirect_refs = indirect_refs
+        self.unbound = unbound  # ``has_unresolved`` of the expression: a column of it could not be bound
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.type, self.origin, self.sources, self.inputs, self.indirect, self.indirect_refs, self.unbound)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Classified):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        names = ("type", "origin", "sources", "inputs", "indirect", "indirect_refs", "unbound")
+        return f"Classified({', '.join(f'{n}={v!r}' for n, v in zip(names, self._fields(), strict=True))})"
 
 
 def function_label(node: exp.Expression) -> str | None:
@@ -493,7 +548,7 @@ def _classify_walked(expr: exp.Expression, shared: bool) -> Classified:
         origin = Origin.SYSTEM
     else:
         origin = Origin.CONSTANT
-    inputs = tuple(DirectInput(ref, tuple(labels), masked) for ref, labels, masked in w.inputs.values())
+    inputs = tuple(direct_input(ref, tuple(labels), masked) for ref, labels, masked in w.inputs.values())
     kept = [e for e in w.indirect if e.keep]
     return Classified(
         dtype,
@@ -520,5 +575,5 @@ def _column_classified(expr: exp.Expression) -> Classified:
     if ref is None:
         return Classified(DirectType.IDENTITY, Origin.COLUMN, (), (), _NO_INDIRECT, _NO_REFS, unbound)
     return Classified(
-        DirectType.IDENTITY, Origin.COLUMN, (ref,), (DirectInput(ref, (), False),), _NO_INDIRECT, _NO_REFS, unbound
+        DirectType.IDENTITY, Origin.COLUMN, (ref,), (direct_input(ref, (), False),), _NO_INDIRECT, _NO_REFS, unbound
     )

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Final
 
 from sqlglot import exp
 
-from headwater.extract.classify import classify
+from headwater.extract.classify import classify, direct_input, slot_setters
 from headwater.extract.columns import LEAF_KEYS, LeafKey, leaf_key, leaf_ref, release_leaves
 from headwater.extract.guards import EmptyName
 from headwater.extract.resolve import Resolver
@@ -52,6 +52,56 @@ if TYPE_CHECKING:
 
 
 LEAF_TEXTS_KEPT: Final = 65536
+
+# The event's values made without their frozen dataclasses' ``__init__`` (see ``direct_input``)
+_NEW: Final = object.__new__
+_DIRECT: Final = slot_setters(DirectLineage)
+_INDIRECT: Final = slot_setters(IndirectLineage)
+_FIELD: Final = slot_setters(Field)
+
+
+def direct_lineage(
+    target_column: str,
+    expression: str,
+    type: DirectType,
+    origin: Origin,
+    sources: tuple[ColumnRef, ...],
+    inputs: tuple[DirectInput, ...],
+    branch: int,
+) -> DirectLineage:
+    """``DirectLineage(…)`` with every field given, each set by its slot's setter."""
+    made: DirectLineage = _NEW(DirectLineage)
+    s = _DIRECT
+    s[0](made, target_column)
+    s[1](made, expression)
+    s[2](made, type)
+    s[3](made, origin)
+    s[4](made, sources)
+    s[5](made, inputs)
+    s[6](made, branch)
+    return made
+
+
+def indirect_lineage(
+    type: IndirectType, expression: str, sources: tuple[ColumnRef, ...], target_column: str | None
+) -> IndirectLineage:
+    """``IndirectLineage(…)`` with every field given, each set by its slot's setter."""
+    made: IndirectLineage = _NEW(IndirectLineage)
+    s = _INDIRECT
+    s[0](made, type)
+    s[1](made, expression)
+    s[2](made, sources)
+    s[3](made, target_column)
+    return made
+
+
+def target_field(name: str, type: str | None) -> Field:
+    """``Field(name, type)``, each field set by its slot's setter."""
+    made: Field = _NEW(Field)
+    s = _FIELD
+    s[0](made, name)
+    s[1](made, type)
+    return made
 
 
 class LeafColumns:
@@ -104,7 +154,7 @@ def leaf_lineage(ref: ColumnRef) -> tuple[tuple[ColumnRef, ...], tuple[DirectInp
     if len(_LEAF_INPUTS) >= LEAF_TEXTS_KEPT:
         _LEAF_INPUTS.clear()
     sources = (ref,)
-    inputs = (DirectInput(ref, (), False),)
+    inputs = (direct_input(ref, (), False),)
     _LEAF_INPUTS[id(ref)] = (ref, sources, inputs)
     return sources, inputs
 
@@ -211,7 +261,7 @@ def target_columns(
             None,
             Severity.ERROR,
         )
-    return tuple(Field(n, types.get(n)) for n in names)
+    return tuple(target_field(n, types.get(n)) for n in names)
 
 
 def lineage_event(
@@ -244,17 +294,17 @@ def lineage_event(
                 sources, inputs = leaf_lineage(ref)
                 text = render.text(alt)
                 direct.append(
-                    DirectLineage(field.name, text, DirectType.IDENTITY, Origin.COLUMN, sources, inputs, branch)
+                    direct_lineage(field.name, text, DirectType.IDENTITY, Origin.COLUMN, sources, inputs, branch)
                 )
                 continue
             c = classify(alt, shared)  # one walk: refs and unbound flag too
             unbound = unbound or c.unbound
-            direct.append(DirectLineage(field.name, render.text(alt), c.type, c.origin, c.sources, c.inputs, branch))
+            direct.append(direct_lineage(field.name, render.text(alt), c.type, c.origin, c.sources, c.inputs, branch))
             for (itype, node), refs in zip(c.indirect, c.indirect_refs, strict=True):
                 text = render.text(node)
                 key = (field.name, itype, text)
                 if key not in output_indirect:  # the first of one text is kept
-                    output_indirect[key] = IndirectLineage(itype, text, refs, field.name)
+                    output_indirect[key] = indirect_lineage(itype, text, refs, field.name)
         if unbound:
             unresolved_columns += 1
 
@@ -268,7 +318,7 @@ def lineage_event(
         for node in nodes:
             text = render.text(node)
             if (itype, text) not in dataset_indirect:  # the first of one text is kept
-                dataset_indirect[(itype, text)] = IndirectLineage(itype, text, tuple(columns_read(node, shared)))
+                dataset_indirect[(itype, text)] = indirect_lineage(itype, text, tuple(columns_read(node, shared)), None)
 
     if not rel.complete and len(rel.columns) < len(fields):
         unresolved_columns = max(unresolved_columns, len(fields) - len(rel.columns))
