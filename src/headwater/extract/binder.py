@@ -17,7 +17,7 @@ from sqlglot import exp
 from headwater.catalog import Catalog, LayeredCatalog, Names, TableSchema
 from headwater.extract.guards import Limits, WorkBudget
 from headwater.extract.scope import Alts, Relation, Scope, Source
-from headwater.extract.trees import clone, size_within
+from headwater.extract.trees import clone, clone_within, size_within
 from headwater.model import Diagnostic, IndirectType, Severity, TableRef
 
 # sqlglot's classes and functions as constants of this module: the compiled build reads a ``Final``
@@ -231,8 +231,14 @@ class Binder:
         exponential; ``shared`` tells the engine to classify and render over the shared form.
         """
         size = self._sizes.get(id(node))
-        if size is None:
-            size = self._sizes[id(node)] = size_within(node, SHARE_ABOVE)
+        if size is None:  # its first copy: copied and counted in one walk
+            copy, size = clone_within(node, SHARE_ABOVE, self._sizes)
+            if size == 0:  # a form ``clone_within`` leaves to the two walks
+                size = size_within(node, SHARE_ABOVE)
+            self._sizes[id(node)] = size
+            if copy is not None:
+                self.budget.spend(size)
+                return copy
         if size <= SHARE_ABOVE:
             self.budget.spend(size)
             return clone(node)

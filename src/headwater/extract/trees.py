@@ -181,6 +181,95 @@ def clone(node: exp.Expression, memo: dict[int, exp.Expression] | None = None) -
     return new
 
 
+class _Within:
+    """The state of one ``clone_within``: nodes counted so far, and why it stopped, if it did."""
+
+    __slots__ = ("count", "limit", "over", "sizes")
+
+    def __init__(self, limit: int, sizes: dict[int, int]) -> None:
+        self.count = 0
+        self.limit = limit
+        self.sizes = sizes
+        self.over = False  # more than ``limit`` nodes
+
+
+def clone_within(node: exp.Expression, limit: int, sizes: dict[int, int]) -> tuple[exp.Expression | None, int]:
+    """``clone(node)`` and ``size_within(node, limit)`` in one walk: ``(copy, size)`` when the
+    expression has at most ``limit`` nodes; ``(None, limit + 1)`` when it has more (the walk stops
+    there); ``(None, 0)`` when it holds one subexpression twice or a leaf with nodes inside, which
+    this walk does not count as ``size_within`` does: the caller then asks the two separately.
+    ``sizes`` keeps ``size_within(leaf, limit)`` of the shared base-column leaves by id.
+
+    >>> import sqlglot
+    >>> a = sqlglot.parse_one("x + 1")
+    >>> copy, size = clone_within(a, 64, {})
+    >>> copy.sql(), size, clone_within(a, 3, {})[1], clone_within(exp.Mul(this=a, expression=a), 64, {})
+    ('x + 1', 4, 4, (None, 0))
+    """
+    state = _Within(limit, sizes)
+    copy = _clone_counted(node, state, {})
+    if copy is None:
+        return None, limit + 1 if state.over else 0
+    return copy, state.count
+
+
+def _clone_counted(node: exp.Expression, state: _Within, memo: dict[int, exp.Expression]) -> exp.Expression | None:
+    """``clone``, counting the nodes of the tree as ``size_within`` does; None: stopped (``state``)."""
+    meta = node._meta
+    if isinstance(node, _COLUMN) and meta and REF in meta:  # a shared leaf: its nodes counted, itself kept
+        size = state.sizes.get(id(node))
+        if size is None:
+            size = state.sizes[id(node)] = size_within(node, state.limit)
+        state.count += size
+        if state.count > state.limit:
+            state.over = True
+            return None
+        return node
+    if id(node) in memo:  # a subexpression met twice: ``size_within`` counts it at every use
+        return None
+    state.count += 1
+    if state.count > state.limit:
+        state.over = True
+        return None
+    cls = node.__class__
+    if cls is _LITERAL or cls is _IDENTIFIER:
+        for value in node.args.values():
+            if isinstance(value, _EXPRESSION) or type(value) is list:  # not the leaf ``clone`` expects
+                return None
+        leaf: exp.Expression = cls(**node.args)
+        if meta and UNRESOLVED in meta:
+            leaf.meta[UNRESOLVED] = True
+        memo[id(node)] = leaf
+        return leaf
+    kwargs: dict[str, object] = {}
+    for key, value in node.args.items():
+        if value is None or value is True or value is False or isinstance(value, str):
+            kwargs[key] = value
+        elif isinstance(value, _EXPRESSION):
+            copied = _clone_counted(value, state, memo)
+            if copied is None:
+                return None
+            kwargs[key] = copied
+        elif type(value) is list:
+            items: list[object] = []
+            for v in value:
+                if isinstance(v, _EXPRESSION):
+                    copied = _clone_counted(v, state, memo)
+                    if copied is None:
+                        return None
+                    items.append(copied)
+                else:
+                    items.append(v)
+            kwargs[key] = items
+        else:
+            kwargs[key] = value
+    new = cls(**kwargs)
+    if meta and UNRESOLVED in meta:
+        new.meta[UNRESOLVED] = True
+    memo[id(node)] = new
+    return new
+
+
 def children(node: exp.Expression) -> Iterator[exp.Expression]:
     for value in node.args.values():
         if isinstance(value, _EXPRESSION):
