@@ -9,9 +9,10 @@ stays interpreted: its hooks are replaced by tests and callers).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from sqlglot import exp
+from sqlglot.generator import Generator
 
 from headwater.extract.classify import classify, direct_input, slot_setters
 from headwater.extract.columns import LEAF_KEYS, LeafKey, leaf_key, leaf_ref, release_leaves
@@ -139,7 +140,67 @@ def leaf_texts(generator: object) -> None:
         return
     own = dict(dispatch)
     own[exp.Column] = LeafColumns(handler)
+    cls = type(generator)
+    if getattr(cls, "function_fallback_sql", None) is _FALLBACK and getattr(cls, "function_name", None) is _NAME_OF:
+        names = FunctionNames(getattr(getattr(generator, "dialect", None), "ORIGINAL_NAME_META_KEY", None))
+        for func in _function_classes():
+            if func not in own:  # rendered by ``function_fallback_sql`` before
+                own[func] = names
     generator._dispatch = own  # type: ignore[attr-defined]
+
+
+_FALLBACK: Final = Generator.function_fallback_sql
+_NAME_OF: Final = Generator.function_name
+_FUNCTION_CLASSES: Final[list[type]] = []
+
+
+def _function_classes() -> list[type]:
+    """Every subclass of ``exp.Func`` sqlglot has defined (worked out once)."""
+    if not _FUNCTION_CLASSES:
+        found: list[type] = []
+        seen: set[type] = set()
+        stack: list[type] = [exp.Func]
+        while stack:
+            for sub in stack.pop().__subclasses__():
+                if sub not in seen:
+                    seen.add(sub)
+                    found.append(sub)
+                    stack.append(sub)
+        _FUNCTION_CLASSES.extend(found)
+    return _FUNCTION_CLASSES
+
+
+class FunctionNames:
+    """A generator's handler of the functions that have none of their own: what its
+    ``function_fallback_sql`` renders, with the function's name (``sql_name``, which sqlglot works
+    out at every call, for most functions ``camel_to_snake_case`` of the class name) kept per class.
+    A node carrying the dialect's original-name metadata goes to ``function_fallback_sql`` itself.
+    Installed with ``LeafColumns`` (``leaf_texts``), for a generator that does not change how
+    functions fall back."""
+
+    def __init__(self, name_key: str | None) -> None:
+        self.name_key = name_key
+        self.names: dict[type, str] = {}
+
+    def __call__(self, generator: Any, node: Any) -> str:
+        meta = node._meta
+        if self.name_key and meta and meta.get(self.name_key):
+            text: str = generator.function_fallback_sql(node)
+            return text
+        cls = type(node)
+        name = self.names.get(cls)
+        if name is None:
+            name = self.names[cls] = node.sql_name()
+        args: list[object] = []
+        values = node.args
+        for key in node.arg_types:
+            value = values.get(key)
+            if isinstance(value, list):
+                args.extend(value)
+            elif value is not None:
+                args.append(value)
+        made: str = generator.func(name, *args)
+        return made
 
 
 _LEAF_INPUTS: Final[dict[int, tuple[ColumnRef, tuple[ColumnRef, ...], tuple[DirectInput, ...]]]] = {}
