@@ -33,7 +33,13 @@ SHARE_ABOVE: Final = 64
 
 
 # how a dialect folds a name (``Names.table`` / ``Names.column``), told by what it makes of ``aB``
-LOWER_UNQUOTED, UPPER_UNQUOTED, LOWER, UPPER, AS_WRITTEN, OTHER = range(6)
+# Final literals: the compiled build uses their values, with no look-up
+LOWER_UNQUOTED: Final = 0
+UPPER_UNQUOTED: Final = 1
+LOWER: Final = 2
+UPPER: Final = 3
+AS_WRITTEN: Final = 4
+OTHER: Final = 5
 _FOLD_KINDS: Final = {
     ("ab", "aB"): LOWER_UNQUOTED,
     ("AB", "aB"): UPPER_UNQUOTED,
@@ -114,8 +120,9 @@ class Binder:
 
     def schema(self, ref: TableRef) -> TableSchema | None:
         """``catalog.table(ref)``, asked once per statement (nothing changes the catalog while it resolves)."""
-        if ref in self.schemas:
-            return self.schemas[ref]
+        found = self.schemas.get(ref)  # one look-up when known (a ``TableRef`` hashes in Python)
+        if found is not None or ref in self.schemas:
+            return found
         found = self.schemas[ref] = self.catalog.table(ref)
         return found
 

@@ -222,7 +222,17 @@ def is_masking(node: exp.Expression) -> bool:
 
 
 # What the walk does with a node, by its class (``_kind``)
-_OTHER, _COLUMN, _AGGREGATE, _WINDOW, _CASE, _IF, _COALESCE, _SYSTEM, _FUNC, _ANONYMOUS = range(10)
+# Final literals: the compiled build uses their values, with no look-up
+_OTHER: Final = 0
+_COLUMN: Final = 1
+_AGGREGATE: Final = 2
+_WINDOW: Final = 3
+_CASE: Final = 4
+_IF: Final = 5
+_COALESCE: Final = 6
+_SYSTEM: Final = 7
+_FUNC: Final = 8
+_ANONYMOUS: Final = 9
 
 
 class _Kind:

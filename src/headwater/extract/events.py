@@ -161,7 +161,8 @@ def _function_classes() -> list[type]:
         seen: set[type] = set()
         stack: list[type] = [exp.Func]
         while stack:
-            for sub in stack.pop().__subclasses__():
+            subclasses: list[type] = stack.pop().__subclasses__()
+            for sub in subclasses:
                 if sub not in seen:
                     seen.add(sub)
                     found.append(sub)
@@ -425,16 +426,19 @@ def lineage_event(
 
 def _unnamed_source(direct: Sequence[DirectLineage], indirect: Sequence[IndirectLineage]) -> bool:
     """Some source column of the entries has an empty name or table name (loops: no list made)."""
-    for d in direct:
+    for d in direct:  # a reference's fields from its kept key (``ref_key``): [2] the table's name, [3] the column
         for c in d.sources:
-            if not c.column or not c.table.name:
+            key = ref_key(c)
+            if not key[3] or not key[2]:
                 return True
         for i in d.inputs:
-            if not i.column.column or not i.column.table.name:
+            key = ref_key(i.column)
+            if not key[3] or not key[2]:
                 return True
     for e in indirect:
         for c in e.sources:
-            if not c.column or not c.table.name:
+            key = ref_key(c)
+            if not key[3] or not key[2]:
                 return True
     return False
 

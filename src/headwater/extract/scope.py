@@ -146,11 +146,25 @@ def column_node(table: TableRef, name: str) -> exp.Column:
 RefKey = tuple[str, str | None, str, str]
 
 
+REF_KEYS_KEPT: Final = 65536
+# ``ref_key``'s answers by the reference's id (the reference held, so the id stays its own): references
+# are few and long-lived (``column_node`` keeps one per column), and their five fields cost the
+# compiled build a generic attribute look-up each
+_REF_KEYS: Final[dict[int, tuple[ColumnRef, RefKey]]] = {}
+
+
 def ref_key(ref: ColumnRef) -> RefKey:
     """A column reference's fields, equal exactly when the references are: a dictionary key hashed
     by C code, not by the dataclasses' Python ``__hash__`` (two calls per reference)."""
+    kept = _REF_KEYS.get(id(ref))
+    if kept is not None and kept[0] is ref:
+        return kept[1]
     table = ref.table
-    return (table.catalog, table.database, table.name, ref.column)
+    key = (table.catalog, table.database, table.name, ref.column)
+    if len(_REF_KEYS) >= REF_KEYS_KEPT:
+        _REF_KEYS.clear()
+    _REF_KEYS[id(ref)] = (ref, key)
+    return key
 
 
 def refs_of(node: exp.Expression, shared: bool = False) -> list[ColumnRef]:
