@@ -126,6 +126,17 @@ class Binder:
         found = self.schemas[ref] = self.catalog.table(ref)
         return found
 
+    def _spend(self, units: int) -> None:
+        """``self.budget.spend(units)``, its count and limit read here: in the compiled build a call
+        into the interpreted ``WorkBudget`` costs more than the sum. Past the limit the budget itself
+        is told (its ``spend`` raises ``LimitExceeded``)."""
+        budget = self.budget
+        spent: int = budget.spent + units
+        if spent > budget.limit:
+            budget.spend(units)
+            return
+        budget.spent = spent
+
     # ------------------------------------------------------------------ names
 
     def _fold(self, kind: int, fold: Callable[[str, bool], str], text: str, quoted: bool) -> str:
@@ -244,10 +255,10 @@ class Binder:
                 size = size_within(node, SHARE_ABOVE)
             self._sizes[id(node)] = size
             if copy is not None:
-                self.budget.spend(size)
+                self._spend(size)
                 return copy
         if size <= SHARE_ABOVE:
-            self.budget.spend(size)
+            self._spend(size)
             return clone(node)
         self.shared = True
         return node

@@ -88,7 +88,7 @@ class Resolver(SourceBinder):
         key = id(query)
         rel = self._memo.get(key)
         if rel is None:
-            self.budget.spend()
+            self._spend(1)
             rel = self._relation(query, parent, dict(ctes or {}))
             self._memo[key] = rel
         else:
@@ -467,11 +467,11 @@ class Resolver(SourceBinder):
         flat = flat_columns(expr)  # one level of columns and literals (``a = b``, ``SUM(x)``): no walk
         nodes: Iterable[exp.Expression]
         if flat is not None:
-            self.budget.spend(len(flat) + 1)
+            self._spend(len(flat) + 1)
             nodes = flat
         else:
             found = find_all(expr, _COLUMN_OR_QUERY)
-            self.budget.spend(len(found) + 1)
+            self._spend(len(found) + 1)
             nested = False
             for node in found:
                 if not isinstance(node, _COLUMN):
@@ -497,7 +497,7 @@ class Resolver(SourceBinder):
             return [substitute(expr, {})]
         if not several:  # one combination: each column's one alternative (a column with none keeps its node)
             mapping = {key: alts[0] for key, alts, _ in subs if alts}
-            self.budget.spend(len(mapping))
+            self._spend(len(mapping))
             return [substitute(expr, mapping)]
         out: Alts = []
         for assignment in _combinations(subs):
@@ -510,7 +510,7 @@ class Resolver(SourceBinder):
                 )
                 break
             fresh = not out  # later combinations share replacements with the first: copy them
-            self.budget.spend(len(assignment))
+            self._spend(len(assignment))
             mapping = {key: alt if fresh else self._reuse(alt) for key, alt in assignment}
             out.append(substitute(expr, mapping))
         return out

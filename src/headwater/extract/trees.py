@@ -119,7 +119,7 @@ def substitute(node: exp.Expression, mapping: dict[int, exp.Expression], operand
     comments, token positions or other metadata but the resolved column reference, which makes it
     several times cheaper.
     """
-    cls = node.__class__
+    cls = type(node)
     if cls is _LITERAL or cls is _IDENTIFIER:  # no node inside and none replaced (``mapping`` holds
         return cls(**node.args)  # columns and queries): its arguments as they are
     replacement = mapping.get(id(node))
@@ -138,7 +138,7 @@ def substitute(node: exp.Expression, mapping: dict[int, exp.Expression], operand
             kwargs[key] = [substitute(v, mapping, child_operand) if isinstance(v, _EXPRESSION) else v for v in value]
         else:
             kwargs[key] = value
-    new = node.__class__(**kwargs)
+    new = cls(**kwargs)
     if node._meta and REF in node._meta:
         new.meta[REF] = node._meta[REF]
     return new
@@ -156,7 +156,7 @@ def clone(node: exp.Expression, memo: dict[int, exp.Expression] | None = None) -
     done = memo.get(id(node))
     if done is not None:
         return done
-    cls = node.__class__
+    cls = type(node)
     if cls is _LITERAL or cls is _IDENTIFIER:  # no node inside: its arguments as they are
         leaf: exp.Expression = cls(**node.args)
         if node._meta and UNRESOLVED in node._meta:
@@ -173,7 +173,7 @@ def clone(node: exp.Expression, memo: dict[int, exp.Expression] | None = None) -
             kwargs[key] = [clone(v, memo) if isinstance(v, _EXPRESSION) else v for v in value]
         else:
             kwargs[key] = value
-    new = node.__class__(**kwargs)
+    new = cls(**kwargs)
     meta = node._meta
     if meta and UNRESOLVED in meta:
         new.meta[UNRESOLVED] = True
@@ -231,7 +231,7 @@ def _clone_counted(node: exp.Expression, state: _Within, memo: dict[int, exp.Exp
     if state.count > state.limit:
         state.over = True
         return None
-    cls = node.__class__
+    cls = type(node)
     if cls is _LITERAL or cls is _IDENTIFIER:
         for value in node.args.values():
             if isinstance(value, _EXPRESSION) or type(value) is list:  # not the leaf ``clone`` expects
