@@ -154,3 +154,36 @@ def test_function_names_render_as_the_generator_falls_back(dialect: str) -> None
             assert ours.sql(node) == plain.sql(node)
         checked += 1
     assert checked > 100
+
+
+@pytest.mark.parametrize("dialect", ["generic", "doris", "spark", "mysql", "postgres", "snowflake", "tsql", "bigquery"])
+def test_kept_leaves_and_their_comparisons_render_as_the_generator_does(dialect: str) -> None:
+    """A kept leaf, and ``=`` of two kept leaves, are given their generator's own text: names that
+    need quotes, escapes or a reserved word's quoting, and comparisons of other shapes around them."""
+    from sqlglot.dialects.dialect import Dialect
+
+    from headwater.extract.columns import base_leaf, release_leaves
+    from headwater.extract.events import LeafColumns, leaf_texts
+
+    d = Dialect.get_or_raise(None if dialect == "generic" else dialect)
+    plain, ours = d.generator(), d.generator()
+    leaves = leaf_texts(ours)
+    assert isinstance(leaves, LeafColumns) and leaf_texts(ours) is leaves
+    tables = [TableRef("internal", "db", n) for n in ("t", "select", "we ird", 'q"t')]
+    cols = [base_leaf(t, n, (t.catalog, t.database, t.name, n)) for t in tables for n in ("a", "Mixed", "from", "x`y")]
+    for c in cols:
+        assert ours.sql(c) == plain.sql(c)  # the first: rendered, then kept
+        assert leaves.kept(c) == plain.sql(c)
+    for left in cols[:6]:
+        for right in cols[-6:]:
+            for node in (
+                exp.EQ(this=left, expression=right),
+                exp.EQ(this=left, expression=exp.Literal.number(1)),
+                exp.EQ(this=left, expression=right, negate=True),
+                exp.NEQ(this=left, expression=right),
+            ):
+                assert ours.sql(node) == plain.sql(node)
+    commented = exp.EQ(this=cols[0], expression=cols[1])
+    commented.add_comments(["why"])
+    assert ours.sql(commented) == plain.sql(commented)
+    release_leaves(cols)  # the kept leaves are shared: no tree of this test left on them

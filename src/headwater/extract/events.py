@@ -128,28 +128,75 @@ class LeafColumns:
             text = self.texts[key] = self.handler(generator, node)
         return text
 
+    def kept(self, node: Any) -> str | None:
+        """What the generator renders ``node`` as (``Generator.sql``: this handler's text, no comment
+        added) when it is a leaf ``base_leaf`` keeps whose text is kept here; else None."""
+        known = LEAF_KEYS.get(id(node))
+        if known is None or known[0] is not node or known[1] is None or node.comments:
+            return None
+        return self.texts.get(known[1])
 
-def leaf_texts(generator: object) -> None:
+
+class LeafEquality:
+    """A generator's handler of ``exp.EQ`` for the comparison of two kept leaves (a join's key,
+    ``a = b``): ``Generator.binary``'s text, ``left = right``, from the leaves' kept texts
+    (``LeafColumns.kept``); any other comparison goes to the generator's handler. Installed with
+    ``LeafColumns`` for a generator whose ``EQ`` handler, ``binary`` and ``maybe_comment`` are
+    sqlglot's own (``leaf_texts``)."""
+
+    def __init__(self, leaves: LeafColumns, handler: Callable[..., str]) -> None:
+        self.leaves = leaves
+        self.handler = handler
+
+    def __call__(self, generator: object, node: exp.Expression) -> str:
+        args = node.args
+        if len(args) == 2 and not node.comments:
+            left = self.leaves.kept(args.get("this"))
+            if left is not None:
+                right = self.leaves.kept(args.get("expression"))
+                if right is not None:
+                    return f"{left} = {right}"
+        return self.handler(generator, node)
+
+
+def leaf_texts(generator: object) -> LeafColumns | None:
     """Give ``generator`` (sqlglot's) a ``LeafColumns`` handler of columns, in a dispatch table of its
-    own (the class's table, shared by every generator of the dialect, is left as it is); once."""
+    own (the class's table, shared by every generator of the dialect, is left as it is); once. Returns
+    the generator's ``LeafColumns`` (None: a generator this leaves alone)."""
     dispatch = getattr(generator, "_dispatch", None)
     if not isinstance(dispatch, dict):  # not sqlglot's generator as this was written for: left alone
-        return
+        return None
     handler = dispatch.get(_COLUMN)
-    if handler is None or isinstance(handler, LeafColumns):
-        return
+    if handler is None:
+        return None
+    if isinstance(handler, LeafColumns):
+        return handler
     own = dict(dispatch)
-    own[exp.Column] = LeafColumns(handler)
+    leaves = LeafColumns(handler)
+    own[exp.Column] = leaves
     cls = type(generator)
+    eq = own.get(_EQ)
+    if (
+        eq is _EQ_SQL
+        and eq is not None
+        and getattr(cls, "binary", None) is _BINARY
+        and getattr(cls, "maybe_comment", None) is _MAYBE_COMMENT
+    ):
+        own[exp.EQ] = LeafEquality(leaves, eq)
     if getattr(cls, "function_fallback_sql", None) is _FALLBACK and getattr(cls, "function_name", None) is _NAME_OF:
         names = FunctionNames(getattr(getattr(generator, "dialect", None), "ORIGINAL_NAME_META_KEY", None))
         for func in _function_classes():
             if func not in own:  # rendered by ``function_fallback_sql`` before
                 own[func] = names
     generator._dispatch = own  # type: ignore[attr-defined]
+    return leaves
 
 
 _FALLBACK: Final = Generator.function_fallback_sql
+_EQ: Final = exp.EQ
+_EQ_SQL: Final = Generator.eq_sql
+_BINARY: Final = Generator.binary
+_MAYBE_COMMENT: Final = Generator.maybe_comment
 _NAME_OF: Final = Generator.function_name
 _FUNCTION_CLASSES: Final[list[type]] = []
 
@@ -245,7 +292,7 @@ class Renderer:
     Base-table leaves are rendered once per generator (``LeafColumns``)."""
 
     def __init__(self, generator: object, shared: bool, budget: int, resolver: Resolver) -> None:
-        leaf_texts(generator)
+        self.leaves = leaf_texts(generator)
         self.sql = generator.sql  # type: ignore[attr-defined]  # sqlglot's Generator (or Athena's Trino one)
         self.shared = shared
         self.budget = budget
@@ -256,7 +303,8 @@ class Renderer:
         if not self.shared:
             done = self.done.get(id(node))
             if done is None:
-                text: str = self.sql(node).strip()
+                kept = self.leaves.kept(node) if self.leaves is not None else None  # a leaf: no generator
+                text: str = kept.strip() if kept is not None else self.sql(node).strip()
                 self.done[id(node)] = (node, text)
                 return text
             return done[1]
