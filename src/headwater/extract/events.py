@@ -271,6 +271,14 @@ def leaf_lineage(ref: ColumnRef) -> tuple[tuple[ColumnRef, ...], tuple[DirectInp
 def columns_read(node: exp.Expression, shared: bool) -> list[ColumnRef]:
     """``refs_of(node, shared)``; for an expression one level deep (``trees.flat_columns``: a join or
     filter condition such as ``a = b``) from its columns as they stand, without the walk."""
+    if not shared:  # a column, or two compared: ``refs_of`` reads their references without a walk
+        t = type(node)
+        if t is _COLUMN:
+            return refs_of(node)
+        if t is _EQ:
+            args = node.args
+            if len(args) == 2 and type(args.get("this")) is _COLUMN and type(args.get("expression")) is _COLUMN:
+                return refs_of(node)
     columns = flat_columns(node)
     if columns is None:
         return refs_of(node, shared)
@@ -474,19 +482,16 @@ def lineage_event(
 
 def _unnamed_source(direct: Sequence[DirectLineage], indirect: Sequence[IndirectLineage]) -> bool:
     """Some source column of the entries has an empty name or table name (loops: no list made)."""
-    for d in direct:  # a reference's fields from its kept key (``ref_key``): [2] the table's name, [3] the column
+    for d in direct:
         for c in d.sources:
-            key = ref_key(c)
-            if not key[3] or not key[2]:
+            if not c.column or not c.table.name:
                 return True
         for i in d.inputs:
-            key = ref_key(i.column)
-            if not key[3] or not key[2]:
+            if not i.column.column or not i.column.table.name:
                 return True
     for e in indirect:
         for c in e.sources:
-            key = ref_key(c)
-            if not key[3] or not key[2]:
+            if not c.column or not c.table.name:
                 return True
     return False
 
