@@ -17,19 +17,30 @@ from sqlglot import exp
 from headwater.catalog import Catalog, LayeredCatalog, Names, TableSchema
 from headwater.extract.guards import Limits, WorkBudget
 from headwater.extract.scope import Alts, Relation, Scope, Source
-from headwater.extract.trees import clone, size_within
+from headwater.extract.trees import clone, clone_within, size_within
 from headwater.model import Diagnostic, IndirectType, Severity, TableRef
+
+# sqlglot's classes and functions as constants of this module: the compiled build reads a ``Final``
+# name directly, where ``exp.X`` in a function is two look-ups (the module ``exp``, then its attribute)
+_COLUMN: Final = exp.Column
+_STAR: Final = exp.Star
 
 _IDENTIFIER: Final = exp.Identifier
 
 # A resolved expression used a second time is copied when it has at most this many nodes, and shared
 # above: a CTE or view chain that uses each level twice would otherwise double at every level.
-SHARE_ABOVE = 64
+SHARE_ABOVE: Final = 64
 
 
 # how a dialect folds a name (``Names.table`` / ``Names.column``), told by what it makes of ``aB``
-LOWER_UNQUOTED, UPPER_UNQUOTED, LOWER, UPPER, AS_WRITTEN, OTHER = range(6)
-_FOLD_KINDS = {
+# Final literals: the compiled build uses their values, with no look-up
+LOWER_UNQUOTED: Final = 0
+UPPER_UNQUOTED: Final = 1
+LOWER: Final = 2
+UPPER: Final = 3
+AS_WRITTEN: Final = 4
+OTHER: Final = 5
+_FOLD_KINDS: Final = {
     ("ab", "aB"): LOWER_UNQUOTED,
     ("AB", "aB"): UPPER_UNQUOTED,
     ("ab", "ab"): LOWER,
@@ -54,7 +65,7 @@ def fold_kind(fold: Callable[[str, bool], str]) -> int:
     return kind
 
 
-_KNOWN_FOLDS: dict[Callable[[str, bool], str], int] = {}  # ``fold_kind``'s answers, by the function
+_KNOWN_FOLDS: Final[dict[Callable[[str, bool], str], int]] = {}  # ``fold_kind``'s answers, by the function
 
 
 class Binder:
@@ -109,10 +120,22 @@ class Binder:
 
     def schema(self, ref: TableRef) -> TableSchema | None:
         """``catalog.table(ref)``, asked once per statement (nothing changes the catalog while it resolves)."""
-        if ref in self.schemas:
-            return self.schemas[ref]
+        found = self.schemas.get(ref)  # one look-up when known (a ``TableRef`` hashes in Python)
+        if found is not None or ref in self.schemas:
+            return found
         found = self.schemas[ref] = self.catalog.table(ref)
         return found
+
+    def _spend(self, units: int) -> None:
+        """``self.budget.spend(units)``, its count and limit read here: in the compiled build a call
+        into the interpreted ``WorkBudget`` costs more than the sum. Past the limit the budget itself
+        is told (its ``spend`` raises ``LimitExceeded``)."""
+        budget = self.budget
+        spent: int = budget.spent + units
+        if spent > budget.limit:
+            budget.spend(units)
+            return
+        budget.spent = spent
 
     # ------------------------------------------------------------------ names
 
@@ -146,7 +169,7 @@ class Binder:
     def _ident(self, ident: exp.Expression | str | None, kind: int, fold: Callable[[str, bool], str]) -> str | None:
         if ident is None:
             return None
-        if isinstance(ident, exp.Identifier):
+        if isinstance(ident, _IDENTIFIER):
             text: str = ident.this
             quoted = bool(ident.args.get("quoted"))
         elif isinstance(ident, str):
@@ -185,12 +208,12 @@ class Binder:
         line = col = None
         if node is not None:
             # an identifier, or a bare ``*``: the nodes sqlglot gives a position
-            ident = node if isinstance(node, (exp.Identifier, exp.Star)) else node.find(exp.Identifier)
+            ident = node if isinstance(node, (_IDENTIFIER, _STAR)) else node.find(_IDENTIFIER)
             meta = ident._meta if ident is not None else None
             if meta and ident is not None:
                 line, col = meta.get("line"), meta.get("col")
                 if line is not None and col is not None:
-                    text = "*" if isinstance(ident, exp.Star) else ident.this
+                    text = "*" if isinstance(ident, _STAR) else ident.this
                     col = max(1, col - len(text) + 1)  # sqlglot records the token's end
         d = Diagnostic(code, severity, message, self.statement_index, line, col, construct)
         if d not in self.diagnostics:
@@ -211,7 +234,7 @@ class Binder:
         output; later users get copies, so that every inner node has one parent (SQL generation
         reads parent links). Base-column leaves are shared everywhere (see ``_columns``).
         """
-        if isinstance(node, exp.Column):
+        if isinstance(node, _COLUMN):
             return node
         key = id(node)
         if key in self._taken:
@@ -226,10 +249,16 @@ class Binder:
         exponential; ``shared`` tells the engine to classify and render over the shared form.
         """
         size = self._sizes.get(id(node))
-        if size is None:
-            size = self._sizes[id(node)] = size_within(node, SHARE_ABOVE)
+        if size is None:  # its first copy: copied and counted in one walk
+            copy, size = clone_within(node, SHARE_ABOVE, self._sizes)
+            if size == 0:  # a form ``clone_within`` leaves to the two walks
+                size = size_within(node, SHARE_ABOVE)
+            self._sizes[id(node)] = size
+            if copy is not None:
+                self._spend(size)
+                return copy
         if size <= SHARE_ABOVE:
-            self.budget.spend(size)
+            self._spend(size)
             return clone(node)
         self.shared = True
         return node

@@ -22,7 +22,9 @@ False
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import fields
+from typing import Any, Final
 
 from sqlglot import exp
 
@@ -30,8 +32,24 @@ from headwater.extract.scope import REF, UNRESOLVED, RefKey, find_all, has_unres
 from headwater.extract.trees import distinct_nodes
 from headwater.model import ColumnRef, DirectInput, DirectType, IndirectType, Origin
 
-ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv, exp.Neg, exp.Pow)
-MASKING_FUNCTIONS = {
+# sqlglot's classes and functions as constants of this module: the compiled build reads a ``Final``
+# name directly, where ``exp.X`` in a function is two look-ups (the module ``exp``, then its attribute)
+_AGG_FUNC: Final = exp.AggFunc
+_ANONYMOUS_NODE: Final = exp.Anonymous
+_BRACKET: Final = exp.Bracket
+_CASE_NODE: Final = exp.Case
+_CAST: Final = exp.Cast
+_COALESCE_NODE: Final = exp.Coalesce
+_COLUMN_NODE: Final = exp.Column
+_DOT: Final = exp.Dot
+_EXPRESSION: Final = exp.Expression
+_FUNC_NODE: Final = exp.Func
+_IF_NODE: Final = exp.If
+_STAR: Final = exp.Star
+_WINDOW_NODE: Final = exp.Window
+
+ARITHMETIC: Final = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv, exp.Neg, exp.Pow)
+MASKING_FUNCTIONS: Final = {
     "MD5",
     "MD5_DIGEST",
     "SHA",
@@ -49,9 +67,9 @@ MASKING_FUNCTIONS = {
     "SM3",
     "HMAC",
 }
-_SYSTEM_FUNCS = (exp.Rand, exp.CurrentTimestamp, exp.CurrentDate, exp.CurrentTime, exp.CurrentUser)
+_SYSTEM_FUNCS: Final = (exp.Rand, exp.CurrentTimestamp, exp.CurrentDate, exp.CurrentTime, exp.CurrentUser)
 # Ranking and navigation functions: sqlglot types them as aggregates, SQL engines do not.
-WINDOW_ONLY = (
+WINDOW_ONLY: Final = (
     exp.Rank,
     exp.DenseRank,
     exp.PercentRank,
@@ -67,7 +85,7 @@ WINDOW_ONLY = (
 
 # Functions that engines know and sqlglot does not parse into a class: labelled by their own name
 # (other unknown functions are UDFs). The aggregates among them make an AGGREGATION.
-ENGINE_AGGREGATES = frozenset(
+ENGINE_AGGREGATES: Final = frozenset(
     {
         "BITMAP_UNION",
         "BITMAP_UNION_COUNT",
@@ -93,7 +111,7 @@ ENGINE_AGGREGATES = frozenset(
         "MULTI_DISTINCT_COUNT",
     }
 )
-ENGINE_FUNCTIONS = ENGINE_AGGREGATES | frozenset(
+ENGINE_FUNCTIONS: Final = ENGINE_AGGREGATES | frozenset(
     {
         "TO_BITMAP",
         "BITMAP_HASH",
@@ -117,40 +135,104 @@ ENGINE_FUNCTIONS = ENGINE_AGGREGATES | frozenset(
 )
 
 
+def slot_setters(cls: type) -> tuple[Callable[[Any, Any], None], ...]:
+    """The setters of the slots of ``cls``, a frozen dataclass with slots, in its fields' order
+    (see ``direct_input``)."""
+    names = tuple(f.name for f in fields(cls))
+    if tuple(getattr(cls, "__slots__", ())) != names:  # the slots are the fields, in order
+        raise TypeError(f"{cls.__name__}: its slots are not its fields")
+    return tuple(cls.__dict__[name].__set__ for name in names)
+
+
+_NEW: Final = object.__new__
+_DIRECT_INPUT: Final = slot_setters(DirectInput)
+
+
+def direct_input(column: ColumnRef, labels: tuple[str, ...], masking: bool) -> DirectInput:
+    """``DirectInput(column, labels, masking)``: the same value, its fields set by their slots'
+    setters instead of the frozen dataclass's ``__init__`` (``object.__setattr__`` per field),
+    about half the instructions. The model's frozen classes have no ``__post_init__``."""
+    made: DirectInput = _NEW(DirectInput)
+    s = _DIRECT_INPUT
+    s[0](made, column)
+    s[1](made, labels)
+    s[2](made, masking)
+    return made
+
+
 def anonymous_name(node: exp.Anonymous) -> str:
     return str(node.this).upper()
 
 
-@dataclass(frozen=True, slots=True)
 class Classified:
-    type: DirectType
-    origin: Origin
-    sources: tuple[ColumnRef, ...]
-    inputs: tuple[DirectInput, ...]
-    indirect: tuple[tuple[IndirectType, exp.Expression], ...]
-    indirect_refs: tuple[tuple[ColumnRef, ...], ...]
-    """Per ``indirect`` entry: ``refs_of`` its expression (the columns it reads, breadth first)."""
-    unbound: bool
-    """``has_unresolved`` of the expression: a column of it could not be bound."""
+    """What ``classify`` makes of one expression. A plain class (not a frozen dataclass, whose
+    ``__init__`` sets each field through ``object.__setattr__``): made once per classified output,
+    read by the event's maker; equal when the fields are, as the dataclass was."""
+
+    __slots__ = ("indirect", "indirect_refs", "inputs", "origin", "sources", "type", "unbound")
+
+    def __init__(
+        self,
+        type: DirectType,
+        origin: Origin,
+        sources: tuple[ColumnRef, ...],
+        inputs: tuple[DirectInput, ...],
+        indirect: tuple[tuple[IndirectType, exp.Expression], ...],
+        indirect_refs: tuple[tuple[ColumnRef, ...], ...],
+        unbound: bool,
+    ) -> None:
+        self.type = type
+        self.origin = origin
+        self.sources = sources
+        self.inputs = inputs
+        self.indirect = indirect
+        # per ``indirect`` entry: ``refs_of`` its expression (the columns it reads, breadth first)
+        self.indirect_refs = indirect_refs
+        self.unbound = unbound  # ``has_unresolved`` of the expression: a column of it could not be bound
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.type, self.origin, self.sources, self.inputs, self.indirect, self.indirect_refs, self.unbound)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Classified):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        names = ("type", "origin", "sources", "inputs", "indirect", "indirect_refs", "unbound")
+        return f"Classified({', '.join(f'{n}={v!r}' for n, v in zip(names, self._fields(), strict=True))})"
 
 
 def function_label(node: exp.Expression) -> str | None:
     """The transformation label a node adds to the path of the inputs below it."""
-    if isinstance(node, exp.Anonymous):
+    if isinstance(node, _ANONYMOUS_NODE):
         name = anonymous_name(node)
         return name if name in ENGINE_FUNCTIONS else "UDF"
     return _kind(type(node)).label
 
 
 def is_masking(node: exp.Expression) -> bool:
-    if isinstance(node, exp.Anonymous):
+    if isinstance(node, _ANONYMOUS_NODE):
         name = anonymous_name(node)
         return name in MASKING_FUNCTIONS or "MASK" in name
     return _kind(type(node)).masking
 
 
 # What the walk does with a node, by its class (``_kind``)
-_OTHER, _COLUMN, _AGGREGATE, _WINDOW, _CASE, _IF, _COALESCE, _SYSTEM, _FUNC, _ANONYMOUS = range(10)
+# Final literals: the compiled build uses their values, with no look-up
+_OTHER: Final = 0
+_COLUMN: Final = 1
+_AGGREGATE: Final = 2
+_WINDOW: Final = 3
+_CASE: Final = 4
+_IF: Final = 5
+_COALESCE: Final = 6
+_SYSTEM: Final = 7
+_FUNC: Final = 8
+_ANONYMOUS: Final = 9
 
 
 class _Kind:
@@ -162,7 +244,7 @@ class _Kind:
         self.kind, self.label, self.masking = kind, label, masking
 
 
-_KINDS: dict[type[exp.Expression], _Kind] = {}
+_KINDS: Final[dict[type[exp.Expression], _Kind]] = {}
 
 
 def _kind(cls: type[exp.Expression]) -> _Kind:
@@ -172,41 +254,41 @@ def _kind(cls: type[exp.Expression]) -> _Kind:
     if found is not None:
         return found
     label: str | None = None
-    if issubclass(cls, exp.Cast):
+    if issubclass(cls, _CAST):
         label = "CAST"
     elif issubclass(cls, ARITHMETIC):
         label = "ARITHMETIC"
-    elif issubclass(cls, exp.Anonymous):
+    elif issubclass(cls, _ANONYMOUS_NODE):
         label = None
-    elif issubclass(cls, exp.Case):
+    elif issubclass(cls, _CASE_NODE):
         label = "CASE"
-    elif issubclass(cls, exp.Dot):
+    elif issubclass(cls, _DOT):
         label = "FIELD"
-    elif issubclass(cls, exp.Bracket):
+    elif issubclass(cls, _BRACKET):
         label = "SUBSCRIPT"
-    elif issubclass(cls, exp.Func):
+    elif issubclass(cls, _FUNC_NODE):
         names = cls.sql_names()
         label = names[0] if names else cls.key.upper()
     masking = False
-    if issubclass(cls, exp.Func) and not issubclass(cls, exp.Anonymous):
+    if issubclass(cls, _FUNC_NODE) and not issubclass(cls, _ANONYMOUS_NODE):
         masking = bool({n.upper() for n in cls.sql_names()} & MASKING_FUNCTIONS) or "MASK" in cls.key.upper()
-    if issubclass(cls, exp.Column):
+    if issubclass(cls, _COLUMN_NODE):
         kind = _COLUMN
-    elif issubclass(cls, exp.Anonymous):
+    elif issubclass(cls, _ANONYMOUS_NODE):
         kind = _ANONYMOUS
-    elif issubclass(cls, exp.AggFunc) and not issubclass(cls, WINDOW_ONLY):
+    elif issubclass(cls, _AGG_FUNC) and not issubclass(cls, WINDOW_ONLY):
         kind = _AGGREGATE
-    elif issubclass(cls, exp.Window):
+    elif issubclass(cls, _WINDOW_NODE):
         kind = _WINDOW
-    elif issubclass(cls, exp.Case):
+    elif issubclass(cls, _CASE_NODE):
         kind = _CASE
-    elif issubclass(cls, exp.If):
+    elif issubclass(cls, _IF_NODE):
         kind = _IF
-    elif issubclass(cls, exp.Coalesce):
+    elif issubclass(cls, _COALESCE_NODE):
         kind = _COALESCE
     elif issubclass(cls, _SYSTEM_FUNCS):
         kind = _SYSTEM
-    elif issubclass(cls, exp.Func):
+    elif issubclass(cls, _FUNC_NODE):
         kind = _FUNC
     else:
         kind = _OTHER
@@ -233,11 +315,11 @@ class _Entry:
 
 
 def _no_arguments(node: exp.Expression) -> bool:
-    return not any(isinstance(v, exp.Expression) for v in node.args.values())
+    return not any(isinstance(v, _EXPRESSION) for v in node.args.values())
 
 
 def _no_values(node: exp.Expression) -> bool:
-    return not any(isinstance(v, exp.Expression | list) and v for v in node.args.values())
+    return not any(isinstance(v, _EXPRESSION | list) and v for v in node.args.values())
 
 
 class _Walker:
@@ -319,7 +401,7 @@ class _Walker:
 
     def _aggregate(self, node: exp.Expression) -> None:
         self.aggregate = True
-        if _no_arguments(node) or isinstance(node.this, exp.Star):
+        if _no_arguments(node) or isinstance(node.this, _STAR):
             self.system = True
 
     def _scan_rest(self, node: exp.Expression, walked: tuple[str, ...]) -> None:
@@ -329,15 +411,15 @@ class _Walker:
         for key, value in node.args.items():
             if not value or key in walked:
                 continue
-            if isinstance(value, exp.Expression):
+            if isinstance(value, _EXPRESSION):
                 self._scan(value)
             elif type(value) is list:
                 for v in value:
-                    if isinstance(v, exp.Expression):
+                    if isinstance(v, _EXPRESSION):
                         self._scan(v)
 
     def _scan(self, node: exp.Expression) -> None:
-        for n in find_all(node, exp.Column):
+        for n in find_all(node, _COLUMN_NODE):
             self._note_column(n)
 
     def _note_column(self, node: exp.Expression) -> ColumnRef | None:
@@ -353,7 +435,7 @@ class _Walker:
         return ref
 
     def _reads_column(self, node: exp.Expression) -> bool:
-        return any(isinstance(n, exp.Column) for n in distinct_nodes(node))
+        return any(isinstance(n, _COLUMN_NODE) for n in distinct_nodes(node))
 
     def _input(self, ref: ColumnRef, labels: tuple[str, ...], masked: bool) -> None:
         key = ref_key(ref)
@@ -466,7 +548,7 @@ def _classify_walked(expr: exp.Expression, shared: bool) -> Classified:
     w.walk(expr, (), False, True)
     if w.aggregate:
         dtype = DirectType.AGGREGATION
-    elif isinstance(expr, exp.Column):
+    elif isinstance(expr, _COLUMN_NODE):
         dtype = DirectType.IDENTITY
     else:
         dtype = DirectType.TRANSFORMATION
@@ -476,7 +558,7 @@ def _classify_walked(expr: exp.Expression, shared: bool) -> Classified:
         origin = Origin.SYSTEM
     else:
         origin = Origin.CONSTANT
-    inputs = tuple(DirectInput(ref, tuple(labels), masked) for ref, labels, masked in w.inputs.values())
+    inputs = tuple(direct_input(ref, tuple(labels), masked) for ref, labels, masked in w.inputs.values())
     kept = [e for e in w.indirect if e.keep]
     return Classified(
         dtype,
@@ -489,9 +571,9 @@ def _classify_walked(expr: exp.Expression, shared: bool) -> Classified:
     )
 
 
-_COLUMN_CLASS = exp.Column
-_NO_INDIRECT: tuple[tuple[IndirectType, exp.Expression], ...] = ()
-_NO_REFS: tuple[tuple[ColumnRef, ...], ...] = ()
+_COLUMN_CLASS: Final = exp.Column
+_NO_INDIRECT: Final[tuple[tuple[IndirectType, exp.Expression], ...]] = ()
+_NO_REFS: Final[tuple[tuple[ColumnRef, ...], ...]] = ()
 
 
 def _column_classified(expr: exp.Expression) -> Classified:
@@ -503,5 +585,5 @@ def _column_classified(expr: exp.Expression) -> Classified:
     if ref is None:
         return Classified(DirectType.IDENTITY, Origin.COLUMN, (), (), _NO_INDIRECT, _NO_REFS, unbound)
     return Classified(
-        DirectType.IDENTITY, Origin.COLUMN, (ref,), (DirectInput(ref, (), False),), _NO_INDIRECT, _NO_REFS, unbound
+        DirectType.IDENTITY, Origin.COLUMN, (ref,), (direct_input(ref, (), False),), _NO_INDIRECT, _NO_REFS, unbound
     )

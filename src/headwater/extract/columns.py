@@ -19,6 +19,14 @@ from headwater.extract.trees import clone
 from headwater.extract.variant import FIELD_PATH
 from headwater.model import ColumnRef, Severity, TableRef
 
+# sqlglot's classes and functions as constants of this module: the compiled build reads a ``Final``
+# name directly, where ``exp.X`` in a function is two look-ups (the module ``exp``, then its attribute)
+_COALESCE: Final = exp.Coalesce
+_COLUMN: Final = exp.Column
+_DOT: Final = exp.Dot
+_exp_column: Final = exp.column
+_exp_to_identifier: Final = exp.to_identifier
+
 _IDENTIFIER: Final = exp.Identifier
 LeafKey = tuple[object, object, object, object]
 
@@ -28,7 +36,7 @@ def leaf_ref(node: exp.Expression) -> ColumnRef | None:
     it (``table.column``: two plain identifiers, the reference its only metadata, no comments); None
     for any other node, which is then treated as every expression is."""
     meta = node._meta
-    if meta is None or len(meta) != 1 or type(node) is not exp.Column or node.comments:
+    if meta is None or len(meta) != 1 or type(node) is not _COLUMN or node.comments:
         return None
     ref = meta.get(REF)
     return ref if isinstance(ref, ColumnRef) else None
@@ -170,7 +178,7 @@ class ColumnBinder(Binder):
         if name in scope.merged:  # FULL / RIGHT JOIN USING: the value comes from either side
             left_src, right_src = scope.merged[name]
             pairs = itertools.product(self._from_source(left_src, name, col), self._from_source(right_src, name, col))
-            return [exp.Coalesce(this=clone(lalt), expressions=[clone(ralt)]) for lalt, ralt in pairs]
+            return [_COALESCE(this=clone(lalt), expressions=[clone(ralt)]) for lalt, ralt in pairs]
         if name in scope.using:
             return self._from_source(scope.using[name], name, col)
         bound = scope.bound.get(name)
@@ -220,10 +228,10 @@ class ColumnBinder(Binder):
             return self._unresolved(node, "unknown_column", f"column {name}: its relation is unknown", Severity.ERROR)
         idx = rel.index(name)
         element = rel.index(src.alias)
-        if idx is None and element is not None and isinstance(node, exp.Column) and node.args.get("table"):
+        if idx is None and element is not None and isinstance(node, _COLUMN) and node.args.get("table"):
             # UNNEST(array_of_structs) AS i … i.sku: a field of the element, which the alias names
-            field = exp.Identifier(this=node.name, quoted=bool(node.this.args.get("quoted")))
-            return [exp.Dot(this=clone(alt), expression=field.copy()) for alt in rel.columns[element]]
+            field = _IDENTIFIER(this=node.name, quoted=bool(node.this.args.get("quoted")))
+            return [_DOT(this=clone(alt), expression=field.copy()) for alt in rel.columns[element]]
         if idx is None and rel.open is not None and not rel.open.opaque:
             return self._from_source(rel.open, name, node)  # through a ``*`` over one unknown source
         if idx is None:
@@ -240,16 +248,16 @@ class ColumnBinder(Binder):
     def _unresolved(self, node: exp.Expression, code: str, message: str, severity: Severity = Severity.WARNING) -> Alts:
         self.unbound = True
         self.diag(code, message, node, severity)
-        marker = node.copy() if isinstance(node, exp.Column) else exp.column(message)
+        marker = node.copy() if isinstance(node, _COLUMN) else _exp_column(message)
         marker.meta[UNRESOLVED] = True
         return [marker]
 
 
 # One leaf per base column across statements (``base_leaf``), bounded; ``LEAF_KEYS``: each one's
 # ``leaf_key`` by its id (the leaf held), for the event's renderer
-LEAVES_KEPT = 16384  # about 1.3 kB each (three sqlglot nodes and the parts): at most about 22 MB
-_LEAVES: dict[tuple[str, str | None, str, str], exp.Column] = {}
-LEAF_KEYS: dict[int, tuple[exp.Expression, LeafKey | None]] = {}
+LEAVES_KEPT: Final = 16384  # about 1.3 kB each (three sqlglot nodes and the parts): at most about 22 MB
+_LEAVES: Final[dict[tuple[str, str | None, str, str], exp.Column]] = {}
+LEAF_KEYS: Final[dict[int, tuple[exp.Expression, LeafKey | None]]] = {}
 
 
 def base_leaf(table: TableRef, name: str, key: tuple[str, str | None, str, str]) -> exp.Column:
@@ -305,15 +313,15 @@ def struct_field(
     >>> c.sql(), str(c.meta[REF])
     ('w.asset.id', 'internal.db.w.asset.id')
     """
-    ref = base.meta.get(REF) if isinstance(base, exp.Column) and base._meta else None
+    ref = base.meta.get(REF) if isinstance(base, _COLUMN) and base._meta else None
     if ref is not None:
         names = [ident(p) or p.name for p in path]
         field = ".".join([ref.column, *names])
-        leaf = exp.Column(this=exp.Identifier(this=field, quoted=False), table=exp.to_identifier(ref.table.name))
+        leaf = _COLUMN(this=_IDENTIFIER(this=field, quoted=False), table=_exp_to_identifier(ref.table.name))
         leaf.meta[REF] = ColumnRef(ref.table, field)
         return leaf
     node = clone(base)
     for part in path:
-        quoted = part.args.get("quoted") if isinstance(part, exp.Identifier) else False
-        node = exp.Dot(this=node, expression=exp.Identifier(this=part.name, quoted=quoted))
+        quoted = part.args.get("quoted") if isinstance(part, _IDENTIFIER) else False
+        node = _DOT(this=node, expression=_IDENTIFIER(this=part.name, quoted=quoted))
     return node

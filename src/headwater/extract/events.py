@@ -9,11 +9,12 @@ stays interpreted: its hooks are replaced by tests and callers).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Final
 
 from sqlglot import exp
+from sqlglot.generator import Generator
 
-from headwater.extract.classify import classify
+from headwater.extract.classify import classify, direct_input, slot_setters
 from headwater.extract.columns import LEAF_KEYS, LeafKey, leaf_key, leaf_ref, release_leaves
 from headwater.extract.guards import EmptyName
 from headwater.extract.resolve import Resolver
@@ -42,12 +43,66 @@ from headwater.model import (
 )
 from headwater.model.storage import is_storage
 
+# sqlglot's classes and functions as constants of this module: the compiled build reads a ``Final``
+# name directly, where ``exp.X`` in a function is two look-ups (the module ``exp``, then its attribute)
+_COLUMN: Final = exp.Column
+
 if TYPE_CHECKING:
     from headwater.extract.engine import Extractor
     from headwater.extract.split import Piece
 
 
-LEAF_TEXTS_KEPT = 65536
+LEAF_TEXTS_KEPT: Final = 65536
+
+# The event's values made without their frozen dataclasses' ``__init__`` (see ``direct_input``)
+_NEW: Final = object.__new__
+_DIRECT: Final = slot_setters(DirectLineage)
+_INDIRECT: Final = slot_setters(IndirectLineage)
+_FIELD: Final = slot_setters(Field)
+
+
+def direct_lineage(
+    target_column: str,
+    expression: str,
+    type: DirectType,
+    origin: Origin,
+    sources: tuple[ColumnRef, ...],
+    inputs: tuple[DirectInput, ...],
+    branch: int,
+) -> DirectLineage:
+    """``DirectLineage(…)`` with every field given, each set by its slot's setter."""
+    made: DirectLineage = _NEW(DirectLineage)
+    s = _DIRECT
+    s[0](made, target_column)
+    s[1](made, expression)
+    s[2](made, type)
+    s[3](made, origin)
+    s[4](made, sources)
+    s[5](made, inputs)
+    s[6](made, branch)
+    return made
+
+
+def indirect_lineage(
+    type: IndirectType, expression: str, sources: tuple[ColumnRef, ...], target_column: str | None
+) -> IndirectLineage:
+    """``IndirectLineage(…)`` with every field given, each set by its slot's setter."""
+    made: IndirectLineage = _NEW(IndirectLineage)
+    s = _INDIRECT
+    s[0](made, type)
+    s[1](made, expression)
+    s[2](made, sources)
+    s[3](made, target_column)
+    return made
+
+
+def target_field(name: str, type: str | None) -> Field:
+    """``Field(name, type)``, each field set by its slot's setter."""
+    made: Field = _NEW(Field)
+    s = _FIELD
+    s[0](made, name)
+    s[1](made, type)
+    return made
 
 
 class LeafColumns:
@@ -73,22 +128,130 @@ class LeafColumns:
             text = self.texts[key] = self.handler(generator, node)
         return text
 
+    def kept(self, node: Any) -> str | None:
+        """What the generator renders ``node`` as (``Generator.sql``: this handler's text, no comment
+        added) when it is a leaf ``base_leaf`` keeps whose text is kept here; else None."""
+        known = LEAF_KEYS.get(id(node))
+        if known is None or known[0] is not node or known[1] is None or node.comments:
+            return None
+        return self.texts.get(known[1])
 
-def leaf_texts(generator: object) -> None:
+
+class LeafEquality:
+    """A generator's handler of ``exp.EQ`` for the comparison of two kept leaves (a join's key,
+    ``a = b``): ``Generator.binary``'s text, ``left = right``, from the leaves' kept texts
+    (``LeafColumns.kept``); any other comparison goes to the generator's handler. Installed with
+    ``LeafColumns`` for a generator whose ``EQ`` handler, ``binary`` and ``maybe_comment`` are
+    sqlglot's own (``leaf_texts``)."""
+
+    def __init__(self, leaves: LeafColumns, handler: Callable[..., str]) -> None:
+        self.leaves = leaves
+        self.handler = handler
+
+    def __call__(self, generator: object, node: exp.Expression) -> str:
+        args = node.args
+        if len(args) == 2 and not node.comments:
+            left = self.leaves.kept(args.get("this"))
+            if left is not None:
+                right = self.leaves.kept(args.get("expression"))
+                if right is not None:
+                    return f"{left} = {right}"
+        return self.handler(generator, node)
+
+
+def leaf_texts(generator: object) -> LeafColumns | None:
     """Give ``generator`` (sqlglot's) a ``LeafColumns`` handler of columns, in a dispatch table of its
-    own (the class's table, shared by every generator of the dialect, is left as it is); once."""
+    own (the class's table, shared by every generator of the dialect, is left as it is); once. Returns
+    the generator's ``LeafColumns`` (None: a generator this leaves alone)."""
     dispatch = getattr(generator, "_dispatch", None)
     if not isinstance(dispatch, dict):  # not sqlglot's generator as this was written for: left alone
-        return
-    handler = dispatch.get(exp.Column)
-    if handler is None or isinstance(handler, LeafColumns):
-        return
+        return None
+    handler = dispatch.get(_COLUMN)
+    if handler is None:
+        return None
+    if isinstance(handler, LeafColumns):
+        return handler
     own = dict(dispatch)
-    own[exp.Column] = LeafColumns(handler)
+    leaves = LeafColumns(handler)
+    own[exp.Column] = leaves
+    cls = type(generator)
+    eq = own.get(_EQ)
+    if (
+        eq is _EQ_SQL
+        and eq is not None
+        and getattr(cls, "binary", None) is _BINARY
+        and getattr(cls, "maybe_comment", None) is _MAYBE_COMMENT
+    ):
+        own[exp.EQ] = LeafEquality(leaves, eq)
+    if getattr(cls, "function_fallback_sql", None) is _FALLBACK and getattr(cls, "function_name", None) is _NAME_OF:
+        names = FunctionNames(getattr(getattr(generator, "dialect", None), "ORIGINAL_NAME_META_KEY", None))
+        for func in _function_classes():
+            if func not in own:  # rendered by ``function_fallback_sql`` before
+                own[func] = names
     generator._dispatch = own  # type: ignore[attr-defined]
+    return leaves
 
 
-_LEAF_INPUTS: dict[int, tuple[ColumnRef, tuple[ColumnRef, ...], tuple[DirectInput, ...]]] = {}
+_FALLBACK: Final = Generator.function_fallback_sql
+_EQ: Final = exp.EQ
+_EQ_SQL: Final = Generator.eq_sql
+_BINARY: Final = Generator.binary
+_MAYBE_COMMENT: Final = Generator.maybe_comment
+_NAME_OF: Final = Generator.function_name
+_FUNCTION_CLASSES: Final[list[type]] = []
+
+
+def _function_classes() -> list[type]:
+    """Every subclass of ``exp.Func`` sqlglot has defined (worked out once)."""
+    if not _FUNCTION_CLASSES:
+        found: list[type] = []
+        seen: set[type] = set()
+        stack: list[type] = [exp.Func]
+        while stack:
+            subclasses: list[type] = stack.pop().__subclasses__()
+            for sub in subclasses:
+                if sub not in seen:
+                    seen.add(sub)
+                    found.append(sub)
+                    stack.append(sub)
+        _FUNCTION_CLASSES.extend(found)
+    return _FUNCTION_CLASSES
+
+
+class FunctionNames:
+    """A generator's handler of the functions that have none of their own: what its
+    ``function_fallback_sql`` renders, with the function's name (``sql_name``, which sqlglot works
+    out at every call, for most functions ``camel_to_snake_case`` of the class name) kept per class.
+    A node carrying the dialect's original-name metadata goes to ``function_fallback_sql`` itself.
+    Installed with ``LeafColumns`` (``leaf_texts``), for a generator that does not change how
+    functions fall back."""
+
+    def __init__(self, name_key: str | None) -> None:
+        self.name_key = name_key
+        self.names: dict[type, str] = {}
+
+    def __call__(self, generator: Any, node: Any) -> str:
+        meta = node._meta
+        if self.name_key and meta and meta.get(self.name_key):
+            text: str = generator.function_fallback_sql(node)
+            return text
+        cls = type(node)
+        name = self.names.get(cls)
+        if name is None:
+            name = self.names[cls] = node.sql_name()
+        args: list[object] = []
+        values = node.args
+        for key in node.arg_types:
+            value = values.get(key)
+            if isinstance(value, list):
+                args.extend(value)
+            elif value is not None:
+                args.append(value)
+        made: str = generator.func(name, *args)
+        return made
+
+
+_LEAF_INPUTS: Final[dict[int, tuple[ColumnRef, tuple[ColumnRef, ...], tuple[DirectInput, ...]]]] = {}
 
 
 def leaf_lineage(ref: ColumnRef) -> tuple[tuple[ColumnRef, ...], tuple[DirectInput, ...]]:
@@ -100,7 +263,7 @@ def leaf_lineage(ref: ColumnRef) -> tuple[tuple[ColumnRef, ...], tuple[DirectInp
     if len(_LEAF_INPUTS) >= LEAF_TEXTS_KEPT:
         _LEAF_INPUTS.clear()
     sources = (ref,)
-    inputs = (DirectInput(ref, (), False),)
+    inputs = (direct_input(ref, (), False),)
     _LEAF_INPUTS[id(ref)] = (ref, sources, inputs)
     return sources, inputs
 
@@ -108,6 +271,14 @@ def leaf_lineage(ref: ColumnRef) -> tuple[tuple[ColumnRef, ...], tuple[DirectInp
 def columns_read(node: exp.Expression, shared: bool) -> list[ColumnRef]:
     """``refs_of(node, shared)``; for an expression one level deep (``trees.flat_columns``: a join or
     filter condition such as ``a = b``) from its columns as they stand, without the walk."""
+    if not shared:  # a column, or two compared: ``refs_of`` reads their references without a walk
+        t = type(node)
+        if t is _COLUMN:
+            return refs_of(node)
+        if t is _EQ:
+            args = node.args
+            if len(args) == 2 and type(args.get("this")) is _COLUMN and type(args.get("expression")) is _COLUMN:
+                return refs_of(node)
     columns = flat_columns(node)
     if columns is None:
         return refs_of(node, shared)
@@ -129,7 +300,7 @@ class Renderer:
     Base-table leaves are rendered once per generator (``LeafColumns``)."""
 
     def __init__(self, generator: object, shared: bool, budget: int, resolver: Resolver) -> None:
-        leaf_texts(generator)
+        self.leaves = leaf_texts(generator)
         self.sql = generator.sql  # type: ignore[attr-defined]  # sqlglot's Generator (or Athena's Trino one)
         self.shared = shared
         self.budget = budget
@@ -140,7 +311,8 @@ class Renderer:
         if not self.shared:
             done = self.done.get(id(node))
             if done is None:
-                text: str = self.sql(node).strip()
+                kept = self.leaves.kept(node) if self.leaves is not None else None  # a leaf: no generator
+                text: str = kept.strip() if kept is not None else self.sql(node).strip()
                 self.done[id(node)] = (node, text)
                 return text
             return done[1]
@@ -207,7 +379,7 @@ def target_columns(
             None,
             Severity.ERROR,
         )
-    return tuple(Field(n, types.get(n)) for n in names)
+    return tuple(target_field(n, types.get(n)) for n in names)
 
 
 def lineage_event(
@@ -240,17 +412,17 @@ def lineage_event(
                 sources, inputs = leaf_lineage(ref)
                 text = render.text(alt)
                 direct.append(
-                    DirectLineage(field.name, text, DirectType.IDENTITY, Origin.COLUMN, sources, inputs, branch)
+                    direct_lineage(field.name, text, DirectType.IDENTITY, Origin.COLUMN, sources, inputs, branch)
                 )
                 continue
             c = classify(alt, shared)  # one walk: refs and unbound flag too
             unbound = unbound or c.unbound
-            direct.append(DirectLineage(field.name, render.text(alt), c.type, c.origin, c.sources, c.inputs, branch))
+            direct.append(direct_lineage(field.name, render.text(alt), c.type, c.origin, c.sources, c.inputs, branch))
             for (itype, node), refs in zip(c.indirect, c.indirect_refs, strict=True):
                 text = render.text(node)
                 key = (field.name, itype, text)
                 if key not in output_indirect:  # the first of one text is kept
-                    output_indirect[key] = IndirectLineage(itype, text, refs, field.name)
+                    output_indirect[key] = indirect_lineage(itype, text, refs, field.name)
         if unbound:
             unresolved_columns += 1
 
@@ -264,7 +436,7 @@ def lineage_event(
         for node in nodes:
             text = render.text(node)
             if (itype, text) not in dataset_indirect:  # the first of one text is kept
-                dataset_indirect[(itype, text)] = IndirectLineage(itype, text, tuple(columns_read(node, shared)))
+                dataset_indirect[(itype, text)] = indirect_lineage(itype, text, tuple(columns_read(node, shared)), None)
 
     if not rel.complete and len(rel.columns) < len(fields):
         unresolved_columns = max(unresolved_columns, len(fields) - len(rel.columns))

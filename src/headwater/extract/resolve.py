@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator
+from typing import Final
 
 from sqlglot import exp
 
@@ -36,12 +37,43 @@ from headwater.extract.trees import (
 )
 from headwater.model import IndirectType, Severity
 
-MAX_ALTERNATIVES = 64
-_COLUMN_OR_QUERY = (exp.Column, *QUERY_TYPES)
+# sqlglot's classes and functions as constants of this module: the compiled build reads a ``Final``
+# name directly, where ``exp.X`` in a function is two look-ups (the module ``exp``, then its attribute)
+_AGG_FUNC: Final = exp.AggFunc
+_ALIAS: Final = exp.Alias
+_ALL: Final = exp.All
+_AND: Final = exp.And
+_ANY: Final = exp.Any
+_CAST: Final = exp.Cast
+_COLUMN: Final = exp.Column
+_CUBE: Final = exp.Cube
+_DOT: Final = exp.Dot
+_EXISTS: Final = exp.Exists
+_FROM: Final = exp.From
+_GROUPING_SETS: Final = exp.GroupingSets
+_IN: Final = exp.In
+_JOIN: Final = exp.Join
+_LITERAL: Final = exp.Literal
+_ORDERED: Final = exp.Ordered
+_ROLLUP: Final = exp.Rollup
+_SELECT: Final = exp.Select
+_SET_OPERATION: Final = exp.SetOperation
+_STAR: Final = exp.Star
+_SUBQUERY: Final = exp.Subquery
+_TUPLE: Final = exp.Tuple
+_VALUES: Final = exp.Values
+_WHERE: Final = exp.Where
+_exp_to_identifier: Final = exp.to_identifier
+_exp_to_table: Final = exp.to_table
+
+MAX_ALTERNATIVES: Final = 64
+_COLUMN_OR_QUERY: Final = (exp.Column, *QUERY_TYPES)
 # Dialects whose select list may use an earlier item's alias (lateral column aliases): Snowflake,
 # Databricks / Spark 3.4+, Redshift, DuckDB, Teradata, ClickHouse. BigQuery, PostgreSQL, MySQL,
 # T-SQL, Oracle, Trino, Hive do not.
-LATERAL_ALIAS_DIALECTS = frozenset({"snowflake", "databricks", "spark", "redshift", "duckdb", "teradata", "clickhouse"})
+LATERAL_ALIAS_DIALECTS: Final = frozenset(
+    {"snowflake", "databricks", "spark", "redshift", "duckdb", "teradata", "clickhouse"}
+)
 
 
 class Resolver(SourceBinder):
@@ -56,7 +88,7 @@ class Resolver(SourceBinder):
         key = id(query)
         rel = self._memo.get(key)
         if rel is None:
-            self.budget.spend()
+            self._spend(1)
             rel = self._relation(query, parent, dict(ctes or {}))
             self._memo[key] = rel
         else:
@@ -64,13 +96,13 @@ class Resolver(SourceBinder):
         return rel
 
     def _relation(self, query: exp.Expression, parent: Scope | None, ctes: dict[str, Source]) -> Relation:
-        if isinstance(query, exp.Subquery):
+        if isinstance(query, _SUBQUERY):
             return self.relation(query.this, parent, self.ctes_of(query, ctes, parent))
-        if isinstance(query, exp.Select):
+        if isinstance(query, _SELECT):
             return self._select(query, parent, ctes)
-        if isinstance(query, exp.SetOperation):
+        if isinstance(query, _SET_OPERATION):
             return self._set_operation(query, parent, ctes)
-        if isinstance(query, exp.Values):
+        if isinstance(query, _VALUES):
             return self._values(query)
         self.diag(
             "unsupported_construct", f"cannot resolve a {query.key.upper()} as a query", query, construct=query.key
@@ -89,7 +121,7 @@ class Resolver(SourceBinder):
             body = cte.this
             visible = dict(ctes)
             alias = cte.args.get("alias")
-            if recursive and isinstance(body, exp.SetOperation) and reads_table(body.expression, name or ""):
+            if recursive and isinstance(body, _SET_OPERATION) and reads_table(body.expression, name or ""):
                 self.diag(
                     "recursive_cte",
                     f"recursive CTE {name}: its recursive member is resolved once, with the reference to "
@@ -131,10 +163,10 @@ class Resolver(SourceBinder):
 
     def _values(self, values: exp.Values) -> Relation:
         rows = values.expressions
-        width = len(rows[0].expressions) if rows and isinstance(rows[0], exp.Tuple) else 1
+        width = len(rows[0].expressions) if rows and isinstance(rows[0], _TUPLE) else 1
         columns: list[Alts] = [[] for _ in range(width)]
         for row in rows:
-            items = row.expressions if isinstance(row, exp.Tuple) else [row]
+            items = row.expressions if isinstance(row, _TUPLE) else [row]
             for i, item in enumerate(items[:width]):
                 if any(isinstance(n, QUERY_TYPES) for n in item.walk()):  # a subquery: resolve it
                     columns[i].extend(self.resolve(item, Scope(None, {})))
@@ -158,7 +190,7 @@ class Resolver(SourceBinder):
         # A left branch that is itself a set operation made its lists for this one alone: they are
         # extended in place, so a chain of n branches costs n, not n² (a memoised relation someone
         # else asked for again, such as a recursive CTE's anchor, is copied first).
-        own = isinstance(node.this, exp.SetOperation) and self._memo_hits.get(id(left), 0) == 0
+        own = isinstance(node.this, _SET_OPERATION) and self._memo_hits.get(id(left), 0) == 0
         columns = left.columns[:width] if own else [list(left.columns[i]) for i in range(width)]
         for i in range(min(width, len(right.columns))):
             columns[i].extend(right.columns[i])
@@ -177,10 +209,10 @@ class Resolver(SourceBinder):
         return rel
 
     def _output_ref(self, key: exp.Expression, names: list[str]) -> int | None:
-        if isinstance(key, exp.Literal) and not key.is_string and key.this.isdigit():
+        if isinstance(key, _LITERAL) and not key.is_string and key.this.isdigit():
             idx = int(key.this) - 1
             return idx if 0 <= idx < len(names) else None
-        if isinstance(key, exp.Column) and not key.table:
+        if isinstance(key, _COLUMN) and not key.table:
             name = self.column_ident(key.this)
             return names.index(name) if name in names else None
         return None
@@ -235,7 +267,7 @@ class Resolver(SourceBinder):
         for key in ("order", "sort", "cluster"):  # ORDER BY; Hive SORT BY and CLUSTER BY
             clause = sel.args.get(key)
             for ordered in clause.expressions if clause is not None else []:
-                node = ordered.this if isinstance(ordered, exp.Ordered) else ordered
+                node = ordered.this if isinstance(ordered, _ORDERED) else ordered
                 self._record(IndirectType.SORT, self._key(node, scope, items, alias_first=True))
         return rel
 
@@ -272,12 +304,12 @@ class Resolver(SourceBinder):
         keys: list[exp.Expression] = []
         nodes = list(group.expressions)
         if group.args.get("all"):  # GROUP BY ALL: every select item without an aggregate
-            nodes.extend(i for i in items if not any(isinstance(n, exp.AggFunc) for n in i.walk()))
+            nodes.extend(i for i in items if not any(isinstance(n, _AGG_FUNC) for n in i.walk()))
         for arg in ("grouping_sets", "cube", "rollup"):
             nodes.extend(group.args.get(arg) or [])
         for node in nodes:
-            if isinstance(node, exp.GroupingSets | exp.Cube | exp.Rollup):
-                construct = {exp.GroupingSets: "GROUPING SETS", exp.Cube: "CUBE", exp.Rollup: "ROLLUP"}[type(node)]
+            if isinstance(node, _GROUPING_SETS | _CUBE | _ROLLUP):
+                construct = {_GROUPING_SETS: "GROUPING SETS", _CUBE: "CUBE", _ROLLUP: "ROLLUP"}[type(node)]
                 self.diag(
                     "grouping_sets",
                     f"{construct}: every grouping column is recorded as GROUP_BY",
@@ -293,7 +325,7 @@ class Resolver(SourceBinder):
 
     def _key(self, key: exp.Expression, scope: Scope, items: list[exp.Expression], alias_first: bool) -> Alts:
         """A GROUP BY / ORDER BY key: an ordinal, an output alias or an expression."""
-        if isinstance(key, exp.Literal) and not key.is_string and key.this.isdigit():
+        if isinstance(key, _LITERAL) and not key.is_string and key.this.isdigit():
             idx = int(key.this) - 1
             if 0 <= idx < len(items):
                 return self.resolve(items[idx], scope)  # fresh copies
@@ -314,23 +346,22 @@ class Resolver(SourceBinder):
         complete = True
         open_sources: dict[int, Source] = {}
         for item in sel.expressions:
-            if isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(item.this, exp.Star)):
-                qualifier = self.table_ident(item.args.get("table")) if isinstance(item, exp.Column) else None
-                star = item if isinstance(item, exp.Star) else item.this
+            if isinstance(item, _STAR) or (isinstance(item, _COLUMN) and isinstance(item.this, _STAR)):
+                qualifier = self.table_ident(item.args.get("table")) if isinstance(item, _COLUMN) else None
+                star = item if isinstance(item, _STAR) else item.this
                 excluded = {
-                    self.column_ident(c.this if isinstance(c, exp.Column) else c)
-                    for c in star.args.get("except_") or []
+                    self.column_ident(c.this if isinstance(c, _COLUMN) else c) for c in star.args.get("except_") or []
                 }
                 replaced = {  # BigQuery ``* REPLACE (expr AS col)``
                     self.column_ident(r.args["alias"]) or "": r.this
                     for r in star.args.get("replace") or []
-                    if isinstance(r, exp.Alias)
+                    if isinstance(r, _ALIAS)
                 }
                 unknown = self._expand_star(scope, qualifier, excluded, item, names, labels, items, replaced)
                 complete = complete and not unknown
                 open_sources.update((id(src), src) for src in unknown)
                 continue
-            if isinstance(item, exp.Dot) and isinstance(item.expression, exp.Star):  # ``IF(…).*``
+            if isinstance(item, _DOT) and isinstance(item.expression, _STAR):  # ``IF(…).*``
                 self.diag(
                     "star_unknown_columns",
                     f"{item.sql(dialect=self.names.dialect or None)[:60]}: the fields of a struct expression "
@@ -339,11 +370,11 @@ class Resolver(SourceBinder):
                 )
                 complete = False
                 continue
-            inner = item.this if isinstance(item, exp.Alias) else item
-            if isinstance(item, exp.Alias):
+            inner = item.this if isinstance(item, _ALIAS) else item
+            if isinstance(item, _ALIAS):
                 label = item.alias
                 name = self.column_ident(item.args["alias"])
-            elif isinstance(item, exp.Column):
+            elif isinstance(item, _COLUMN):
                 label = item.name
                 name = self.column_ident(item.this)
             elif (named := _cast_column(item, self.names.dialect)) is not None:
@@ -412,8 +443,8 @@ class Resolver(SourceBinder):
                 if col in replaced:
                     items.append(replaced[col])
                     continue
-                table = None if qualifier is None and col in scope.merged else exp.to_identifier(key, quoted=True)
-                items.append(exp.Column(this=exp.to_identifier(col, quoted=True), table=table))
+                table = None if qualifier is None and col in scope.merged else _exp_to_identifier(key, quoted=True)
+                items.append(_COLUMN(this=_exp_to_identifier(col, quoted=True), table=table))
         return unknown
 
     # ------------------------------------------------------------------ expressions
@@ -430,27 +461,27 @@ class Resolver(SourceBinder):
 
         Several copies when a column comes from a set operation with several branches.
         """
-        if isinstance(expr, exp.Column) and not isinstance(expr.this, exp.Star):
+        if isinstance(expr, _COLUMN) and not isinstance(expr.this, _STAR):
             return self._column(expr, scope, alias_first, alias_fallback)
         subs: list[tuple[int, Alts, int | None]] = []  # (node id, alternatives, relation they come from)
         flat = flat_columns(expr)  # one level of columns and literals (``a = b``, ``SUM(x)``): no walk
         nodes: Iterable[exp.Expression]
         if flat is not None:
-            self.budget.spend(len(flat) + 1)
+            self._spend(len(flat) + 1)
             nodes = flat
         else:
             found = find_all(expr, _COLUMN_OR_QUERY)
-            self.budget.spend(len(found) + 1)
+            self._spend(len(found) + 1)
             nested = False
             for node in found:
-                if not isinstance(node, exp.Column):
+                if not isinstance(node, _COLUMN):
                     nested = True
                     break
             nodes = scope_nodes(expr) if nested else found
         several = False  # some column has several alternatives (set-operation branches)
         for node in nodes:
-            if isinstance(node, exp.Column):
-                if isinstance(node.this, exp.Star):
+            if isinstance(node, _COLUMN):
+                if isinstance(node.this, _STAR):
                     continue
                 self._origin = None
                 alts = self._column(node, scope, alias_first, alias_fallback)
@@ -466,7 +497,7 @@ class Resolver(SourceBinder):
             return [substitute(expr, {})]
         if not several:  # one combination: each column's one alternative (a column with none keeps its node)
             mapping = {key: alts[0] for key, alts, _ in subs if alts}
-            self.budget.spend(len(mapping))
+            self._spend(len(mapping))
             return [substitute(expr, mapping)]
         out: Alts = []
         for assignment in _combinations(subs):
@@ -479,38 +510,38 @@ class Resolver(SourceBinder):
                 )
                 break
             fresh = not out  # later combinations share replacements with the first: copy them
-            self.budget.spend(len(assignment))
+            self._spend(len(assignment))
             mapping = {key: alt if fresh else self._reuse(alt) for key, alt in assignment}
             out.append(substitute(expr, mapping))
         return out
 
     def _subquery(self, node: exp.Expression, scope: Scope) -> Alts:
-        query = node.this if isinstance(node, exp.Subquery) else node
+        query = node.this if isinstance(node, _SUBQUERY) else node
         rel = self.relation(query, scope, scope.ctes)
         parent = node.parent
-        scalar = not isinstance(parent, exp.In | exp.Exists | exp.Any | exp.All)
+        scalar = not isinstance(parent, _IN | _EXISTS | _ANY | _ALL)
         if scalar and len(rel.columns) == 1:
             return [self._take(alt) for alt in rel.columns[0]]
         # a predicate subquery: render what it compares, over its base tables. EXISTS compares no
         # output (its select list is irrelevant), only its correlation predicates.
-        if isinstance(parent, exp.Exists):
-            outputs: list[exp.Expression] = [exp.Star()]
+        if isinstance(parent, _EXISTS):
+            outputs: list[exp.Expression] = [_STAR()]
         else:
-            outputs = [self._take(alts[0]) for alts in rel.columns if alts] or [exp.Star()]
-        select = exp.Select(expressions=outputs)
+            outputs = [self._take(alts[0]) for alts in rel.columns if alts] or [_STAR()]
+        select = _SELECT(expressions=outputs)
         if rel.tables:
-            select.set("from_", exp.From(this=_table_node(rel.tables[0].name)))
+            select.set("from_", _FROM(this=_table_node(rel.tables[0].name)))
             for t in rel.tables[1:]:
-                select.append("joins", exp.Join(this=_table_node(t.name)))
+                select.append("joins", _JOIN(this=_table_node(t.name)))
         if rel.correlated:
             cond = self._take(rel.correlated[0])
             for c in rel.correlated[1:]:
-                cond = exp.And(this=cond, expression=self._take(c))
-            select.set("where", exp.Where(this=cond))
-        return [select if isinstance(node, exp.Select) else exp.Subquery(this=select)]
+                cond = _AND(this=cond, expression=self._take(c))
+            select.set("where", _WHERE(this=cond))
+        return [select if isinstance(node, _SELECT) else _SUBQUERY(this=select)]
 
 
-_TABLE_NODES: dict[str, exp.Table] = {}
+_TABLE_NODES: Final[dict[str, exp.Table]] = {}
 
 
 def _table_node(name: str) -> exp.Table:
@@ -519,7 +550,7 @@ def _table_node(name: str) -> exp.Table:
     if node is None:
         if len(_TABLE_NODES) >= 4096:
             _TABLE_NODES.clear()
-        node = _TABLE_NODES[name] = exp.to_table(name)
+        node = _TABLE_NODES[name] = _exp_to_table(name)
     return node.copy()
 
 
@@ -527,7 +558,9 @@ def _table_node(name: str) -> exp.Table:
 # PostgreSQL (and Redshift, from it) names a cast by its argument; Spark names a cast of a
 # column by the column. The others name it by its text (MySQL, DuckDB, Snowflake) or by position
 # (Hive ``_c0``, Trino ``_col0``), which the expression's text stands for here.
-CAST_NAMED_BY_COLUMN = frozenset({"postgres", "redshift", "materialize", "risingwave", "spark", "spark2", "databricks"})
+CAST_NAMED_BY_COLUMN: Final = frozenset(
+    {"postgres", "redshift", "materialize", "risingwave", "spark", "spark2", "databricks"}
+)
 
 
 def _cast_column(item: exp.Expression, dialect: str) -> exp.Column | None:
@@ -541,9 +574,9 @@ def _cast_column(item: exp.Expression, dialect: str) -> exp.Column | None:
     """
     if dialect not in CAST_NAMED_BY_COLUMN:
         return None
-    while isinstance(item, exp.Cast):
+    while isinstance(item, _CAST):
         item = item.this
-    return item if isinstance(item, exp.Column) and not isinstance(item.this, exp.Star) else None
+    return item if isinstance(item, _COLUMN) and not isinstance(item.this, _STAR) else None
 
 
 def _combinations(subs: list[tuple[int, Alts, int | None]]) -> Iterator[list[tuple[int, exp.Expression]]]:

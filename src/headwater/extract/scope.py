@@ -16,8 +16,12 @@ from sqlglot import exp
 from headwater.model import ColumnRef, TableRef
 from headwater.model.storage import storage_uri
 
-REF = "hw"  # meta key: the ColumnRef of a resolved base-table column
-UNRESOLVED = "hw_unresolved"  # meta key: a column that could not be bound
+# sqlglot's classes and functions as constants of this module: the compiled build reads a ``Final``
+# name directly, where ``exp.X`` in a function is two look-ups (the module ``exp``, then its attribute)
+_exp_to_identifier: Final = exp.to_identifier
+
+REF: Final = "hw"  # meta key: the ColumnRef of a resolved base-table column
+UNRESOLVED: Final = "hw_unresolved"  # meta key: a column that could not be bound
 
 Alts = list[exp.Expression]
 
@@ -119,7 +123,7 @@ class Scope:
 
 # what ``column_node`` makes of one base column, kept across statements: its reference, its table's
 # label and whether each identifier is quoted (``exp.to_identifier``'s regular expression)
-_LEAF_PARTS: dict[tuple[str, str | None, str, str], tuple[ColumnRef, str, bool, bool]] = {}
+_LEAF_PARTS: Final[dict[tuple[str, str | None, str, str], tuple[ColumnRef, str, bool, bool]]] = {}
 
 
 def column_node(table: TableRef, name: str) -> exp.Column:
@@ -128,15 +132,13 @@ def column_node(table: TableRef, name: str) -> exp.Column:
     parts = _LEAF_PARTS.get(key)
     if parts is None:
         label = storage_uri(table) if "://" in table.catalog else table.name
-        quoted_name = bool(exp.to_identifier(name).args.get("quoted"))
-        quoted_label = bool(exp.to_identifier(label).args.get("quoted"))
+        quoted_name = bool(_exp_to_identifier(name).args.get("quoted"))
+        quoted_label = bool(_exp_to_identifier(label).args.get("quoted"))
         if len(_LEAF_PARTS) >= 65536:
             _LEAF_PARTS.clear()
         parts = _LEAF_PARTS[key] = (ColumnRef(table, name), label, quoted_name, quoted_label)
     ref, label, quoted_name, quoted_label = parts
-    node = exp.Column(
-        this=exp.Identifier(this=name, quoted=quoted_name), table=exp.Identifier(this=label, quoted=quoted_label)
-    )
+    node = _COLUMN(this=_IDENTIFIER(this=name, quoted=quoted_name), table=_IDENTIFIER(this=label, quoted=quoted_label))
     node.meta[REF] = ref
     return node
 
@@ -144,11 +146,25 @@ def column_node(table: TableRef, name: str) -> exp.Column:
 RefKey = tuple[str, str | None, str, str]
 
 
+REF_KEYS_KEPT: Final = 65536
+# ``ref_key``'s answers by the reference's id (the reference held, so the id stays its own): references
+# are few and long-lived (``column_node`` keeps one per column), and their five fields cost the
+# compiled build a generic attribute look-up each
+_REF_KEYS: Final[dict[int, tuple[ColumnRef, RefKey]]] = {}
+
+
 def ref_key(ref: ColumnRef) -> RefKey:
     """A column reference's fields, equal exactly when the references are: a dictionary key hashed
     by C code, not by the dataclasses' Python ``__hash__`` (two calls per reference)."""
+    kept = _REF_KEYS.get(id(ref))
+    if kept is not None and kept[0] is ref:
+        return kept[1]
     table = ref.table
-    return (table.catalog, table.database, table.name, ref.column)
+    key = (table.catalog, table.database, table.name, ref.column)
+    if len(_REF_KEYS) >= REF_KEYS_KEPT:
+        _REF_KEYS.clear()
+    _REF_KEYS[id(ref)] = (ref, key)
+    return key
 
 
 def refs_of(node: exp.Expression, shared: bool = False) -> list[ColumnRef]:
@@ -219,7 +235,7 @@ def find_all(node: exp.Expression, types: type | tuple[type, ...]) -> list[exp.E
     """
     # identifiers and literals hold no node (their arguments are text and flags): unless they are
     # asked for, they are not visited, which leaves the order of the others as it is
-    leaves = issubclass(exp.Identifier, types) or issubclass(exp.Literal, types)
+    leaves = issubclass(_IDENTIFIER, types) or issubclass(_LITERAL, types)
     if not _COMPILED:
         return _find_all_interpreted(node, types, leaves)
     found: list[exp.Expression] = []
@@ -265,7 +281,7 @@ def _find_all_interpreted(node: exp.Expression, types: type | tuple[type, ...], 
 def columns_in(node: exp.Expression, shared: bool) -> Iterator[exp.Column]:
     """The column nodes of a resolved expression; ``shared``: each shared subexpression once."""
     if not shared:
-        return iter(find_all(node, exp.Column))  # type: ignore[arg-type]  # only columns
+        return iter(find_all(node, _COLUMN))  # type: ignore[arg-type]  # only columns
     from headwater.extract.trees import distinct_nodes
 
-    return (n for n in distinct_nodes(node) if isinstance(n, exp.Column))
+    return (n for n in distinct_nodes(node) if isinstance(n, _COLUMN))

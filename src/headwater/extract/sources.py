@@ -7,7 +7,7 @@ method adds a ``Source`` to a scope.
 from __future__ import annotations
 
 import itertools
-from typing import cast
+from typing import Final, cast
 
 from sqlglot import exp
 
@@ -20,6 +20,28 @@ from headwater.extract.storage import table_storage
 from headwater.extract.trees import QUERY_TYPES, clone
 from headwater.model import IndirectType, Severity, TableRef
 
+# sqlglot's classes and functions as constants of this module: the compiled build reads a ``Final``
+# name directly, where ``exp.X`` in a function is two look-ups (the module ``exp``, then its attribute)
+_ALIAS: Final = exp.Alias
+_CASE: Final = exp.Case
+_COLUMN: Final = exp.Column
+_CREATE: Final = exp.Create
+_EQ: Final = exp.EQ
+_EXPLODE: Final = exp.Explode
+_EXPRESSION: Final = exp.Expression
+_IDENTIFIER: Final = exp.Identifier
+_IF: Final = exp.If
+_IN: Final = exp.In
+_INLINE: Final = exp.Inline
+_LATERAL: Final = exp.Lateral
+_LITERAL: Final = exp.Literal
+_PIVOT_ALIAS: Final = exp.PivotAlias
+_STAR: Final = exp.Star
+_SUBQUERY: Final = exp.Subquery
+_TABLE: Final = exp.Table
+_UNNEST: Final = exp.Unnest
+_exp_column: Final = exp.column
+
 
 def _parenthesised_tables(node: exp.Subquery) -> bool:
     """True for parentheses around a table or a join (``(t1)``, ``((a JOIN b ON …))``), not a query.
@@ -29,32 +51,32 @@ def _parenthesised_tables(node: exp.Subquery) -> bool:
     True
     """
     inner = node.this
-    while isinstance(inner, exp.Subquery) and not inner.args.get("alias"):
+    while isinstance(inner, _SUBQUERY) and not inner.args.get("alias"):
         inner = inner.this
-    return isinstance(inner, exp.Table)
+    return isinstance(inner, _TABLE)
 
 
 class SourceBinder(ColumnBinder):
     """FROM-clause binding for ``Resolver``."""
 
     def _add_source(self, node: exp.Expression, scope: Scope) -> Source | None:
-        if isinstance(node, exp.Subquery) and not node.args.get("alias") and _parenthesised_tables(node):
+        if isinstance(node, _SUBQUERY) and not node.args.get("alias") and _parenthesised_tables(node):
             return self._add_source(node.this, scope)  # ``FROM (t1)``, ``FROM ((a JOIN b ON …))``
         alias_node = node.args.get("alias")
         alias = self.table_ident(alias_node.this) if alias_node is not None and alias_node.this else None
-        path = table_storage(node, self.names.dialect or None) if isinstance(node, exp.Table) else None
+        path = table_storage(node, self.names.dialect or None) if isinstance(node, _TABLE) else None
         if path is not None:  # a storage path read as a dataset: its columns are unknown
             self.tables[path] = None
             written = self.catalog.table(path)  # a path an earlier statement wrote
             columns = list(written.column_names) if written is not None else None
             src = Source(alias=alias or path.name, table=path, columns=columns)
-        elif isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier):
+        elif isinstance(node, _TABLE) and isinstance(node.this, _IDENTIFIER):
             src = self._table_source(node, scope, alias)
-        elif isinstance(node, exp.Unnest) or (
-            isinstance(node, exp.Lateral) and isinstance(node.this, exp.Explode | exp.Inline | exp.Unnest)
+        elif isinstance(node, _UNNEST) or (
+            isinstance(node, _LATERAL) and isinstance(node.this, _EXPLODE | _INLINE | _UNNEST)
         ):
             src = self._unnest_source(node, scope, alias)
-        elif isinstance(node, exp.Lateral) and isinstance(node.this, QUERY_TYPES):
+        elif isinstance(node, _LATERAL) and isinstance(node.this, QUERY_TYPES):
             body = cast(exp.Expression, node.this)
 
             def lateral_load(body: exp.Expression = body, scope: Scope = scope) -> Relation:
@@ -94,26 +116,26 @@ class SourceBinder(ColumnBinder):
         ) or base.alias
         field = (pivot.args.get("fields") or [None])[0]
         columns = base.known_columns()
-        if pivot.args.get("unpivot") or not isinstance(field, exp.In) or columns is None:
+        if pivot.args.get("unpivot") or not isinstance(field, _IN) or columns is None:
             why = "UNPIVOT" if pivot.args.get("unpivot") else "PIVOT over an input whose columns are unknown"
             self.diag("unsupported_construct", f"{why}: lineage through it is not resolved", pivot, construct="PIVOT")
             return Source(alias=alias, opaque="PIVOT")
         inner = Scope(scope.parent, scope.ctes)
         inner.add(base)
-        aggs = [a.this if isinstance(a, exp.Alias) else a for a in pivot.expressions]
-        used = {self.column_ident(c.this) for a in [field.this, *aggs] for c in a.find_all(exp.Column)}
+        aggs = [a.this if isinstance(a, _ALIAS) else a for a in pivot.expressions]
+        used = {self.column_ident(c.this) for a in [field.this, *aggs] for c in a.find_all(_COLUMN)}
         group = [c for c in columns if c not in used]
-        names, outputs = list(group), [self.resolve(exp.column(c, quoted=True), inner) for c in group]
+        names, outputs = list(group), [self.resolve(_exp_column(c, quoted=True), inner) for c in group]
         for key in outputs:
             self._record(IndirectType.GROUP_BY, key)
-        values = [v.this if isinstance(v, exp.PivotAlias) else v for v in field.expressions]
+        values = [v.this if isinstance(v, _PIVOT_ALIAS) else v for v in field.expressions]
         labels = [self.column_ident(c) or "" for c in pivot.args.get("columns") or []]
         k = 0
         for value in values:
             for agg in aggs:
-                cond = exp.EQ(this=field.this.copy(), expression=value.copy())
-                arg = agg.this if not isinstance(agg.this, exp.Star) else exp.Literal.number(1)
-                case = exp.Case(ifs=[exp.If(this=cond, true=arg.copy())])
+                cond = _EQ(this=field.this.copy(), expression=value.copy())
+                arg = agg.this if not isinstance(agg.this, _STAR) else _LITERAL.number(1)
+                case = _CASE(ifs=[_IF(this=cond, true=arg.copy())])
                 names.append(labels[k] if k < len(labels) else f"{value.name}_{agg.key}")
                 outputs.append(self.resolve(agg.__class__(**{**agg.args, "this": case}), inner))
                 k += 1
@@ -126,28 +148,28 @@ class SourceBinder(ColumnBinder):
         ``LATERAL VIEW EXPLODE(t.tags) x AS tag`` gives ``tag`` = ``EXPLODE(t.tags)``; a map's key and
         value columns, a POSEXPLODE position and an UNNEST offset are all functions of their input.
         """
-        func = node.this if isinstance(node, exp.Lateral) else node
-        args = list(func.expressions) if isinstance(func, exp.Unnest) else [func.this, *func.expressions]
-        args = [a for a in args if isinstance(a, exp.Expression)]
+        func = node.this if isinstance(node, _LATERAL) else node
+        args = list(func.expressions) if isinstance(func, _UNNEST) else [func.this, *func.expressions]
+        args = [a for a in args if isinstance(a, _EXPRESSION)]
         alias_node = node.args.get("alias") or func.args.get("alias")
         cols = list(alias_node.args.get("columns") or []) if alias_node is not None else []
         names = [self.column_ident(c) or "" for c in cols]
-        if not names and alias_node is not None and alias_node.this and isinstance(func, exp.Unnest):
+        if not names and alias_node is not None and alias_node.this and isinstance(func, _UNNEST):
             names = [alias or ""]  # UNNEST(arr) AS x names the value column (BigQuery, DuckDB)
         width = max(len(names), len(args), 1)
         names += [f"col{i + 1}" for i in range(len(names), width)]
         labels = [c.name for c in cols] or list(names)
-        offset = func.args.get("offset") if isinstance(func, exp.Unnest) else None
+        offset = func.args.get("offset") if isinstance(func, _UNNEST) else None
         if offset:  # WITH ORDINALITY AS u(x, n) / WITH OFFSET [AS pos]: the position column
-            named = isinstance(offset, exp.Identifier)
+            named = isinstance(offset, _IDENTIFIER)
             names.append((self.column_ident(offset) or "") if named else "offset")
             labels.append(offset.name if named else "offset")
         resolved = [self.resolve(a, scope) for a in args]
         columns: list[Alts] = []
         for i in range(len(names)):
             alts = resolved[min(i, len(resolved) - 1)] if resolved else []
-            if isinstance(func, exp.Unnest):
-                columns.append([exp.Unnest(expressions=[clone(a)]) for a in alts])
+            if isinstance(func, _UNNEST):
+                columns.append([_UNNEST(expressions=[clone(a)]) for a in alts])
             else:
                 columns.append([func.__class__(this=clone(a)) for a in alts])
         rel = Relation(names, labels, columns)
@@ -251,7 +273,7 @@ class SourceBinder(ColumnBinder):
         except Exception as err:  # a stored view definition we cannot read
             self.diag("view_unreadable", f"view {ref.qualified}: cannot parse its definition: {err}", None)
             return Relation([], [], [], complete=False)
-        if isinstance(tree, exp.Create):
+        if isinstance(tree, _CREATE):
             tree = tree.expression
         saved = self.database
         self.database = ref.database or saved
@@ -272,14 +294,14 @@ class SourceBinder(ColumnBinder):
         if src is None:
             return
         using = join.args.get("using") or []
-        names = [self.column_ident(u.this if isinstance(u, exp.Column) else u) or "" for u in using]
+        names = [self.column_ident(u.this if isinstance(u, _COLUMN) else u) or "" for u in using]
         if str(join.args.get("method") or "").upper() == "NATURAL":
             names = self._natural_columns(before, src, join)
         for name in names:
             left = self._lookup_in(before, name, join)
             right_alts = self._from_source(src, name, join)
             for lalt, ralt in itertools.product(left, right_alts):
-                self.indirect.append((IndirectType.JOIN, exp.EQ(this=lalt, expression=ralt)))
+                self.indirect.append((IndirectType.JOIN, _EQ(this=lalt, expression=ralt)))
             if left:
                 left_src = next(s for s in before if s.has(name) is not False)
                 scope.using.setdefault(name, left_src)

@@ -15,7 +15,19 @@ from sqlglot import exp
 
 from headwater.extract.scope import REF, UNRESOLVED
 
-QUERY_TYPES = (exp.Query, exp.Subquery, exp.Values)
+# sqlglot's classes and functions as constants of this module: the compiled build reads a ``Final``
+# name directly, where ``exp.X`` in a function is two look-ups (the module ``exp``, then its attribute)
+_AND: Final = exp.And
+_CUBE: Final = exp.Cube
+_EXPRESSION: Final = exp.Expression
+_GROUPING_SETS: Final = exp.GroupingSets
+_PAREN: Final = exp.Paren
+_ROLLUP: Final = exp.Rollup
+_TABLE: Final = exp.Table
+_TUPLE: Final = exp.Tuple
+_exp_var: Final = exp.var
+
+QUERY_TYPES: Final = (exp.Query, exp.Subquery, exp.Values)
 
 
 def conjuncts(node: exp.Expression | None) -> list[exp.Expression]:
@@ -24,9 +36,9 @@ def conjuncts(node: exp.Expression | None) -> list[exp.Expression]:
     stack = [node] if node is not None else []
     while stack:  # the right operand is pushed first, so the left one's parts come out first
         part = stack.pop()
-        while isinstance(part, exp.Paren):
+        while isinstance(part, _PAREN):
             part = part.this
-        if isinstance(part, exp.And):
+        if isinstance(part, _AND):
             stack.extend(p for p in (part.expression, part.this) if p is not None)
         else:
             parts.append(part)
@@ -35,11 +47,11 @@ def conjuncts(node: exp.Expression | None) -> list[exp.Expression]:
 
 def reads_table(query: exp.Expression, name: str) -> bool:
     """True when ``query`` reads a table called ``name`` (a recursive CTE's self-reference)."""
-    return any(t.name.lower() == name.lower() and not t.args.get("db") for t in query.find_all(exp.Table))
+    return any(t.name.lower() == name.lower() and not t.args.get("db") for t in query.find_all(_TABLE))
 
 
 def grouping_keys(node: exp.Expression) -> list[exp.Expression]:
-    if isinstance(node, exp.Tuple | exp.GroupingSets | exp.Cube | exp.Rollup):
+    if isinstance(node, _TUPLE | _GROUPING_SETS | _CUBE | _ROLLUP):
         keys: list[exp.Expression] = []
         for e in node.expressions:
             keys.extend(grouping_keys(e))
@@ -56,10 +68,10 @@ def scope_nodes(expr: exp.Expression) -> Iterator[exp.Expression]:
         if node is not expr and isinstance(node, QUERY_TYPES):
             continue
         for value in node.args.values():
-            if isinstance(value, exp.Expression):
+            if isinstance(value, _EXPRESSION):
                 stack.append(value)
             elif type(value) is list:
-                stack.extend(v for v in value if isinstance(v, exp.Expression))
+                stack.extend(v for v in value if isinstance(v, _EXPRESSION))
 
 
 # identifiers and literals: their arguments are text and flags, never nodes (``scope.find_all``)
@@ -96,7 +108,7 @@ def flat_columns(node: exp.Expression) -> list[exp.Column] | None:
     return found
 
 
-_OPERATORS = (exp.Binary, exp.Unary)
+_OPERATORS: Final = (exp.Binary, exp.Unary)
 
 
 def substitute(node: exp.Expression, mapping: dict[int, exp.Expression], operand: bool = False) -> exp.Expression:
@@ -107,26 +119,26 @@ def substitute(node: exp.Expression, mapping: dict[int, exp.Expression], operand
     comments, token positions or other metadata but the resolved column reference, which makes it
     several times cheaper.
     """
-    cls = node.__class__
+    cls = type(node)
     if cls is _LITERAL or cls is _IDENTIFIER:  # no node inside and none replaced (``mapping`` holds
         return cls(**node.args)  # columns and queries): its arguments as they are
     replacement = mapping.get(id(node))
     if replacement is not None:
         if operand and isinstance(replacement, _OPERATORS):
-            return exp.Paren(this=replacement)
+            return _PAREN(this=replacement)
         return replacement
     child_operand = isinstance(node, _OPERATORS)
     kwargs: dict[str, object] = {}
     for key, value in node.args.items():
         if value is None or value is True or value is False or isinstance(value, str):  # no node: cheap tests first
             kwargs[key] = value
-        elif isinstance(value, exp.Expression):
+        elif isinstance(value, _EXPRESSION):
             kwargs[key] = substitute(value, mapping, child_operand)
         elif type(value) is list:
-            kwargs[key] = [substitute(v, mapping, child_operand) if isinstance(v, exp.Expression) else v for v in value]
+            kwargs[key] = [substitute(v, mapping, child_operand) if isinstance(v, _EXPRESSION) else v for v in value]
         else:
             kwargs[key] = value
-    new = node.__class__(**kwargs)
+    new = cls(**kwargs)
     if node._meta and REF in node._meta:
         new.meta[REF] = node._meta[REF]
     return new
@@ -138,13 +150,13 @@ def clone(node: exp.Expression, memo: dict[int, exp.Expression] | None = None) -
     A subexpression shared by several parents (see ``Resolver._reuse``) is copied once and stays
     shared in the copy, so copying never expands a shared expression.
     """
-    if isinstance(node, exp.Column) and node._meta and REF in node._meta:
+    if isinstance(node, _COLUMN) and node._meta and REF in node._meta:
         return node
     memo = {} if memo is None else memo
     done = memo.get(id(node))
     if done is not None:
         return done
-    cls = node.__class__
+    cls = type(node)
     if cls is _LITERAL or cls is _IDENTIFIER:  # no node inside: its arguments as they are
         leaf: exp.Expression = cls(**node.args)
         if node._meta and UNRESOLVED in node._meta:
@@ -155,14 +167,103 @@ def clone(node: exp.Expression, memo: dict[int, exp.Expression] | None = None) -
     for key, value in node.args.items():
         if value is None or value is True or value is False or isinstance(value, str):  # no node: cheap tests first
             kwargs[key] = value
-        elif isinstance(value, exp.Expression):
+        elif isinstance(value, _EXPRESSION):
             kwargs[key] = clone(value, memo)
         elif type(value) is list:
-            kwargs[key] = [clone(v, memo) if isinstance(v, exp.Expression) else v for v in value]
+            kwargs[key] = [clone(v, memo) if isinstance(v, _EXPRESSION) else v for v in value]
         else:
             kwargs[key] = value
-    new = node.__class__(**kwargs)
+    new = cls(**kwargs)
     meta = node._meta
+    if meta and UNRESOLVED in meta:
+        new.meta[UNRESOLVED] = True
+    memo[id(node)] = new
+    return new
+
+
+class _Within:
+    """The state of one ``clone_within``: nodes counted so far, and why it stopped, if it did."""
+
+    __slots__ = ("count", "limit", "over", "sizes")
+
+    def __init__(self, limit: int, sizes: dict[int, int]) -> None:
+        self.count = 0
+        self.limit = limit
+        self.sizes = sizes
+        self.over = False  # more than ``limit`` nodes
+
+
+def clone_within(node: exp.Expression, limit: int, sizes: dict[int, int]) -> tuple[exp.Expression | None, int]:
+    """``clone(node)`` and ``size_within(node, limit)`` in one walk: ``(copy, size)`` when the
+    expression has at most ``limit`` nodes; ``(None, limit + 1)`` when it has more (the walk stops
+    there); ``(None, 0)`` when it holds one subexpression twice or a leaf with nodes inside, which
+    this walk does not count as ``size_within`` does: the caller then asks the two separately.
+    ``sizes`` keeps ``size_within(leaf, limit)`` of the shared base-column leaves by id.
+
+    >>> import sqlglot
+    >>> a = sqlglot.parse_one("x + 1")
+    >>> copy, size = clone_within(a, 64, {})
+    >>> copy.sql(), size, clone_within(a, 3, {})[1], clone_within(exp.Mul(this=a, expression=a), 64, {})
+    ('x + 1', 4, 4, (None, 0))
+    """
+    state = _Within(limit, sizes)
+    copy = _clone_counted(node, state, {})
+    if copy is None:
+        return None, limit + 1 if state.over else 0
+    return copy, state.count
+
+
+def _clone_counted(node: exp.Expression, state: _Within, memo: dict[int, exp.Expression]) -> exp.Expression | None:
+    """``clone``, counting the nodes of the tree as ``size_within`` does; None: stopped (``state``)."""
+    meta = node._meta
+    if isinstance(node, _COLUMN) and meta and REF in meta:  # a shared leaf: its nodes counted, itself kept
+        size = state.sizes.get(id(node))
+        if size is None:
+            size = state.sizes[id(node)] = size_within(node, state.limit)
+        state.count += size
+        if state.count > state.limit:
+            state.over = True
+            return None
+        return node
+    if id(node) in memo:  # a subexpression met twice: ``size_within`` counts it at every use
+        return None
+    state.count += 1
+    if state.count > state.limit:
+        state.over = True
+        return None
+    cls = type(node)
+    if cls is _LITERAL or cls is _IDENTIFIER:
+        for value in node.args.values():
+            if isinstance(value, _EXPRESSION) or type(value) is list:  # not the leaf ``clone`` expects
+                return None
+        leaf: exp.Expression = cls(**node.args)
+        if meta and UNRESOLVED in meta:
+            leaf.meta[UNRESOLVED] = True
+        memo[id(node)] = leaf
+        return leaf
+    kwargs: dict[str, object] = {}
+    for key, value in node.args.items():
+        if value is None or value is True or value is False or isinstance(value, str):
+            kwargs[key] = value
+        elif isinstance(value, _EXPRESSION):
+            copied = _clone_counted(value, state, memo)
+            if copied is None:
+                return None
+            kwargs[key] = copied
+        elif type(value) is list:
+            items: list[object] = []
+            for v in value:
+                if isinstance(v, _EXPRESSION):
+                    copied = _clone_counted(v, state, memo)
+                    if copied is None:
+                        return None
+                    items.append(copied)
+                else:
+                    items.append(v)
+            kwargs[key] = items
+        else:
+            kwargs[key] = value
+    new = cls(**kwargs)
     if meta and UNRESOLVED in meta:
         new.meta[UNRESOLVED] = True
     memo[id(node)] = new
@@ -171,11 +272,11 @@ def clone(node: exp.Expression, memo: dict[int, exp.Expression] | None = None) -
 
 def children(node: exp.Expression) -> Iterator[exp.Expression]:
     for value in node.args.values():
-        if isinstance(value, exp.Expression):
+        if isinstance(value, _EXPRESSION):
             yield value
         elif type(value) is list:
             for v in value:
-                if isinstance(v, exp.Expression):
+                if isinstance(v, _EXPRESSION):
                     yield v
 
 
@@ -244,16 +345,16 @@ def size_within(node: exp.Expression, limit: int) -> int:
         if count > limit:
             return count
         for value in n.args.values():
-            if isinstance(value, exp.Expression):
+            if isinstance(value, _EXPRESSION):
                 stack.append(value)
             elif type(value) is list:
                 for v in value:
-                    if isinstance(v, exp.Expression):
+                    if isinstance(v, _EXPRESSION):
                         stack.append(v)
     return count
 
 
-ELLIPSIS = "…"
+ELLIPSIS: Final = "…"
 
 
 def expand(node: exp.Expression, budget: int) -> tuple[exp.Expression, bool]:
@@ -271,14 +372,14 @@ def expand(node: exp.Expression, budget: int) -> tuple[exp.Expression, bool]:
         src, dst = queue[i]
         i += 1
         for key, value in src.args.items():
-            if isinstance(value, exp.Expression):
+            if isinstance(value, _EXPRESSION):
                 new, count, cut = _expand_child(value, count, budget, queue)
                 abbreviated = abbreviated or cut
                 dst.set(key, new)
-            elif type(value) is list and any(isinstance(v, exp.Expression) for v in value):
+            elif type(value) is list and any(isinstance(v, _EXPRESSION) for v in value):
                 items = []
                 for v in value:
-                    if isinstance(v, exp.Expression):
+                    if isinstance(v, _EXPRESSION):
                         new, count, cut = _expand_child(v, count, budget, queue)
                         abbreviated = abbreviated or cut
                         items.append(new)
@@ -292,7 +393,7 @@ def _expand_child(
     value: exp.Expression, count: int, budget: int, queue: list[tuple[exp.Expression, exp.Expression]]
 ) -> tuple[exp.Expression, int, bool]:
     if count >= budget:
-        return exp.var(ELLIPSIS), count + 1, True
+        return _exp_var(ELLIPSIS), count + 1, True
     new = _shallow(value)
     queue.append((value, new))
     return new, count + 1, False
@@ -303,9 +404,9 @@ def _shallow(node: exp.Expression) -> exp.Expression:
     kwargs: dict[str, object] = {}
     for key, value in node.args.items():
         if type(value) is list:
-            if not any(isinstance(v, exp.Expression) for v in value):
+            if not any(isinstance(v, _EXPRESSION) for v in value):
                 kwargs[key] = list(value)
-        elif not isinstance(value, exp.Expression):
+        elif not isinstance(value, _EXPRESSION):
             kwargs[key] = value
     new = node.__class__(**kwargs)
     meta = node._meta

@@ -86,8 +86,8 @@ SECRET_KEY_QUALIFIERS = frozenset(_QUALIFIER_WORDS.split())
 _KEY_QUALIFIERS = tuple(sorted(SECRET_KEY_QUALIFIERS))
 # the hint words of ``may_hold_secret``'s ASCII path; ``key`` is tested there by ``_key_hinted`` and
 # ``cred`` by ``_cred_hinted``
-_HINT_WORDS = ("pass", "pwd", "secret", "token", "hidden", "private", "keytab", "jaas", "auth", "sas", "sig")
-_HINT_WORDS += ("pw", "identified", "://", "bearer", "basic")
+_HINT_WORDS = ("pass", "secret", "token", "hidden", "private", "keytab", "jaas", "auth", "sas", "sig")
+_HINT_WORDS += ("pw", "identified", "://", "bearer", "basic")  # ``pw`` finds ``pwd`` too: no search of its own
 _HINT = re.compile("|".join(re.escape(w) for w in (*_HINT_WORDS, "cred", "key")), re.IGNORECASE)
 
 
