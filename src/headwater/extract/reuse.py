@@ -116,7 +116,7 @@ def shape_of(sql: str, dialect: Any) -> Shape | None:
     return Shape(tokens, tuple(literals), key, names)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Plan:
     """What tokenizing one statement of a skeleton showed, which holds for each statement of it."""
 
@@ -132,8 +132,21 @@ class _Plan:
     before: tuple[int, ...]  # how many candidates come before each token
     widths: tuple[int, ...]  # each candidate's length
     numbers: tuple[bool, ...]  # which candidates are numbers (the others are quoted strings)
-    positions: bool  # a token's line and column are those its offset counts (no carriage return)
     hinted: bool  # the text around the candidates may hold a secret (``secrets.may_hold_secret``)
+    sql: str  # the statement the plan was made of
+    positions: bool | None = None  # a token's line and column are those its offset counts (no carriage
+    # return); None until a diagnostic's position is first asked for (``counted_positions``)
+
+    def counted_positions(self, dialect: Any) -> bool:
+        if self.positions is None:
+            sql = self.sql
+            shape = shape_of(sql, dialect)
+            self.positions = (
+                shape is not None
+                and "\r" not in sql
+                and all(_start_of(t, sql)[1:] == _counted(sql, t.start) for t in shape.tokens)
+            )
+        return self.positions
 
 
 def _skeleton(sql: str) -> tuple[tuple[Any, ...], list[str]]:
@@ -184,7 +197,7 @@ def _plan_of(sql: str, shape: Shape, skeleton: tuple[Any, ...], found: list[str]
         widths=tuple(len(f) if numbers[k] else len(f) + 2 for k, f in enumerate(found)),
         numbers=numbers,
         hinted=any(may_hold_secret(s) for s in segments),
-        positions="\r" not in sql and all(_start_of(t, sql)[1:] == _counted(sql, t.start) for t in tokens),
+        sql=sql,
     )
 
 
@@ -233,7 +246,7 @@ class Sight:
     def position(self, k: int) -> tuple[int, int] | None:
         """(line, column) of the ``k``-th token: from the skeleton's plan, else from the tokens."""
         plan, found = self.plan, self.found
-        if plan is None or found is None or not plan.positions:
+        if plan is None or found is None or not plan.counted_positions(self.dialect):
             shape = self.shape()
             return _start_of(shape.tokens[k], self.sql)[1:] if shape is not None and k < len(shape.tokens) else None
         if k >= len(plan.starts):
