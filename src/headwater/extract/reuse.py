@@ -462,7 +462,7 @@ class StatementReuse:
             sight.key,
             ex.session.catalog,
             ex.session.database,
-            ex.catalog.state_for(sight.names),
+            ex.catalog.state_for(sight.names) if ex.catalog.version else (),  # () while the layer is empty
             tuple(views.items()) if views else (),  # the session's temporary views (a view may read another)
         )
         self.lookups += 1
