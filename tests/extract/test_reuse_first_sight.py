@@ -67,6 +67,17 @@ ADVERSARIAL = {
     "select_into": [f"SELECT a INTO t2 FROM s WHERE d = {n}" for n in (1, 2)],
     "ctas": [f"CREATE TABLE c{n} AS SELECT a FROM s WHERE d = {n}" for n in (1, 2)],
     "no_literal": [_ROWS, _ROWS, "  " + _ROWS],
+    "simple_case": [f"INSERT INTO t SELECT CASE a WHEN {n} THEN 'x' ELSE 'y' END, b, d, k FROM s" for n in (1, 2, 1)],
+    "union_items": [f"INSERT INTO t SELECT '{v}', b, d, k FROM s UNION SELECT a, '{v}', d, k FROM u" for v in "xy"],
+    "on_duplicate": [f"INSERT INTO t SELECT a, b, d, k FROM s ON DUPLICATE KEY UPDATE a = {n}" for n in (1, 2)],
+    "window_frame": [
+        f"INSERT INTO t SELECT a, SUM(b) OVER (ORDER BY d ROWS BETWEEN {n} PRECEDING AND CURRENT ROW), d, k FROM s"
+        for n in (1, 2)
+    ],
+    "subquery_items": [
+        f"INSERT INTO t SELECT x, b, d, k FROM (SELECT '{v}' AS x, 'a' AS a, b, d, k FROM s) q ORDER BY x" for v in "xy"
+    ],
+    "outer_name_of_a_literal": [f"INSERT INTO t SELECT w, 1, 2, 3 FROM (SELECT '{v}', a AS w FROM s) q" for v in "wv"],
     "equal_literals": [f"{_ROWS} WHERE d = {x} AND a = {y}" for x, y in ((7, 7), (1, 2), (3, 3))],
     "negative": [f"{_ROWS} WHERE d = -{n}" for n in (1, 2)],
     "cast_literal": [f"{_ROWS} WHERE d = CAST('{n}' AS INT)" for n in (1, 2)],

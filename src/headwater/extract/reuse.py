@@ -2,17 +2,27 @@
 
 Query logs are mostly re-runs of the same statements with other dates and ids. A statement's
 *shape* is its token stream with string and integer literals abstracted (comments and blanks are
-not tokens). Together with the session's catalog and database and what the session's own DDL did
-to tables of the names it mentions, the shape decides the lineage, except for the literals' own
-text, which this module puts back:
+not tokens). Together with the session's catalog and database, what the session's own DDL did to
+tables of the names it mentions and its temporary views, the shape decides the lineage, except for
+the literals' own text, which this module puts back. The *template* is the statement with a
+placeholder in place of each literal whose value cannot change the events: its tree shows the
+placeholder as a literal compared with columns, an operand of arithmetic, a THEN/ELSE value, an
+aliased select item, a LIMIT… (``_neutral_at``); any other literal is kept in the template's text,
+and only statements with the same value there fit it (``_Template.fixed``).
 
-1. first sight of a shape: extracted as usual; the result is kept (for a quarter of the shapes
+1. first sight of a shape: for an INSERT into a named table (or a SELECT the Doris rules skip),
+   which cannot change the session, the template alone is extracted and the statement answered
+   from it (one extraction); where the template's events carry diagnostics (whose messages may
+   quote the statement), the statement is extracted too and the template checked against it. Any
+   other statement is extracted as usual and its result kept (for a quarter of the shapes
    remembered at most; past that, the second sight is extracted as usual and checked instead);
-2. second sight: extracted with a placeholder in place of each literal (the *template*). The
-   template with the first statement's literals put back must equal the first result, event for
-   event; then the shape is reusable (and this statement answered from it), else never reused;
+2. second sight of such a statement: the template is extracted and, with the first statement's
+   literals put back, must equal the first result, event for event; then the shape is reusable
+   (and this statement answered from it), else never reused;
 3. later sights: the template with the statement's literals put back, the statement's own
    context (query id, user, time, SQL text), and diagnostics moved to its own positions. No parse.
+   Where the literals make two indirect entries of one text, which the extraction keeps once, the
+   statement is extracted.
 
 Finding the shape without the tokenizer (a re-run costs little more than its events' copies): a
 regular expression splits the text into *candidates* (``'…'`` strings without quotes, backslashes
@@ -736,7 +746,7 @@ def _patched(items: tuple[Any, ...], slots: tuple[tuple[int, Pieces], ...], news
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ, exp.Like, exp.ILike)
 _CONNECTIVES = (exp.And, exp.Or, exp.Not, exp.Paren)
 _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)
-_ASSIGNING = (exp.Update, exp.Merge, exp.When, exp.Set, exp.SetItem, exp.Properties, exp.Property)
+_ASSIGNING = (exp.Update, exp.Merge, exp.When, exp.Set, exp.SetItem, exp.Properties, exp.Property, exp.OnConflict)
 _BY_NAME = ("group", "order", "having", "qualify", "windows", "distinct", "sort", "cluster", "distribute")
 # no placeholder under these (a literal there may name a path, a partition, a pivoted column, a row)
 _NEVER_UNDER = (
