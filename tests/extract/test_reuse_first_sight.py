@@ -192,3 +192,20 @@ def test_golden_statements_with_reuse_give_the_events_of_extraction_anew(case):
         out.append(rows)
     for sql, a, b in zip(sqls, out[0], out[1], strict=True):
         assert a == b, sql
+
+
+def test_the_names_read_directly_are_those_of_the_generic_walk():
+    from enum import Enum
+
+    from headwater.extract.reuse import _MODEL_KNOWN, _names, _texts
+    from tests.golden.harness import extract_case
+
+    assert _MODEL_KNOWN  # the model is as ``_KNOWN_FIELDS`` says (else the generic walk is used)
+    events = [e for case in all_cases() for s in extract_case(case).statements for e in s.events]
+    assert len(events) > 200
+    for e in events:
+        generic: list[str] = []
+        direct: list[str] = []
+        _texts(e, generic, set())
+        _names(e, direct)
+        assert {x for x in generic if not isinstance(x, Enum)} <= set(direct)

@@ -62,7 +62,18 @@ from sqlglot.tokens import Token, TokenType
 from headwater.extract.context import generated_query_id, now_iso
 from headwater.extract.result import RunInfo, ScriptResult, StatementResult
 from headwater.extract.split import Piece, _start_of, iter_script
-from headwater.model import Diagnostic, IndirectLineage, LineageInfo, QueryContext
+from headwater.model import (
+    ColumnRef,
+    Diagnostic,
+    DirectInput,
+    DirectLineage,
+    Field,
+    IndirectLineage,
+    LineageInfo,
+    QueryContext,
+    TableRef,
+    Target,
+)
 from headwater.model.codec import event_to_dict
 from headwater.model.event import event_id_of
 from headwater.model.secrets import may_hold_secret
@@ -883,9 +894,69 @@ def _names_hold(e: LineageInfo, renders: tuple[str, ...]) -> bool:
     """True when a placeholder reached anything of the event but its expressions, messages and
     context (which the template rebuilds): a table or column name made from a literal, say."""
     out: list[str] = []
-    _texts(e, out, set())
+    if _MODEL_KNOWN:
+        _names(e, out)
+    else:
+        _texts(e, out, set())
     text = "\0".join(out).lower()
     return any(r.strip("'").lower() in text for r in renders)
+
+
+# The fields of the model's classes ``_names`` reads, all of them but enums, numbers and flags (and
+# those ``_UNREAD`` passes over); ``_texts`` walks any other model generically.
+_KNOWN_FIELDS = {
+    LineageInfo: "event_id source_command target sources direct dataset_indirect output_indirect context status "
+    "diagnostics via version",
+    Target: "table columns",
+    TableRef: "catalog database name",
+    Field: "name type",
+    ColumnRef: "table column",
+    DirectInput: "column labels masking",
+    DirectLineage: "target_column expression type origin sources inputs branch",
+    IndirectLineage: "type expression sources target_column",
+    Diagnostic: "code severity message statement_index line column construct target_column",
+}
+_MODEL_KNOWN = all(tuple(f.name for f in fields(c)) == tuple(n.split()) for c, n in _KNOWN_FIELDS.items())
+
+
+def _names(e: LineageInfo, out: list[str]) -> None:
+    """``_texts`` of an event of the model as ``_KNOWN_FIELDS`` knows it, without the generic walk."""
+    add = out.append
+    done: set[int] = set()
+
+    def table(t: TableRef) -> None:
+        add(t.catalog)
+        add(t.database or "")
+        add(t.name)
+
+    def column(c: ColumnRef) -> None:
+        if id(c) not in done:
+            done.add(id(c))
+            table(c.table)
+            add(c.column)
+
+    table(e.target.table)
+    for f in e.target.columns:
+        add(f.name)
+        add(f.type or "")
+    for t in (*e.sources, *e.via):
+        table(t)
+    for d in e.direct:
+        add(d.target_column)
+        for c in d.sources:
+            column(c)
+        for i in d.inputs:
+            column(i.column)
+            out.extend(i.labels)
+    for x in (*e.dataset_indirect, *e.output_indirect):
+        add(x.target_column or "")
+        for c in x.sources:
+            column(c)
+    for g in e.diagnostics:
+        add(g.code)
+        add(g.construct or "")
+        add(g.target_column or "")
+    add(e.version)
 
 
 _UNREAD = frozenset(("event_id", "context", "expression", "message"))  # what ``_names_hold`` passes over
