@@ -13,7 +13,11 @@ defaults make 90 % of rows re-runs. Two figures, each as CPU time of this proces
 - end to end: ``ingest_history`` into a fresh SQLite store, one worker, reuse off and on;
 - with ``--store-replay``: the store's own part of the reuse-on run: the batches ``ingest_history``
   handed to ``record_batch``, recorded again into a fresh SQLite store (CPU time per event, best of
-  ``--rounds``), the figure that end-to-end rates at a high load cannot show.
+  ``--rounds``), the figure that end-to-end rates at a high load cannot show;
+- with ``--baseline DIR``: the same two figures with reuse off for the code at ``DIR/src`` (an
+  export of an older commit: ``git archive ff30947 src | tar -x -C DIR``), run in a child process in
+  each round, and this code's reuse-on figures as multiples of them (the issue asks for a multiple of the
+  code of ff30947).
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -85,13 +91,35 @@ def store_replay(log: Path, schema: Path, tmp: Path, rounds: int) -> tuple[int, 
     return sum(map(len, batches)), best
 
 
+def baseline(src: Path, log: Path, schema: Path, tmp: Path, n: int, store: bool) -> tuple[float, float]:
+    """Reuse-off CPU seconds (extraction, end to end) of the code at ``src``, in a child process."""
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    args = [sys.executable, __file__, "--child", str(log), str(schema), str(tmp), str(n), "1" if store else "0"]
+    out = subprocess.run(args, env=env, check=True, capture_output=True, text=True).stdout
+    seconds = json.loads(out.strip().splitlines()[-1])
+    return seconds[0], seconds[1]
+
+
+def child(argv: list[str]) -> int:
+    """``--child LOG SCHEMA TMP N STORE``: print ``[extraction, end to end]`` reuse-off seconds as JSON."""
+    log, schema, tmp, n, store = Path(argv[0]), Path(argv[1]), Path(argv[2]), int(argv[3]), argv[4] == "1"
+    logging.getLogger("sqlglot").setLevel(logging.ERROR)
+    off, _, _ = extract_only(log, schema, 0)
+    e2e = end_to_end(log, schema, 0, tmp, 1000 + n) if store else float("inf")
+    print(json.dumps([off, e2e if e2e != float("inf") else None]))
+    return 0
+
+
 def main() -> int:
+    if sys.argv[1:2] == ["--child"]:
+        return child(sys.argv[2:])
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", type=int, default=10_000)
     ap.add_argument("--distinct", type=int, default=1000)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--no-store", action="store_true", help="extraction only")
     ap.add_argument("--store-replay", action="store_true", help="also the store's own part of the reuse-on run")
+    ap.add_argument("--baseline", type=Path, help="a directory whose src/ is the code to compare reuse off with")
     args = ap.parse_args()
     logging.getLogger("sqlglot").setLevel(logging.ERROR)
     with tempfile.TemporaryDirectory(prefix="hw-reuse-bench-") as d:
@@ -103,7 +131,12 @@ def main() -> int:
         best = {"off": float("inf"), "on": float("inf")}
         e2e = {"off": float("inf"), "on": float("inf")}
         rate = 0.0
+        base = {"off": float("inf"), "e2e": float("inf")}
         for n in range(args.rounds):
+            if args.baseline is not None:
+                b_off, b_e2e = baseline(args.baseline / "src", log, schema, tmp, n, not args.no_store)
+                base["off"] = min(base["off"], b_off)
+                base["e2e"] = min(base["e2e"], b_e2e if b_e2e is not None else float("inf"))
             off, a, _ = extract_only(log, schema, 0)
             on, b, rate = extract_only(log, schema, 10_000)
             if a != b:
@@ -127,6 +160,17 @@ def main() -> int:
             f"{'into SQLite, statements/s':28}{rows / e2e['off']:>12,.0f}{rows / e2e['on']:>12,.0f}"
             f"{e2e['off'] / e2e['on']:>7.1f}x"
         )
+    if args.baseline is not None:
+        print(f"against reuse off at {args.baseline} (child process, same rounds):")
+        print(
+            f"{'extraction, statements/s':28}{rows / base['off']:>12,.0f}{rows / best['on']:>12,.0f}"
+            f"{base['off'] / best['on']:>7.1f}x"
+        )
+        if not args.no_store:
+            print(
+                f"{'into SQLite, statements/s':28}{rows / base['e2e']:>12,.0f}{rows / e2e['on']:>12,.0f}"
+                f"{base['e2e'] / e2e['on']:>7.1f}x"
+            )
     if replay is not None:
         events, seconds = replay
         print(

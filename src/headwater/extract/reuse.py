@@ -2,17 +2,27 @@
 
 Query logs are mostly re-runs of the same statements with other dates and ids. A statement's
 *shape* is its token stream with string and integer literals abstracted (comments and blanks are
-not tokens). Together with the session's catalog and database and what the session's own DDL did
-to tables of the names it mentions, the shape decides the lineage, except for the literals' own
-text, which this module puts back:
+not tokens). Together with the session's catalog and database, what the session's own DDL did to
+tables of the names it mentions and its temporary views, the shape decides the lineage, except for
+the literals' own text, which this module puts back. The *template* is the statement with a
+placeholder in place of each literal whose value cannot change the events: its tree shows the
+placeholder as a literal compared with columns, an operand of arithmetic, a THEN/ELSE value, an
+aliased select item, a LIMIT… (``_neutral_at``); any other literal is kept in the template's text,
+and only statements with the same value there fit it (``_Template.fixed``).
 
-1. first sight of a shape: extracted as usual; the result is kept (for a quarter of the shapes
+1. first sight of a shape: for an INSERT into a named table (or a SELECT the Doris rules skip),
+   which cannot change the session, the template alone is extracted and the statement answered
+   from it (one extraction); where the template's events carry diagnostics (whose messages may
+   quote the statement), the statement is extracted too and the template checked against it. Any
+   other statement is extracted as usual and its result kept (for a quarter of the shapes
    remembered at most; past that, the second sight is extracted as usual and checked instead);
-2. second sight: extracted with a placeholder in place of each literal (the *template*). The
-   template with the first statement's literals put back must equal the first result, event for
-   event; then the shape is reusable (and this statement answered from it), else never reused;
+2. second sight of such a statement: the template is extracted and, with the first statement's
+   literals put back, must equal the first result, event for event; then the shape is reusable
+   (and this statement answered from it), else never reused;
 3. later sights: the template with the statement's literals put back, the statement's own
    context (query id, user, time, SQL text), and diagnostics moved to its own positions. No parse.
+   Where the literals make two indirect entries of one text, which the extraction keeps once, the
+   statement is extracted.
 
 Finding the shape without the tokenizer (a re-run costs little more than its events' copies): a
 regular expression splits the text into *candidates* (``'…'`` strings without quotes, backslashes
@@ -39,9 +49,9 @@ redaction's own hint) are never reused. The memory is an LRU of ``size`` shapes.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
@@ -51,8 +61,19 @@ from sqlglot.tokens import Token, TokenType
 
 from headwater.extract.context import generated_query_id, now_iso
 from headwater.extract.result import RunInfo, ScriptResult, StatementResult
-from headwater.extract.split import _start_of
-from headwater.model import Diagnostic, LineageInfo, QueryContext
+from headwater.extract.split import Piece, _start_of, iter_script
+from headwater.model import (
+    ColumnRef,
+    Diagnostic,
+    DirectInput,
+    DirectLineage,
+    Field,
+    IndirectLineage,
+    LineageInfo,
+    QueryContext,
+    TableRef,
+    Target,
+)
 from headwater.model.codec import event_to_dict
 from headwater.model.event import event_id_of
 from headwater.model.secrets import may_hold_secret
@@ -116,7 +137,7 @@ def shape_of(sql: str, dialect: Any) -> Shape | None:
     return Shape(tokens, tuple(literals), key, names)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Plan:
     """What tokenizing one statement of a skeleton showed, which holds for each statement of it."""
 
@@ -132,8 +153,21 @@ class _Plan:
     before: tuple[int, ...]  # how many candidates come before each token
     widths: tuple[int, ...]  # each candidate's length
     numbers: tuple[bool, ...]  # which candidates are numbers (the others are quoted strings)
-    positions: bool  # a token's line and column are those its offset counts (no carriage return)
     hinted: bool  # the text around the candidates may hold a secret (``secrets.may_hold_secret``)
+    sql: str  # the statement the plan was made of
+    positions: bool | None = None  # a token's line and column are those its offset counts (no carriage
+    # return); None until a diagnostic's position is first asked for (``counted_positions``)
+
+    def counted_positions(self, dialect: Any) -> bool:
+        if self.positions is None:
+            sql = self.sql
+            shape = shape_of(sql, dialect)
+            self.positions = (
+                shape is not None
+                and "\r" not in sql
+                and all(_start_of(t, sql)[1:] == _counted(sql, t.start) for t in shape.tokens)
+            )
+        return self.positions
 
 
 def _skeleton(sql: str) -> tuple[tuple[Any, ...], list[str]]:
@@ -184,7 +218,7 @@ def _plan_of(sql: str, shape: Shape, skeleton: tuple[Any, ...], found: list[str]
         widths=tuple(len(f) if numbers[k] else len(f) + 2 for k, f in enumerate(found)),
         numbers=numbers,
         hinted=any(may_hold_secret(s) for s in segments),
-        positions="\r" not in sql and all(_start_of(t, sql)[1:] == _counted(sql, t.start) for t in tokens),
+        sql=sql,
     )
 
 
@@ -233,7 +267,7 @@ class Sight:
     def position(self, k: int) -> tuple[int, int] | None:
         """(line, column) of the ``k``-th token: from the skeleton's plan, else from the tokens."""
         plan, found = self.plan, self.found
-        if plan is None or found is None or not plan.positions:
+        if plan is None or found is None or not plan.counted_positions(self.dialect):
             shape = self.shape()
             return _start_of(shape.tokens[k], self.sql)[1:] if shape is not None and k < len(shape.tokens) else None
         if k >= len(plan.starts):
@@ -298,14 +332,17 @@ def _literal(tt: TokenType, text: str) -> exp.Literal:
     return exp.Literal.string(text) if tt == TokenType.STRING else exp.Literal.number(text)
 
 
-def template_sql(sql: str, spans: list[tuple[int, int]], types: list[TokenType]) -> str:
+def template_sql(
+    sql: str, spans: list[tuple[int, int]], types: list[TokenType], kept: frozenset[int] = frozenset()
+) -> str:
     """``sql`` with each abstracted literal (its first and last offsets, its token type) replaced by
-    its placeholder (positions of the rest kept only up to the first literal)."""
+    its placeholder, but those numbered in ``kept`` (positions of the rest kept only up to the first
+    literal)."""
     out: list[str] = []
     pos = 0
     for n, ((start, end), tt) in enumerate(zip(spans, types, strict=True)):
         out.append(sql[pos:start])
-        out.append(_placeholder(tt, n))
+        out.append(sql[start : end + 1] if n in kept else _placeholder(tt, n))
         pos = end + 1
     out.append(sql[pos:])
     return "".join(out)
@@ -329,12 +366,19 @@ class _Event:
 class _Template:
     result: StatementResult  # extracted from the placeholder text
     sql: str  # the placeholder text
-    shape: Shape  # the placeholder text's shape (its token positions)
+    shape: Shape | None  # the placeholder text's shape (its token positions); None: no event has a diagnostic
     renders: tuple[str, ...]  # each placeholder as the generator renders it
     pattern: re.Pattern[str]  # any of the renders
     events: tuple[_Event, ...]
     properties: dict[str, str] | None  # the run's external catalog properties the template was made
     # with; None when the session's catalog had its own tables then (their properties are looked up)
+    fixed: tuple[tuple[int, str], ...] = ()  # literals kept in the text (number, text): a statement fits
+    # the template only with these literals
+
+    def fits(self, sight: Sight) -> bool:
+        """``sight``'s statement has the template's kept literals."""
+        literals = sight.literals
+        return all(literals[n][1] == text for n, text in self.fixed)
 
     def pieces(self, text: str) -> Pieces:
         number = {r: n for n, r in enumerate(self.renders)}
@@ -348,12 +392,20 @@ class _Template:
 
 
 def _make_template(
-    result: StatementResult, sql: str, shape: Shape, renders: tuple[str, ...], run: RunInfo, layered: bool
+    result: StatementResult,
+    sql: str,
+    shape: Shape | None,
+    renders: tuple[str, ...],
+    run: RunInfo,
+    layered: bool,
+    fixed: tuple[tuple[int, str], ...] = (),
 ) -> _Template:
     properties = None if layered else dict(run.external_catalog_properties)
-    pattern = re.compile("|".join(re.escape(r) for r in sorted(renders, key=len, reverse=True)) or r"(?!)")
-    t = _Template(result, sql, shape, renders, pattern, (), properties)
-    token_at = {_start_of(tok, sql)[1:]: k for k, tok in enumerate(shape.tokens)}
+    live = [r for n, r in enumerate(renders) if n not in dict(fixed)]
+    pattern = re.compile("|".join(re.escape(r) for r in sorted(live, key=len, reverse=True)) or r"(?!)")
+    t = _Template(result, sql, shape, renders, pattern, (), properties, fixed)
+    tokens = shape.tokens if shape is not None else ()
+    token_at = {_start_of(tok, sql)[1:]: k for k, tok in enumerate(tokens)}
     events = []
     for e in result.events:
         slots = tuple(
@@ -375,6 +427,17 @@ def _fill(pieces: Pieces, news: list[str]) -> str:
 def event_id(query_id: str, name: bytes) -> str:
     """``make_event_id(query_id, target)`` with ``name`` = ``f"\x1f{target}".encode()``."""
     return event_id_of(query_id.encode() + name)
+
+
+@dataclass(slots=True)
+class _Draft:
+    """A template's text, parsed (``StatementReuse._draft``)."""
+
+    piece: Piece  # the text as one statement
+    text: str
+    renders: tuple[str, ...]  # each literal's placeholder as the generator renders it
+    fixed: tuple[tuple[int, str], ...]  # the literals kept in the text (number, text)
+    tokens: int  # the statement's number of tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -415,37 +478,52 @@ class StatementReuse:
         sight = sight_of(sql, ex.dialect_impl, plans)
         if sight is None:
             return ex.extract_text(sql, run)
-        key = (sight.key, ex.session.catalog, ex.session.database, ex.catalog.state_for(sight.names))
+        views = ex.session.temp_views
+        key = (
+            sight.key,
+            ex.session.catalog,
+            ex.session.database,
+            ex.catalog.state_for(sight.names) if ex.catalog.version else (),  # () while the layer is empty
+            tuple(views.items()) if views else (),  # the session's temporary views (a view may read another)
+        )
         self.lookups += 1
         entry = self._entries.get(key)
         if isinstance(entry, _Template):
             self._entries.move_to_end(key)
-            reused = self._instantiate(ex, entry, sight, run, ex.index)
-            if reused is not None:
-                self.hits += 1
-                ex.index += 1
-                return ScriptResult((reused,))
+            if entry.fits(sight):
+                reused = self._instantiate(ex, entry, sight, run, ex.index)
+                if reused is not None:
+                    self.hits += 1
+                    ex.index += 1
+                    return ScriptResult((reused,))
+            else:  # other kept literals: seen for the first time
+                entry = None
         index = ex.index
+        if entry is None:  # first sight: its template extracted instead of it, where that is proven the same
+            first = self._first_sight(ex, sight, run, index)
+            if first is not None:
+                self._put(key, first[0])
+                return first[1]
         if isinstance(entry, _First):  # second sight: the template, checked against the first
-            template = self._verified(ex, sight, run, index, entry)
+            template = self._verified(ex, run, index, entry)
             self._put(key, template)
-            if isinstance(template, _Template):
+            if isinstance(template, _Template) and template.fits(sight):
                 reused = self._instantiate(ex, template, sight, run, index)
                 if reused is not None:
                     self.hits += 1
                     ex.index += 1
                     return ScriptResult((reused,))
-        state = (ex.session.catalog, ex.session.database, ex.catalog.version)
+        state = _state(ex)
         result = ex.extract_text(sql, run)
         if entry is not None and entry is not _SEEN:
             return result
-        if state != (ex.session.catalog, ex.session.database, ex.catalog.version) or not _reusable(result):
+        if _changed(state, ex) or not _reusable(result):
             self._put(key, _REFUSED)
         elif entry is None:
             first = self._firsts < max(1, self.size // 4)
             self._put(key, _First(sight, run, index, result.statements[0]) if first else _SEEN)
         else:
-            self._put(key, self._verified(ex, sight, run, index, _First(sight, run, index, result.statements[0])))
+            self._put(key, self._verified(ex, run, index, _First(sight, run, index, result.statements[0])))
         return result
 
     def _put(self, key: tuple[Any, ...], value: Any) -> None:
@@ -457,29 +535,109 @@ class StatementReuse:
             _, gone = self._entries.popitem(last=False)
             self._firsts -= isinstance(gone, _First)
 
-    def _verified(self, ex: Extractor, sight: Sight, run: RunInfo, index: int, real: _First) -> _Template | str:
-        """The template made from ``sight``'s statement (at ``index``), if putting the literals of
-        ``real`` back gives exactly the result ``real`` was extracted to."""
+    def _draft(self, ex: Extractor, sight: Sight) -> _Draft | None:
+        """``sight``'s statement with placeholders where ``_neutral`` shows that no value of the literal
+        changes the events, its other literals kept, parsed; None when it is not one statement, or a
+        placeholder does not stay a literal where it was shown neutral once the others are kept."""
         spans = sight.spans()
         if spans is None:
-            return _REFUSED
+            return None
         types = [tt for tt, _ in sight.literals]
-        text = template_sql(sight.sql, spans[1], types)
-        tshape = shape_of(text, ex.dialect_impl)
-        if tshape is None or len(tshape.tokens) != spans[0]:
-            return _REFUSED
+        renders = tuple(self._render(ex, tt, _placeholder(tt, n).strip("'")) for n, tt in enumerate(types))
+        if any(r.strip("'") in sight.text for r in renders):  # a placeholder's text in the statement itself
+            return None
+        kept: frozenset[int] = frozenset()
+        while True:
+            text = template_sql(sight.sql, spans[1], types, kept)
+            pieces = iter_script(text, ex.options.dialect, ex.options.limits)
+            piece = next(pieces, None)
+            if piece is None or next(pieces, None) is not None or piece.tree is None or piece.error or piece.skip:
+                return None
+            places = _neutral(piece.tree, types, kept)
+            if places is None:
+                return None
+            if all(places.values()):
+                fixed = tuple((n, sight.literals[n][1]) for n in sorted(kept))
+                return _Draft(piece, text, renders, fixed, spans[0])
+            if kept:  # a placeholder moved once the other literals were put back
+                return None
+            kept = frozenset(n for n, neutral in places.items() if not neutral)
+
+    def _first_sight(
+        self, ex: Extractor, sight: Sight, run: RunInfo, index: int
+    ) -> tuple[_Template | str, ScriptResult] | None:
+        """A first sight extracted once: the statement itself when it has no abstracted literal, else
+        its template (``_draft``), when the statement cannot change the session (``_plain``). Then the
+        template (or ``_REFUSED``) and the statement's result; None when neither applies (nothing was
+        extracted: the caller takes the general path)."""
+        if sight.hinted():
+            return None
+        state = _state(ex)
+        if not sight.literals:  # the template is the statement
+            result = ex.extract_text(sight.sql, run)
+            if _changed(state, ex) or not _reusable(result):
+                return _REFUSED, result
+            real = result.statements[0]
+            if _held(real, ()):
+                return _REFUSED, result
+            shape = sight.shape() if any(e.diagnostics for e in real.events) else None
+            template = _make_template(real, sight.sql, shape, (), run, ex.catalog.version > 0)
+            again = self._instantiate(ex, template, sight, run, index)
+            return (template if again is not None and _same(again, real, run.timestamp is None) else _REFUSED), result
+        draft = self._draft(ex, sight)
+        if draft is None or not _plain(draft.piece.tree, ex.options.statements):
+            return None
+        result = self._extract(ex, draft, run, index)
+        if _changed(state, ex):  # not for a plain statement
+            return _REFUSED, ex.extract_text(sight.sql, run)
+        if not _reusable(result) or _held(result.statements[0], draft.renders):
+            return _REFUSED, ex.extract_text(sight.sql, run)
+        if any(e.diagnostics for e in result.statements[0].events):  # their messages may hold statement text:
+            real = ex.extract_text(sight.sql, run)  # the template checked against the statement, as on a second sight
+            if not _reusable(real):
+                return _REFUSED, real
+            return self._checked(ex, result, draft, run, _First(sight, run, index, real.statements[0])), real
+        template = _make_template(
+            result.statements[0], draft.text, None, draft.renders, run, ex.catalog.version > 0, draft.fixed
+        )
+        reused = self._instantiate(ex, template, sight, run, index)
+        if reused is None:  # its literals make two entries one (``_instantiate``): extracted as it is
+            return template, ex.extract_text(sight.sql, run)
+        ex.index += 1
+        return template, ScriptResult((reused,))
+
+    @staticmethod
+    def _extract(ex: Extractor, draft: _Draft, run: RunInfo, index: int) -> ScriptResult:
+        """The draft's statement extracted as the ``index``-th of the session (``ex.index`` left as it is)."""
         saved = ex.index
         ex.index = index
         try:
-            result = ex.extract_text(text, run)
+            return ScriptResult(tuple(ex.run_pieces([draft.piece], run)))
         finally:
             ex.index = saved
-        if not _reusable(result):
+            draft.piece = draft.piece.without_tree()
+
+    def _verified(self, ex: Extractor, run: RunInfo, index: int, real: _First) -> _Template | str:
+        """The template made from ``real``'s statement (``_draft``), extracted at ``index``, if putting
+        the literals of ``real`` back gives exactly the result ``real`` was extracted to."""
+        draft = self._draft(ex, real.sight)
+        if draft is None:
             return _REFUSED
-        renders = tuple(self._render(ex, tt, _placeholder(tt, n).strip("'")) for n, tt in enumerate(types))
-        if any(_names_hold(e, renders) for e in result.statements[0].events):
+        return self._checked(ex, self._extract(ex, draft, run, index), draft, run, real)
+
+    def _checked(
+        self, ex: Extractor, result: ScriptResult, draft: _Draft, run: RunInfo, real: _First
+    ) -> _Template | str:
+        """The template of ``result`` (extracted from ``draft``), if putting the literals of ``real``
+        back gives exactly the result ``real`` was extracted to."""
+        if not _reusable(result) or _held(result.statements[0], draft.renders):
             return _REFUSED
-        template = _make_template(result.statements[0], text, tshape, renders, run, ex.catalog.version > 0)
+        tshape = shape_of(draft.text, ex.dialect_impl)  # where its diagnostics are
+        if tshape is None or len(tshape.tokens) != draft.tokens:
+            return _REFUSED
+        template = _make_template(
+            result.statements[0], draft.text, tshape, draft.renders, run, ex.catalog.version > 0, draft.fixed
+        )
         again = self._instantiate(ex, template, real.sight, real.run, real.index)
         if again is None or not _same(again, real.result, real.run.timestamp is None):
             return _REFUSED
@@ -532,6 +690,8 @@ class StatementReuse:
             else:
                 ctx = ex.context_for(text, e.source_command, run, index, [e.target.table, *e.sources, *e.via])
             lists = [_patched(getattr(e, part), slots, news) for part, slots in zip(_PARTS, te.slots, strict=True)]
+            if (te.slots[1] and _merged(lists[1])) or (te.slots[2] and _merged(lists[2])):
+                return None  # the extraction keeps the first of entries of one text: the template has both
             events.append(
                 LineageInfo(
                     event_id=event_id(ctx.query_id, te.name),
@@ -594,18 +754,241 @@ def _patched(items: tuple[Any, ...], slots: tuple[tuple[int, Pieces], ...], news
     return tuple(out)
 
 
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ, exp.Like, exp.ILike)
+_CONNECTIVES = (exp.And, exp.Or, exp.Not, exp.Paren)
+_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)
+_ASSIGNING = (exp.Update, exp.Merge, exp.When, exp.Set, exp.SetItem, exp.Properties, exp.Property, exp.OnConflict)
+_BY_NAME = ("group", "order", "having", "qualify", "windows", "distinct", "sort", "cluster", "distribute")
+# no placeholder under these (a literal there may name a path, a partition, a pivoted column, a row)
+_NEVER_UNDER = (
+    exp.Table,
+    exp.Partition,
+    exp.Pivot,
+    exp.Values,
+    exp.Lateral,
+    exp.Unnest,
+    exp.Properties,
+    exp.Directory,
+    exp.Schema,
+    exp.Into,
+    exp.Tuple,
+)
+
+
+def _state(ex: Extractor) -> tuple[Any, ...]:
+    """What a statement may change in ``ex``'s session: its catalog and database, the catalog layer's
+    version, its temporary views."""
+    return ex.session.catalog, ex.session.database, ex.catalog.version, list(ex.session.temp_views.values())
+
+
+def _changed(state: tuple[Any, ...], ex: Extractor) -> bool:
+    """The session is not as ``_state`` saw it (a temporary view made again, even the same, is a change)."""
+    now = _state(ex)
+    if state[:3] != now[:3] or len(state[3]) != len(now[3]):
+        return True
+    return any(a is not b for a, b in zip(state[3], now[3], strict=True))
+
+
+def _plain(tree: exp.Expression | None, statements: str) -> bool:
+    """The statement cannot change the session, whatever its literals: an INSERT into a named table
+    (not a path, a directory or a function), or, where the Doris rules skip it, a SELECT without INTO."""
+    if isinstance(tree, exp.Insert):
+        target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
+        return isinstance(target, exp.Table) and isinstance(target.this, exp.Identifier)
+    return statements == "doris" and type(tree) is exp.Select and not tree.args.get("into")
+
+
+def _neutral(tree: exp.Expression, types: list[TokenType], kept: frozenset[int]) -> dict[int, bool] | None:
+    """For each placeholder of the template (each literal not in ``kept``), whether it is a literal
+    where its value shows only in the text of the expression that holds it (``_neutral_at``); None
+    when a placeholder is not exactly one literal of its kind (it went into a name, an interval, a
+    path…), or a literal kept in the text looks like one."""
+    wanted = {
+        (f"hw@lit{n}@" if tt is _STRING else str(909000000 + n)): (n, tt is _STRING)
+        for n, tt in enumerate(types)
+        if n not in kept
+    }
+    places: dict[int, bool] = {}
+    for node in tree.walk():
+        if type(node) is exp.Literal:
+            want = wanted.get(node.this)
+            if want is not None:
+                n, string = want
+                if string != node.is_string or n in places:
+                    return None
+                places[n] = _neutral_at(node)
+                continue
+        for value in node.args.values():
+            if type(value) is str and ("hw@lit" in value or "9090000" in value):
+                return None
+    return places if len(places) == len(wanted) else None
+
+
+def _neutral_at(node: exp.Expression) -> bool:
+    """The literal ``node``'s value shows only in the text of the expressions that hold it: the
+    extractor reads no value there (as it reads an ordinal, a path, a partition value, a pivoted or
+    an output name), and the parser makes a literal of any string or number token there.
+
+    Such places (none under ``_NEVER_UNDER``): compared with an expression of columns (``=``, ``<>``,
+    ``<``, ``>``, ``<=``, ``>=``, ``LIKE``, ``IN (…)``, ``BETWEEN``), but for an assignment; an
+    operand of ``+ - * / %``; a value of THEN or ELSE; an aliased item of a select list, or an item of
+    the select list of an INSERT's own query that orders, groups and filters nothing by name; the
+    number of a LIMIT or OFFSET. Through a sign and parentheses. A name made of the value (a query's
+    output name) is found in the event itself (``_names_hold``)."""
+    while isinstance(node.parent, exp.Neg | exp.Paren):
+        node = node.parent
+    parent, key = node.parent, node.arg_key
+    if parent is None or not _outside(parent):
+        return False
+    if isinstance(parent, exp.Limit | exp.Offset):
+        return key == "expression" and isinstance(node, exp.Literal) and not node.is_string
+    if isinstance(parent, _ARITHMETIC):
+        return key in ("this", "expression")
+    if (isinstance(parent, exp.If) and key == "true") or (isinstance(parent, exp.Case) and key == "default"):
+        return True
+    if isinstance(parent, exp.Alias) and key == "this":
+        return isinstance(parent.parent, exp.Select) and parent.arg_key == "expressions"
+    if isinstance(parent, exp.Select) and key == "expressions":
+        top = parent.parent is None or (isinstance(parent.parent, exp.Insert) and parent.arg_key == "expression")
+        return top and not any(parent.args.get(k) for k in _BY_NAME)
+    if isinstance(parent, _COMPARISONS) and key in ("this", "expression"):
+        other = parent.args.get("expression" if key == "this" else "this")
+    elif (isinstance(parent, exp.In) and key == "expressions") or (
+        isinstance(parent, exp.Between) and key in ("low", "high")
+    ):
+        other = parent.this
+    else:
+        return False
+    if not isinstance(other, exp.Expression) or other.find(exp.Column) is None:
+        return False
+    condition: exp.Expression = parent
+    while isinstance(condition.parent, _CONNECTIVES):
+        condition = condition.parent
+    return not isinstance(condition.parent, _ASSIGNING)
+
+
+def _outside(node: exp.Expression | None) -> bool:
+    """No ancestor of ``node`` is of ``_NEVER_UNDER``."""
+    while node is not None:
+        if isinstance(node, _NEVER_UNDER):
+            return False
+        node = node.parent
+    return True
+
+
+def _held(s: StatementResult, renders: tuple[str, ...]) -> bool:
+    """A placeholder in the result's own texts (its kind, its reason for a skip) or in an event's names
+    (``_names_hold``), or an event's query id in its names (a query's result is a dataset named by it)."""
+    text = f"{s.kind}\0{s.skip_reason}".lower()
+    return any(r.strip("'").lower() in text for r in renders) or any(
+        _names_hold(e, (*renders, e.context.query_id)) for e in s.events
+    )
+
+
+def _merged(items: tuple[IndirectLineage, ...]) -> bool:
+    """Two indirect entries of one column, type and text (which ``lineage_event`` makes one)."""
+    return len({(x.target_column, x.type, x.expression) for x in items}) < len(items)
+
+
 def _names_hold(e: LineageInfo, renders: tuple[str, ...]) -> bool:
     """True when a placeholder reached anything of the event but its expressions, messages and
     context (which the template rebuilds): a table or column name made from a literal, say."""
-    d = event_to_dict(e)
-    d.pop("context")
-    for part in ("direct", "dataset_indirect", "output_indirect"):
-        for x in d.get(part, ()):
-            x.pop("expression", None)
-    for x in d.get("diagnostics", ()):
-        x.pop("message", None)
-    text = json.dumps(d).lower()
+    out: list[str] = []
+    if _MODEL_KNOWN:
+        _names(e, out)
+    else:
+        _texts(e, out, set())
+    text = "\0".join(out).lower()
     return any(r.strip("'").lower() in text for r in renders)
+
+
+# The fields of the model's classes ``_names`` reads, all of them but enums, numbers and flags (and
+# those ``_UNREAD`` passes over); ``_texts`` walks any other model generically.
+_KNOWN_FIELDS = {
+    LineageInfo: "event_id source_command target sources direct dataset_indirect output_indirect context status "
+    "diagnostics via version",
+    Target: "table columns",
+    TableRef: "catalog database name",
+    Field: "name type",
+    ColumnRef: "table column",
+    DirectInput: "column labels masking",
+    DirectLineage: "target_column expression type origin sources inputs branch",
+    IndirectLineage: "type expression sources target_column",
+    Diagnostic: "code severity message statement_index line column construct target_column",
+}
+_MODEL_KNOWN = all(tuple(f.name for f in fields(c)) == tuple(n.split()) for c, n in _KNOWN_FIELDS.items())
+
+
+def _names(e: LineageInfo, out: list[str]) -> None:
+    """``_texts`` of an event of the model as ``_KNOWN_FIELDS`` knows it, without the generic walk."""
+    add = out.append
+    done: set[int] = set()
+
+    def table(t: TableRef) -> None:
+        add(t.catalog)
+        add(t.database or "")
+        add(t.name)
+
+    def column(c: ColumnRef) -> None:
+        if id(c) not in done:
+            done.add(id(c))
+            table(c.table)
+            add(c.column)
+
+    table(e.target.table)
+    for f in e.target.columns:
+        add(f.name)
+        add(f.type or "")
+    for t in (*e.sources, *e.via):
+        table(t)
+    for d in e.direct:
+        add(d.target_column)
+        for c in d.sources:
+            column(c)
+        for i in d.inputs:
+            column(i.column)
+            out.extend(i.labels)
+    for x in (*e.dataset_indirect, *e.output_indirect):
+        add(x.target_column or "")
+        for c in x.sources:
+            column(c)
+    for g in e.diagnostics:
+        add(g.code)
+        add(g.construct or "")
+        add(g.target_column or "")
+    add(e.version)
+
+
+_UNREAD = frozenset(("event_id", "context", "expression", "message"))  # what ``_names_hold`` passes over
+
+
+def _texts(x: Any, out: list[str], seen: set[int]) -> None:
+    """Every string in ``x`` (the model's frozen dataclasses, tuples, mappings), but in ``_UNREAD`` fields."""
+    if isinstance(x, str):
+        out.append(x)
+    elif isinstance(x, tuple | list):
+        for y in x:
+            _texts(y, out, seen)
+    elif x is None or isinstance(x, int | float):
+        return
+    elif id(x) not in seen:
+        seen.add(id(x))
+        if isinstance(x, Mapping):
+            for k, v in x.items():
+                _texts(k, out, seen)
+                _texts(v, out, seen)
+            return
+        cls = type(x)
+        names = _FIELDS.get(cls)
+        if names is None:
+            try:
+                names = _FIELDS[cls] = tuple(f.name for f in fields(cls))
+            except TypeError:  # not a dataclass
+                out.append(repr(x))
+                return
+        for name in names:
+            if name not in _UNREAD:
+                _texts(getattr(x, name), out, seen)
 
 
 def _reusable(result: ScriptResult) -> bool:

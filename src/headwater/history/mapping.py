@@ -112,21 +112,42 @@ def _int(value: Any) -> int:
         return -1
 
 
+_USUAL: dict[tuple[str, ...], tuple[tuple[str, str], ...]] = {}
+
+
+def _usual_columns(columns: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """(field, column) of each field found among a row's ``columns`` under one of its usual names
+    (``DEFAULT_CANDIDATES``, case-insensitively); worked out once per set of columns (a log's rows
+    mostly share one)."""
+    found = _USUAL.get(columns)
+    if found is None:
+        folded = {k.lower(): k for k in columns}
+        pairs = []
+        for name in FIELDS:
+            for candidate in DEFAULT_CANDIDATES[name]:
+                if candidate in folded:
+                    pairs.append((name, folded[candidate]))
+                    break
+        if len(_USUAL) >= 256:
+            _USUAL.clear()
+        found = _USUAL[columns] = tuple(pairs)
+    return found
+
+
 def record_from_row(
     row: Mapping[str, Any], mapping: FieldMap | None = None, seq: int = 0, tz: tzinfo = UTC
 ) -> LogRecord:
     """The ``LogRecord`` of one row. Raises ``ValueError`` when the row has no SQL or a bad time."""
     mapping = mapping or {}
-    folded = {k.lower(): k for k in row}
     values: dict[str, Any] = {}
-    for name in FIELDS:
-        if name in mapping:
-            values[name] = _lookup(row, mapping[name], folded)
-            continue
-        for candidate in DEFAULT_CANDIDATES[name]:
-            if candidate in folded:
-                values[name] = row[folded[candidate]]
-                break
+    for name, column in _usual_columns(tuple(row)):
+        if name not in mapping:
+            values[name] = row[column]
+    if mapping:
+        folded = {k.lower(): k for k in row}
+        for name in FIELDS:
+            if name in mapping:
+                values[name] = _lookup(row, mapping[name], folded)
     sql = _text(values.get("sql"))
     if sql is None:
         raise ValueError(f"no SQL (column {mapping.get('sql', 'sql')!r} is missing or empty)")
