@@ -201,9 +201,13 @@ def _scalar(conn: Connection, sql: str) -> Any:
 
 
 def _executemany(conn: Connection, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-    """``executemany`` on the DBAPI cursor of ``conn`` (inside its transaction): rows may be lists."""
+    """``executemany`` on the DBAPI cursor of ``conn`` (inside its transaction): rows may be lists.
+    One row is one ``execute`` (psycopg's ``executemany`` runs a pipeline: more waits on the server)."""
     cursor = _cursor(conn)
     try:
+        if len(rows) == 1:
+            cursor.execute(sql, rows[0])
+            return
         cursor.executemany(sql, rows)
     finally:
         cursor.close()
