@@ -381,6 +381,36 @@ def check(f: Facts) -> None:
             raise InvalidInput("expression", f"a NUL character in the mapping into {e[2][1]!r}")
 
 
+_SEEN = f"SELECT event_id FROM {events.name} WHERE event_id IN ({{}})"
+_TOPS = (
+    f"SELECT NULL, (SELECT coalesce(max(id), 0) FROM {nodes.name}), (SELECT coalesce(max(id), 0) FROM {events.name}) "
+    "UNION ALL "
+)
+
+
+def _stored(conn: Connection, event_ids: Sequence[str]) -> tuple[set[str], int | None, int | None]:
+    """Which of ``event_ids`` are recorded, and the largest node and event ids, in one statement when
+    the ids fit in one (``CHUNK``): ``ensure_nodes`` and ``_new_events`` read the latter otherwise, one
+    statement (and on PostgreSQL one wait on the server) each."""
+    if not event_ids or len(event_ids) > CHUNK:
+        return {r[0] for r in _in(conn, _SEEN, event_ids)}, None, None
+    cursor = _cursor(conn)
+    try:
+        if _pg(conn):
+            sql = _TOPS + f"SELECT event_id, NULL, NULL FROM {events.name} WHERE event_id = ANY(%s::text[])"
+            cursor.execute(sql, (text_array(event_ids),))
+        else:
+            markers = ", ".join(["?"] * len(event_ids))
+            cursor.execute(
+                _TOPS + f"SELECT event_id, NULL, NULL FROM {events.name} WHERE event_id IN ({markers})", event_ids
+            )
+        rows = cursor.fetchall()
+    finally:
+        cursor.close()
+    tops = next(r for r in rows if r[0] is None)
+    return {r[0] for r in rows if r[0] is not None}, int(tops[1]), int(tops[2])
+
+
 def _rank(spec: NodeSpec, specs: dict[NodeKey, NodeSpec]) -> int:
     rank = 0
     while spec.parent is not None and spec.parent in specs:
@@ -404,6 +434,7 @@ def ensure_nodes(
     known: NodeCache | dict[NodeKey, int] | None = None,
     staged: NodeCache | None = None,
     texts: dict[int, str | None] | None = None,
+    top: int | None = None,
 ) -> tuple[dict[NodeKey, int], set[NodeKey]]:
     """Ids of the given nodes, inserting the missing ones (created at ``born[key]``: the time of the
     earliest event of the batch that mentions it). ``known`` holds ids of nodes known to exist (the
@@ -411,7 +442,8 @@ def ensure_nodes(
     cache known to hold every stored node (``NodeCache.upto``, with what ``staged`` holds of the
     transaction's earlier batches) spares the lookup by name of the missing ones (on PostgreSQL the
     insert's ``ON CONFLICT DO NOTHING`` and the read after it keep this right under concurrency). ``texts``
-    receives the properties (JSON) each inserted node was written with.
+    receives the properties (JSON) each inserted node was written with. ``top``: the store's largest
+    node id if the caller read it in this transaction (``_stored``), else it is read here.
 
     Returns the ids and the keys inserted by this call (nodes that cannot have edges yet).
     """
@@ -430,7 +462,7 @@ def ensure_nodes(
     pg = _pg(conn)
     # PostgreSQL: a heuristic only (concurrent writers insert beside this one); a node another
     # writer has is not returned by the insert's ON CONFLICT DO NOTHING and is read after it
-    start = _scalar(conn, f"SELECT coalesce(max(id), 0) FROM {nodes.name}")
+    start = top if top is not None else _scalar(conn, f"SELECT coalesce(max(id), 0) FROM {nodes.name}")
     if start == cache.upto and (staged is None or staged.base is None):
         if staged is not None:
             staged.base = staged.upto = cache.upto  # every stored node is known: the missing ones are new
@@ -619,7 +651,11 @@ def _squeeze(payload: str | None) -> bytes | None:
     return None if payload is None else zlib.compress(payload.encode(), 1)
 
 
-def _new_events(conn: Connection, batch: Sequence[Facts], job_ids: dict[str, int | None], now: int) -> dict[str, int]:
+def _new_events(
+    conn: Connection, batch: Sequence[Facts], job_ids: dict[str, int | None], now: int, top: int | None = None
+) -> dict[str, int]:
+    """Insert the batch's event rows; their ids by event id. ``top`` (SQLite): the largest event id,
+    if the caller read it in this transaction (``_stored``)."""
     cols = "event_id, kind, job_id, run_key, event_us, recorded_us, status, payload_zlib, fingerprint"
     rows = [
         (
@@ -637,7 +673,7 @@ def _new_events(conn: Connection, batch: Sequence[Facts], job_ids: dict[str, int
     ]
     if not _pg(conn):
         # the batch's event ids were checked inside this BEGIN IMMEDIATE transaction: all are new
-        start = _scalar(conn, f"SELECT coalesce(max(id), 0) FROM {events.name}")
+        start = top if top is not None else _scalar(conn, f"SELECT coalesce(max(id), 0) FROM {events.name}")
         pks = {f.event_id: k for k, f in enumerate(batch, start + 1)}
         sql = f"INSERT INTO {events.name} (id, {cols}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         insert_many(conn, sql, [(pks[r[0]], *r) for r in rows])
@@ -841,7 +877,7 @@ def apply(
             result.duplicates += 1
         else:
             unique[f.event_id] = f
-    seen = {r[0] for r in _in(conn, f"SELECT event_id FROM {events.name} WHERE event_id IN ({{}})", list(unique))}
+    seen, node_top, event_top = _stored(conn, list(unique))
     todo = [f for f in unique.values() if f.event_id not in seen]
     todo += returning(conn, [f for f in unique.values() if f.event_id in seen]) if seen else []
     result.duplicates += len(unique) - len(todo)
@@ -851,13 +887,13 @@ def apply(
     specs, born = _mentions(todo, propped)
     known = known or NodeCache()
     texts: dict[int, str | None] = {}
-    ids, fresh_keys = ensure_nodes(conn, specs, born, known, staged, texts)
+    ids, fresh_keys = ensure_nodes(conn, specs, born, known, staged, texts, node_top)
     fresh = {ids[k] for k in fresh_keys}
     jobs = sorted({ids[f.job] for f in todo if f.job})
     stored_jobs = [j for j in jobs if j not in fresh]
     _lock_jobs(conn, stored_jobs)
     latest, last_pk = _latest(conn, stored_jobs)
-    pks = _new_events(conn, todo, {f.event_id: ids[f.job] if f.job else None for f in todo}, now)
+    pks = _new_events(conn, todo, {f.event_id: ids[f.job] if f.job else None for f in todo}, now, event_top)
     result.duplicates += len(todo) - len(pks)  # recorded concurrently by another writer
     if len(pks) < len(todo):
         specs, born = _mentions([f for f in todo if f.event_id in pks])

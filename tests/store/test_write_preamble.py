@@ -1,0 +1,88 @@
+"""The reads a recording starts with: which of its events are stored, and the largest node and event
+ids (where new rows' ids start on SQLite; whether the node cache is complete), in one statement
+(``write._stored``) instead of three; and a single row of ``_executemany`` in one ``execute``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import event, func, select
+from tests.store.conftest import copy_event
+
+from headwater.store import open_store, write
+from headwater.store.schema import events, nodes
+
+
+def test_a_record_reads_stored_events_and_largest_ids_in_one_statement(tmp_path: Path) -> None:
+    store = open_store(f"sqlite:///{tmp_path / 'a.db'}")
+    store.record(copy_event("t1", {"a": [("s", "a")]}))
+    seen: list[str] = []
+    store.engine.dispose()
+
+    @event.listens_for(store.engine, "connect")
+    def _trace(dbapi_conn: Any, _record: object) -> None:
+        dbapi_conn.set_trace_callback(seen.append)
+
+    store.record(copy_event("t2", {"a": [("t1", "a")], "b": [("s", "b")]}))
+    reads = [s for s in seen if s.lstrip().upper().startswith("SELECT")]
+    assert not [s for s in reads if s.startswith("SELECT coalesce(max(id), 0)")]  # no read of its own
+    assert len([s for s in reads if "max(id)" in s]) == 1
+    # the ids went on from the largest ones: no gap, no clash
+    with store.engine.connect() as conn:
+        ids = sorted(conn.execute(select(nodes.c.id)).scalars())
+        assert ids == list(range(1, len(ids) + 1))
+        assert sorted(conn.execute(select(events.c.id)).scalars()) == [1, 2]
+    assert {o.field.name for o in store.get_field_origin("internal.lineage_demo.t2.b").origins} == {
+        "internal.lineage_demo.s.b"
+    }
+
+
+def test_stored_answers_alike_in_one_statement_or_in_chunks(store_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = open_store(store_url)
+    first = copy_event("t1", {"a": [("s", "a")]})
+    store.record(first)
+    with store.engine.connect() as conn:
+        top_node = conn.execute(select(func.max(nodes.c.id))).scalar_one()
+        top_event = conn.execute(select(func.max(events.c.id))).scalar_one()
+        asked = ["not-stored-1", first.event_id, "not-stored-2"]
+        assert write._stored(conn, asked) == ({first.event_id}, top_node, top_event)
+        assert write._stored(conn, []) == (set(), None, None)
+        monkeypatch.setattr(write, "CHUNK", 2)  # more ids than one statement takes: the set alone
+        assert write._stored(conn, asked) == ({first.event_id}, None, None)
+    # a replay is still a duplicate, in a record() and in a batch
+    assert store.record(first).duplicates == 1
+    assert store.record_batch([first, copy_event("t3", {"a": [("s", "a")]})]).duplicates == 1
+
+
+def test_one_row_of_executemany_is_one_execute(store_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """psycopg's ``executemany`` runs a pipeline (more waits on the server than one ``execute``)."""
+    store = open_store(store_url)
+    calls: list[str] = []
+    real = write._cursor
+
+    class Spy:
+        def __init__(self, cursor: Any) -> None:
+            self._cursor = cursor
+
+        def executemany(self, sql: str, rows: Any) -> Any:
+            calls.append("executemany")
+            return self._cursor.executemany(sql, rows)
+
+        def execute(self, sql: str, params: Any = None) -> Any:
+            calls.append("execute")
+            return self._cursor.execute(sql, params)
+
+        def close(self) -> None:
+            self._cursor.close()
+
+    monkeypatch.setattr(write, "_cursor", lambda conn: Spy(real(conn)))
+    mark = "%s" if store.dialect == "postgresql" else "?"
+    with store.engine.begin() as conn:
+        write._executemany(conn, f"INSERT INTO hw_meta (key, value) VALUES ({mark}, {mark})", [["one", 1]])
+        write._executemany(conn, f"INSERT INTO hw_meta (key, value) VALUES ({mark}, {mark})", [("a", 2), ("b", 3)])
+    assert calls == ["execute", "executemany"]
+    with store.engine.connect() as conn:
+        got = conn.exec_driver_sql("SELECT key, value FROM hw_meta WHERE key IN ('one', 'a', 'b') ORDER BY key")
+        assert [tuple(r) for r in got] == [("a", 2), ("b", 3), ("one", 1)]
