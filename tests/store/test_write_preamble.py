@@ -86,3 +86,27 @@ def test_one_row_of_executemany_is_one_execute(store_url: str, monkeypatch: pyte
     with store.engine.connect() as conn:
         got = conn.exec_driver_sql("SELECT key, value FROM hw_meta WHERE key IN ('one', 'a', 'b') ORDER BY key")
         assert [tuple(r) for r in got] == [("a", 2), ("b", 3), ("one", 1)]
+
+
+def test_jobs_rows_go_in_the_pipeline_of_the_memberships(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PostgreSQL: the upsert of ``hw_jobs`` is sent in pipeline mode with the memberships (no wait
+    on the server of its own), and its rows are those of a recording without the pipeline."""
+    from tests.store.conftest import _clear
+
+    _clear(pg_url)
+    store = open_store(pg_url)
+    modes: list[bool] = []
+    seen_jobs = write._seen_jobs
+
+    def spy(conn: Any, *args: Any) -> None:
+        modes.append(conn.connection.dbapi_connection._pipeline is not None)
+        seen_jobs(conn, *args)
+
+    monkeypatch.setattr(write, "_seen_jobs", spy)
+    store.record(copy_event("t1", {"a": [("s", "a")]}, "r1", timestamp="2024-05-01T10:00:00Z"))
+    store.record(copy_event("t1", {"a": [("s", "b")]}, "r2", timestamp="2024-05-02T10:00:00Z"))
+    store.record_batch([copy_event("t2", {"a": [("s", "a")]}, "r3"), copy_event("t3", {"a": [("s", "a")]}, "r4")])
+    assert modes == [True, True, True]
+    with store.engine.connect() as conn:
+        runs = conn.exec_driver_sql("SELECT runs FROM hw_jobs ORDER BY runs DESC").scalars().all()
+    assert runs[0] == 2 and len(runs) == 3

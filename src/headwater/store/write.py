@@ -900,18 +900,22 @@ def apply(
     todo = sorted((f for f in todo if f.event_id in pks), key=lambda f: f.event_us)
     result.recorded = len(todo)
     result.event_ids = [f.event_id for f in todo]
-    _seen_jobs(conn, todo, ids)
     pg = _pg(conn)
     pipeline, members = None, None
-    if pg and fresh and MEMBERSHIPS_BY_DATABASE:
-        # PostgreSQL: the memberships of the new nodes are sent now, in pipeline mode, and the
-        # server writes them while this process works out the batch's edges (until a read, or the
-        # COPY below, waits for it)
+    by_database = bool(fresh) and MEMBERSHIPS_BY_DATABASE
+    if pg and (by_database or any(f.job for f in todo)):
+        # PostgreSQL: the jobs' rows and the memberships of the new nodes are sent now, in pipeline
+        # mode, and the server writes them while this process works out the batch's edges (until a
+        # read, or the COPY below, waits for them): no wait of their own
         pipeline = conn.connection.dbapi_connection.pipeline()  # type: ignore[union-attr]
         pipeline.__enter__()
+    else:
+        _seen_jobs(conn, todo, ids)
     try:
         if pipeline is not None:
-            members = _send_memberships(conn, fresh)
+            _seen_jobs(conn, todo, ids)
+            if by_database:
+                members = _send_memberships(conn, fresh)
         update_properties(conn, todo, ids, latest, texts, propped)
         wanted = [(f, _wanted(f, ids, pks[f.event_id])) for f in todo]
         uses: dict[int | None, int] = {}
@@ -988,7 +992,10 @@ def apply(
     if diff.starts:
         _executemany(conn, _update_sql(conn, "valid_from"), diff.starts)
     if staged is not None:
-        staged.update(NodeCache(ids, since))
+        if staged.ids or staged.since:
+            staged.update(NodeCache(ids, since))
+        else:  # the transaction's first batch: its own dicts, not used after it (no copy)
+            staged.ids, staged.since = ids, since
     if open_staged is not None and not pg:
         _keep_open(conn, open_staged, state, todo, ids, pks)
     if pg:
