@@ -110,3 +110,59 @@ def test_jobs_rows_go_in_the_pipeline_of_the_memberships(pg_url: str, monkeypatc
     with store.engine.connect() as conn:
         runs = conn.exec_driver_sql("SELECT runs FROM hw_jobs ORDER BY runs DESC").scalars().all()
     assert runs[0] == 2 and len(runs) == 3
+
+
+def test_sqlite_binds_no_null_properties_labels_nor_bools(tmp_path: Path) -> None:
+    """SQLite: node rows without properties and edge rows without labels go in statements that leave
+    the column NULL, and masking is bound as an integer (pysqlite binds None and bool through its
+    adapter protocol, a failed attribute look-up each); the stored rows are the same."""
+    from headwater.model import (
+        ColumnRef,
+        DirectInput,
+        DirectLineage,
+        DirectType,
+        Field,
+        LineageInfo,
+        Origin,
+        QueryContext,
+        SourceCommand,
+        TableRef,
+        Target,
+    )
+
+    src, dst = TableRef("internal", "db", "s"), TableRef("internal", "db", "t")
+    a, b = ColumnRef(src, "a"), ColumnRef(src, "b")
+    direct = (
+        DirectLineage("x", "upper(a)", DirectType.TRANSFORMATION, Origin.COLUMN, (a,), (DirectInput(a, ("UPPER",)),)),
+        DirectLineage("y", "b", DirectType.IDENTITY, Origin.COLUMN, (b,), (DirectInput(b, (), masking=True),)),
+    )
+    ctx = QueryContext(SourceCommand.INSERT_INTO, "q1", "INSERT INTO db.t SELECT upper(a), b FROM db.s")
+    lineage = LineageInfo(
+        "e1", SourceCommand.INSERT_INTO, Target(dst, (Field("x"), Field("y"))), (src,), direct, (), (), ctx
+    )
+    store = open_store(f"sqlite:///{tmp_path / 'a.db'}")
+    seen: list[str] = []
+    store.engine.dispose()
+
+    @event.listens_for(store.engine, "connect")
+    def _trace(dbapi_conn: Any, _record: object) -> None:
+        dbapi_conn.set_trace_callback(seen.append)
+
+    store.record(lineage)
+    nodes_sql = [s for s in seen if s.startswith("INSERT INTO hw_nodes")]
+    edges_sql = [s for s in seen if s.startswith("INSERT INTO hw_edges") and "'CONTAINS'" not in s]
+    assert any("properties" not in s.partition("VALUES")[0] for s in nodes_sql)
+    assert any("labels" not in s.partition("VALUES")[0] for s in edges_sql)
+    with store.engine.connect() as conn:
+        q = (
+            "SELECT s.name, d.name, e.labels, e.masking, typeof(e.masking) FROM hw_edges e "
+            "JOIN hw_nodes s ON s.id = e.src_id JOIN hw_nodes d ON d.id = e.dst_id WHERE e.type = 'MAPS_TO'"
+        )
+        rows = sorted(tuple(r) for r in conn.exec_driver_sql(q))
+        props = dict(conn.exec_driver_sql("SELECT name, properties FROM hw_nodes").all())
+    assert rows == [
+        ("internal.db.s.a", "internal.db.t.x", "UPPER", 0, "integer"),
+        ("internal.db.s.b", "internal.db.t.y", None, 1, "integer"),
+    ]
+    assert props["internal.db.t.x"] is None and props["internal.db.s.a"] is None
+    assert any(p is not None for p in props.values())  # the job's properties

@@ -299,11 +299,23 @@ def insert_edges(conn: Connection, rows: Sequence[Sequence[Any]]) -> None:
             for r in rows:
                 copy.write_row(r)
         return
-    insert_many(conn, EDGE_INSERT, rows)
+    labelled, bare = [], []  # most edges have no labels: their statement leaves them NULL (``_NODE_INSERT_BARE``)
+    for r in rows:
+        if r[_LABELS] is None:
+            bare.append([*r[:_LABELS], *r[_LABELS + 1 :]])
+        else:
+            labelled.append(r)
+    insert_many(conn, EDGE_INSERT, labelled)
+    insert_many(conn, _EDGE_INSERT_BARE, bare)
 
 
 EDGE_INSERT = f"INSERT INTO {edges.name} ({', '.join(EDGE_COLUMNS)}) VALUES ({', '.join('?' * len(EDGE_COLUMNS))})"
 """The SQLite statement of one edge row (``insert_many`` writes many per statement)."""
+_LABELS = EDGE_COLUMNS.index("labels")
+_BARE_COLUMNS = [c for c in EDGE_COLUMNS if c != "labels"]
+_EDGE_INSERT_BARE = (
+    f"INSERT INTO {edges.name} ({', '.join(_BARE_COLUMNS)}) VALUES ({', '.join('?' * len(_BARE_COLUMNS))})"
+)
 
 
 def insert_memberships(conn: Connection, fresh: Collection[int]) -> int:
@@ -425,6 +437,10 @@ def _node_row(s: NodeSpec, ids: dict[NodeKey, int], born: int) -> tuple[Any, ...
 
 
 _BY_NAME = f"SELECT id, type, name FROM {nodes.name} WHERE name IN ({{}})"
+_NODE_INSERT_BARE = f"INSERT INTO {nodes.name} (id, type, name, short, parent_id, created_us) VALUES (?, ?, ?, ?, ?, ?)"
+"""SQLite: a node row without properties. pysqlite binds a None (and a bool, and bytes) through its
+adapter protocol, whose failed look-up of ``__adapt__`` on a type formats an AttributeError: about
+1,500 instructions per parameter; a column left out of the statement is NULL for nothing."""
 
 
 def ensure_nodes(
@@ -491,18 +507,21 @@ def ensure_nodes(
         for k, s in enumerate(todo, start + 1):
             ids[s.key] = k
         get = ids.get
-        rows = []
+        rows, bare = [], []  # with properties; without (most: fields), whose statement leaves them NULL
         for k, s in enumerate(todo, start + 1):
             props = s.properties
-            text = sorted_json(props) if props else None
-            parent = s.parent
-            rows.append((k, s.type, s.name, s.short, get(parent) if parent else None, text, born[s.key]))
-        sql = f"INSERT INTO {nodes.name} (id, {cols}) VALUES (?, ?, ?, ?, ?, ?, ?)"
-        insert_many(conn, sql, rows)
+            parent = get(s.parent) if s.parent else None
+            if props:
+                rows.append((k, s.type, s.name, s.short, parent, sorted_json(props), born[s.key]))
+            else:
+                bare.append((k, s.type, s.name, s.short, parent, born[s.key]))
+        insert_many(conn, f"INSERT INTO {nodes.name} (id, {cols}) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        insert_many(conn, _NODE_INSERT_BARE, bare)
         if staged is not None and staged.base is not None:
             staged.upto = start + len(todo)
         if texts is not None:
             texts.update((r[0], r[5]) for r in rows)
+            texts.update((r[0], None) for r in bare)
         return ids, {s.key for s in todo}
     # generations of parents first, each in the batch's order: the order in which the ON CONFLICT
     # path below inserts them, so that writers meeting on the same nodes take their locks alike
@@ -811,7 +830,7 @@ def _wanted(f: Facts, ids: dict[NodeKey, int], evpk: int) -> dict[int | None, di
                 dep,
                 expr,
                 labels,
-                masking,
+                1 if masking else 0,  # not a bool: pysqlite binds an int without its adapter protocol
                 sc,
                 evpk,
                 0 if src[0] in process else 1,
@@ -823,7 +842,7 @@ def _wanted(f: Facts, ids: dict[NodeKey, int], evpk: int) -> dict[int | None, di
             if labels:
                 merged = [x for x in dict.fromkeys([*(row[6] or "").split(","), *labels.split(",")]) if x]
                 row[6] = ",".join(merged) or None
-            row[7] = row[7] or masking
+            row[7] = 1 if row[7] or masking else 0
     return out
 
 
@@ -1205,7 +1224,7 @@ def _contains(
             continue
         cur = open_pairs.get((p, c))
         if cur is None:
-            rows.append([_CONTAINS, p, c, None, None, None, None, False, None, None, 1, 1, t, OPEN])
+            rows.append([_CONTAINS, p, c, None, None, None, None, 0, None, None, 1, 1, t, OPEN])
             out[k] = t
         elif t < cur[1]:
             starts.append((t, cur[0]))
