@@ -112,10 +112,10 @@ def test_jobs_rows_go_in_the_pipeline_of_the_memberships(pg_url: str, monkeypatc
     assert runs[0] == 2 and len(runs) == 3
 
 
-def test_sqlite_binds_no_null_properties_labels_nor_bools(tmp_path: Path) -> None:
-    """SQLite: node rows without properties and edge rows without labels go in statements that leave
-    the column NULL, and masking is bound as an integer (pysqlite binds None and bool through its
-    adapter protocol, a failed attribute look-up each); the stored rows are the same."""
+def test_sqlite_binds_no_null_labels_nor_bools(tmp_path: Path) -> None:
+    """SQLite: edge rows without labels go in a statement that leaves the column NULL, and masking is
+    bound as an integer (pysqlite binds None and bool through its adapter protocol, a failed
+    attribute look-up each); the stored rows are the same."""
     from headwater.model import (
         ColumnRef,
         DirectInput,
@@ -151,7 +151,7 @@ def test_sqlite_binds_no_null_properties_labels_nor_bools(tmp_path: Path) -> Non
     store.record(lineage)
     nodes_sql = [s for s in seen if s.startswith("INSERT INTO hw_nodes")]
     edges_sql = [s for s in seen if s.startswith("INSERT INTO hw_edges") and "'CONTAINS'" not in s]
-    assert any("properties" not in s.partition("VALUES")[0] for s in nodes_sql)
+    assert nodes_sql and all("properties" in s.partition("VALUES")[0] for s in nodes_sql)  # one shape: id order
     assert any("labels" not in s.partition("VALUES")[0] for s in edges_sql)
     with store.engine.connect() as conn:
         q = (

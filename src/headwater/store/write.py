@@ -299,7 +299,11 @@ def insert_edges(conn: Connection, rows: Sequence[Sequence[Any]]) -> None:
             for r in rows:
                 copy.write_row(r)
         return
-    labelled, bare = [], []  # most edges have no labels: their statement leaves them NULL (``_NODE_INSERT_BARE``)
+    # most edges have no labels: their statement leaves the column NULL (pysqlite binds a None, a
+    # bool or bytes through its adapter protocol, whose failed look-up of ``__adapt__`` on a type
+    # formats an AttributeError: ~1,500 instructions per parameter). Edge ids are not given, so
+    # either statement appends to the table.
+    labelled, bare = [], []
     for r in rows:
         if r[_LABELS] is None:
             bare.append([*r[:_LABELS], *r[_LABELS + 1 :]])
@@ -437,10 +441,6 @@ def _node_row(s: NodeSpec, ids: dict[NodeKey, int], born: int) -> tuple[Any, ...
 
 
 _BY_NAME = f"SELECT id, type, name FROM {nodes.name} WHERE name IN ({{}})"
-_NODE_INSERT_BARE = f"INSERT INTO {nodes.name} (id, type, name, short, parent_id, created_us) VALUES (?, ?, ?, ?, ?, ?)"
-"""SQLite: a node row without properties. pysqlite binds a None (and a bool, and bytes) through its
-adapter protocol, whose failed look-up of ``__adapt__`` on a type formats an AttributeError: about
-1,500 instructions per parameter; a column left out of the statement is NULL for nothing."""
 
 
 def ensure_nodes(
@@ -507,21 +507,20 @@ def ensure_nodes(
         for k, s in enumerate(todo, start + 1):
             ids[s.key] = k
         get = ids.get
-        rows, bare = [], []  # with properties; without (most: fields), whose statement leaves them NULL
+        rows = []
         for k, s in enumerate(todo, start + 1):
             props = s.properties
-            parent = get(s.parent) if s.parent else None
-            if props:
-                rows.append((k, s.type, s.name, s.short, parent, sorted_json(props), born[s.key]))
-            else:
-                bare.append((k, s.type, s.name, s.short, parent, born[s.key]))
-        insert_many(conn, f"INSERT INTO {nodes.name} (id, {cols}) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
-        insert_many(conn, _NODE_INSERT_BARE, bare)
+            text = sorted_json(props) if props else None
+            parent = s.parent
+            rows.append((k, s.type, s.name, s.short, get(parent) if parent else None, text, born[s.key]))
+        # (one statement shape: rows without properties apart would go in out of id order, and a
+        # table's b-tree costs more to fill in the middle than at its end)
+        sql = f"INSERT INTO {nodes.name} (id, {cols}) VALUES (?, ?, ?, ?, ?, ?, ?)"
+        insert_many(conn, sql, rows)
         if staged is not None and staged.base is not None:
             staged.upto = start + len(todo)
         if texts is not None:
             texts.update((r[0], r[5]) for r in rows)
-            texts.update((r[0], None) for r in bare)
         return ids, {s.key for s in todo}
     # generations of parents first, each in the batch's order: the order in which the ON CONFLICT
     # path below inserts them, so that writers meeting on the same nodes take their locks alike
