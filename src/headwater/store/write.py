@@ -201,9 +201,13 @@ def _scalar(conn: Connection, sql: str) -> Any:
 
 
 def _executemany(conn: Connection, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-    """``executemany`` on the DBAPI cursor of ``conn`` (inside its transaction): rows may be lists."""
+    """``executemany`` on the DBAPI cursor of ``conn`` (inside its transaction): rows may be lists.
+    One row is one ``execute`` (psycopg's ``executemany`` runs a pipeline: more waits on the server)."""
     cursor = _cursor(conn)
     try:
+        if len(rows) == 1:
+            cursor.execute(sql, rows[0])
+            return
         cursor.executemany(sql, rows)
     finally:
         cursor.close()
@@ -295,11 +299,27 @@ def insert_edges(conn: Connection, rows: Sequence[Sequence[Any]]) -> None:
             for r in rows:
                 copy.write_row(r)
         return
-    insert_many(conn, EDGE_INSERT, rows)
+    # most edges have no labels: their statement leaves the column NULL (pysqlite binds a None, a
+    # bool or bytes through its adapter protocol, whose failed look-up of ``__adapt__`` on a type
+    # formats an AttributeError: ~1,500 instructions per parameter). Edge ids are not given, so
+    # either statement appends to the table.
+    labelled, bare = [], []
+    for r in rows:
+        if r[_LABELS] is None:
+            bare.append([*r[:_LABELS], *r[_LABELS + 1 :]])
+        else:
+            labelled.append(r)
+    insert_many(conn, EDGE_INSERT, labelled)
+    insert_many(conn, _EDGE_INSERT_BARE, bare)
 
 
 EDGE_INSERT = f"INSERT INTO {edges.name} ({', '.join(EDGE_COLUMNS)}) VALUES ({', '.join('?' * len(EDGE_COLUMNS))})"
 """The SQLite statement of one edge row (``insert_many`` writes many per statement)."""
+_LABELS = EDGE_COLUMNS.index("labels")
+_BARE_COLUMNS = [c for c in EDGE_COLUMNS if c != "labels"]
+_EDGE_INSERT_BARE = (
+    f"INSERT INTO {edges.name} ({', '.join(_BARE_COLUMNS)}) VALUES ({', '.join('?' * len(_BARE_COLUMNS))})"
+)
 
 
 def insert_memberships(conn: Connection, fresh: Collection[int]) -> int:
@@ -377,6 +397,36 @@ def check(f: Facts) -> None:
             raise InvalidInput("expression", f"a NUL character in the mapping into {e[2][1]!r}")
 
 
+_SEEN = f"SELECT event_id FROM {events.name} WHERE event_id IN ({{}})"
+_TOPS = (
+    f"SELECT NULL, (SELECT coalesce(max(id), 0) FROM {nodes.name}), (SELECT coalesce(max(id), 0) FROM {events.name}) "
+    "UNION ALL "
+)
+
+
+def _stored(conn: Connection, event_ids: Sequence[str]) -> tuple[set[str], int | None, int | None]:
+    """Which of ``event_ids`` are recorded, and the largest node and event ids, in one statement when
+    the ids fit in one (``CHUNK``): ``ensure_nodes`` and ``_new_events`` read the latter otherwise, one
+    statement (and on PostgreSQL one wait on the server) each."""
+    if not event_ids or len(event_ids) > CHUNK:
+        return {r[0] for r in _in(conn, _SEEN, event_ids)}, None, None
+    cursor = _cursor(conn)
+    try:
+        if _pg(conn):
+            sql = _TOPS + f"SELECT event_id, NULL, NULL FROM {events.name} WHERE event_id = ANY(%s::text[])"
+            cursor.execute(sql, (text_array(event_ids),))
+        else:
+            markers = ", ".join(["?"] * len(event_ids))
+            cursor.execute(
+                _TOPS + f"SELECT event_id, NULL, NULL FROM {events.name} WHERE event_id IN ({markers})", event_ids
+            )
+        rows = cursor.fetchall()
+    finally:
+        cursor.close()
+    tops = next(r for r in rows if r[0] is None)
+    return {r[0] for r in rows if r[0] is not None}, int(tops[1]), int(tops[2])
+
+
 def _rank(spec: NodeSpec, specs: dict[NodeKey, NodeSpec]) -> int:
     rank = 0
     while spec.parent is not None and spec.parent in specs:
@@ -400,6 +450,7 @@ def ensure_nodes(
     known: NodeCache | dict[NodeKey, int] | None = None,
     staged: NodeCache | None = None,
     texts: dict[int, str | None] | None = None,
+    top: int | None = None,
 ) -> tuple[dict[NodeKey, int], set[NodeKey]]:
     """Ids of the given nodes, inserting the missing ones (created at ``born[key]``: the time of the
     earliest event of the batch that mentions it). ``known`` holds ids of nodes known to exist (the
@@ -407,7 +458,8 @@ def ensure_nodes(
     cache known to hold every stored node (``NodeCache.upto``, with what ``staged`` holds of the
     transaction's earlier batches) spares the lookup by name of the missing ones (on PostgreSQL the
     insert's ``ON CONFLICT DO NOTHING`` and the read after it keep this right under concurrency). ``texts``
-    receives the properties (JSON) each inserted node was written with.
+    receives the properties (JSON) each inserted node was written with. ``top``: the store's largest
+    node id if the caller read it in this transaction (``_stored``), else it is read here.
 
     Returns the ids and the keys inserted by this call (nodes that cannot have edges yet).
     """
@@ -426,7 +478,7 @@ def ensure_nodes(
     pg = _pg(conn)
     # PostgreSQL: a heuristic only (concurrent writers insert beside this one); a node another
     # writer has is not returned by the insert's ON CONFLICT DO NOTHING and is read after it
-    start = _scalar(conn, f"SELECT coalesce(max(id), 0) FROM {nodes.name}")
+    start = top if top is not None else _scalar(conn, f"SELECT coalesce(max(id), 0) FROM {nodes.name}")
     if start == cache.upto and (staged is None or staged.base is None):
         if staged is not None:
             staged.base = staged.upto = cache.upto  # every stored node is known: the missing ones are new
@@ -461,6 +513,8 @@ def ensure_nodes(
             text = sorted_json(props) if props else None
             parent = s.parent
             rows.append((k, s.type, s.name, s.short, get(parent) if parent else None, text, born[s.key]))
+        # (one statement shape: rows without properties apart would go in out of id order, and a
+        # table's b-tree costs more to fill in the middle than at its end)
         sql = f"INSERT INTO {nodes.name} (id, {cols}) VALUES (?, ?, ?, ?, ?, ?, ?)"
         insert_many(conn, sql, rows)
         if staged is not None and staged.base is not None:
@@ -615,7 +669,11 @@ def _squeeze(payload: str | None) -> bytes | None:
     return None if payload is None else zlib.compress(payload.encode(), 1)
 
 
-def _new_events(conn: Connection, batch: Sequence[Facts], job_ids: dict[str, int | None], now: int) -> dict[str, int]:
+def _new_events(
+    conn: Connection, batch: Sequence[Facts], job_ids: dict[str, int | None], now: int, top: int | None = None
+) -> dict[str, int]:
+    """Insert the batch's event rows; their ids by event id. ``top`` (SQLite): the largest event id,
+    if the caller read it in this transaction (``_stored``)."""
     cols = "event_id, kind, job_id, run_key, event_us, recorded_us, status, payload_zlib, fingerprint"
     rows = [
         (
@@ -633,7 +691,7 @@ def _new_events(conn: Connection, batch: Sequence[Facts], job_ids: dict[str, int
     ]
     if not _pg(conn):
         # the batch's event ids were checked inside this BEGIN IMMEDIATE transaction: all are new
-        start = _scalar(conn, f"SELECT coalesce(max(id), 0) FROM {events.name}")
+        start = top if top is not None else _scalar(conn, f"SELECT coalesce(max(id), 0) FROM {events.name}")
         pks = {f.event_id: k for k, f in enumerate(batch, start + 1)}
         sql = f"INSERT INTO {events.name} (id, {cols}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         insert_many(conn, sql, [(pks[r[0]], *r) for r in rows])
@@ -771,7 +829,7 @@ def _wanted(f: Facts, ids: dict[NodeKey, int], evpk: int) -> dict[int | None, di
                 dep,
                 expr,
                 labels,
-                masking,
+                1 if masking else 0,  # not a bool: pysqlite binds an int without its adapter protocol
                 sc,
                 evpk,
                 0 if src[0] in process else 1,
@@ -783,7 +841,7 @@ def _wanted(f: Facts, ids: dict[NodeKey, int], evpk: int) -> dict[int | None, di
             if labels:
                 merged = [x for x in dict.fromkeys([*(row[6] or "").split(","), *labels.split(",")]) if x]
                 row[6] = ",".join(merged) or None
-            row[7] = row[7] or masking
+            row[7] = 1 if row[7] or masking else 0
     return out
 
 
@@ -837,7 +895,7 @@ def apply(
             result.duplicates += 1
         else:
             unique[f.event_id] = f
-    seen = {r[0] for r in _in(conn, f"SELECT event_id FROM {events.name} WHERE event_id IN ({{}})", list(unique))}
+    seen, node_top, event_top = _stored(conn, list(unique))
     todo = [f for f in unique.values() if f.event_id not in seen]
     todo += returning(conn, [f for f in unique.values() if f.event_id in seen]) if seen else []
     result.duplicates += len(unique) - len(todo)
@@ -847,31 +905,35 @@ def apply(
     specs, born = _mentions(todo, propped)
     known = known or NodeCache()
     texts: dict[int, str | None] = {}
-    ids, fresh_keys = ensure_nodes(conn, specs, born, known, staged, texts)
+    ids, fresh_keys = ensure_nodes(conn, specs, born, known, staged, texts, node_top)
     fresh = {ids[k] for k in fresh_keys}
     jobs = sorted({ids[f.job] for f in todo if f.job})
     stored_jobs = [j for j in jobs if j not in fresh]
     _lock_jobs(conn, stored_jobs)
     latest, last_pk = _latest(conn, stored_jobs)
-    pks = _new_events(conn, todo, {f.event_id: ids[f.job] if f.job else None for f in todo}, now)
+    pks = _new_events(conn, todo, {f.event_id: ids[f.job] if f.job else None for f in todo}, now, event_top)
     result.duplicates += len(todo) - len(pks)  # recorded concurrently by another writer
     if len(pks) < len(todo):
         specs, born = _mentions([f for f in todo if f.event_id in pks])
     todo = sorted((f for f in todo if f.event_id in pks), key=lambda f: f.event_us)
     result.recorded = len(todo)
     result.event_ids = [f.event_id for f in todo]
-    _seen_jobs(conn, todo, ids)
     pg = _pg(conn)
     pipeline, members = None, None
-    if pg and fresh and MEMBERSHIPS_BY_DATABASE:
-        # PostgreSQL: the memberships of the new nodes are sent now, in pipeline mode, and the
-        # server writes them while this process works out the batch's edges (until a read, or the
-        # COPY below, waits for it)
+    by_database = bool(fresh) and MEMBERSHIPS_BY_DATABASE
+    if pg and (by_database or any(f.job for f in todo)):
+        # PostgreSQL: the jobs' rows and the memberships of the new nodes are sent now, in pipeline
+        # mode, and the server writes them while this process works out the batch's edges (until a
+        # read, or the COPY below, waits for them): no wait of their own
         pipeline = conn.connection.dbapi_connection.pipeline()  # type: ignore[union-attr]
         pipeline.__enter__()
+    else:
+        _seen_jobs(conn, todo, ids)
     try:
         if pipeline is not None:
-            members = _send_memberships(conn, fresh)
+            _seen_jobs(conn, todo, ids)
+            if by_database:
+                members = _send_memberships(conn, fresh)
         update_properties(conn, todo, ids, latest, texts, propped)
         wanted = [(f, _wanted(f, ids, pks[f.event_id])) for f in todo]
         uses: dict[int | None, int] = {}
@@ -948,7 +1010,10 @@ def apply(
     if diff.starts:
         _executemany(conn, _update_sql(conn, "valid_from"), diff.starts)
     if staged is not None:
-        staged.update(NodeCache(ids, since))
+        if staged.ids or staged.since:
+            staged.update(NodeCache(ids, since))
+        else:  # the transaction's first batch: its own dicts, not used after it (no copy)
+            staged.ids, staged.since = ids, since
     if open_staged is not None and not pg:
         _keep_open(conn, open_staged, state, todo, ids, pks)
     if pg:
@@ -1158,7 +1223,7 @@ def _contains(
             continue
         cur = open_pairs.get((p, c))
         if cur is None:
-            rows.append([_CONTAINS, p, c, None, None, None, None, False, None, None, 1, 1, t, OPEN])
+            rows.append([_CONTAINS, p, c, None, None, None, None, 0, None, None, 1, 1, t, OPEN])
             out[k] = t
         elif t < cur[1]:
             starts.append((t, cur[0]))
