@@ -22,29 +22,26 @@ def _catalog() -> MemoryCatalog:
 def _both(statements: list[str], dialect: str = "doris") -> tuple[list, list, StatementReuse]:
     """The results of the statements in one session, without and with reuse (as event dicts)."""
     reuse = StatementReuse(size=50)
-    out = []
-    for r in (None, reuse):
-        ex = Extractor(_catalog(), ExtractOptions(dialect=dialect), database="db", reuse=r)
-        rows = []
-        for n, sql in enumerate(statements):
-            res = ex.run(sql, RunInfo(query_id=f"q{n}", user="etl", timestamp=T0))
-            rows.append(
-                [
-                    (
-                        s.index,
-                        s.line,
-                        s.column,
-                        s.sql,
-                        s.kind,
-                        s.skip_reason,
-                        s.error,
-                        [event_to_dict(e) for e in s.events],
-                    )
-                    for s in res.statements
-                ]
-            )
-        out.append(rows)
+    out = [
+        session_rows(Extractor(_catalog(), ExtractOptions(dialect=dialect), database="db", reuse=r), statements)
+        for r in (None, reuse)
+    ]
     return out[0], out[1], reuse
+
+
+def session_rows(ex: Extractor, statements: list[str]) -> list[list[tuple]]:
+    """Each statement run in ``ex``'s session (query ids q0, q1, …): every result's position, kind,
+    skip, error and events (as dicts)."""
+    rows = []
+    for n, sql in enumerate(statements):
+        res = ex.run(sql, RunInfo(query_id=f"q{n}", user="etl", timestamp=T0))
+        rows.append(
+            [
+                (s.index, s.line, s.column, s.sql, s.kind, s.skip_reason, s.error, [event_to_dict(e) for e in s.events])
+                for s in res.statements
+            ]
+        )
+    return rows
 
 
 def test_reruns_with_other_literals_give_the_events_of_a_fresh_extraction():

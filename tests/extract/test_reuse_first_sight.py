@@ -9,11 +9,10 @@ import re
 import pytest
 
 from headwater.catalog import load_schema_file
-from headwater.extract import ExtractOptions, Extractor, RunInfo
+from headwater.extract import ExtractOptions, Extractor
 from headwater.extract.reuse import StatementReuse
 from headwater.extract.split import split_script
-from headwater.model import event_to_dict
-from tests.extract.test_reuse import T0, _both
+from tests.extract.test_reuse import _both, session_rows
 from tests.golden.harness import all_cases
 
 _ROWS = "INSERT INTO t SELECT a, b, d, k FROM s"
@@ -171,25 +170,7 @@ def test_golden_statements_with_reuse_give_the_events_of_extraction_anew(case):
             catalog_name=opts["catalog"],
             reuse=r,
         )
-        rows = []
-        for n, sql in enumerate(sqls):
-            res = ex.run(sql, RunInfo(query_id=f"q{n}", user="etl", timestamp=T0))
-            rows.append(
-                [
-                    (
-                        s.index,
-                        s.line,
-                        s.column,
-                        s.sql,
-                        s.kind,
-                        s.skip_reason,
-                        s.error,
-                        [event_to_dict(e) for e in s.events],
-                    )
-                    for s in res.statements
-                ]
-            )
-        out.append(rows)
+        out.append(session_rows(ex, sqls))
     for sql, a, b in zip(sqls, out[0], out[1], strict=True):
         assert a == b, sql
 
