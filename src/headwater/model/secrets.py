@@ -328,15 +328,13 @@ def redact_event(event: LineageInfo, dialect: str = "") -> LineageInfo:
 
 
 def redacted(event: LineageInfo, dialect: str = "") -> LineageInfo:
-    """``redact_event`` without the mark (the store's own pass: nothing reads its mark)."""
+    """``redact_event`` without the mark (the store's own pass: nothing reads its mark).
+
+    The statement is tested alone, through ``redact_sql``'s memo: extraction has just redacted the
+    same text for its piece (``redact_piece``), so it is not scanned again; the expressions are
+    tested once, joined (``_expressions_hinted``). No test of the statement and the expressions
+    joined comes first: each answer below is what such a test only let through."""
     ctx = event.context
-    try:  # one test of the statement and every expression joined (no hint word holds a NUL)
-        parts = (event.direct, event.dataset_indirect, event.output_indirect)
-        joined = "\x00".join([ctx.sql, *[x.expression for items in parts for x in items]])
-    except (TypeError, AttributeError):  # an expression that is not text: each is looked at below
-        joined = None
-    if joined is not None and not may_hold_secret(joined):
-        return event
     sql = redact_sql(ctx.sql, dialect) if isinstance(ctx.sql, str) else ctx.sql
     changed: dict[str, Any] = {}
     if _expressions_hinted(event):
