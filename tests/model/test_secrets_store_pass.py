@@ -1,5 +1,5 @@
 """The store's redaction pass (``secrets.redacted``): ``redact_event``'s answer without its mark,
-tested once on the statement and the expressions joined; and ``may_hold_secret`` on text that is
+the statement tested through ``redact_sql`` and the expressions joined; and ``may_hold_secret`` on text that is
 not ASCII, answered from its lower case unless it holds one of the four letters that
 ``re.IGNORECASE`` takes for ASCII ones."""
 
