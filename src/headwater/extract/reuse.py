@@ -50,6 +50,7 @@ redaction's own hint) are never reused. The memory is an LRU of ``size`` shapes.
 from __future__ import annotations
 
 import re
+import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
@@ -61,7 +62,7 @@ from sqlglot.tokens import Token, TokenType
 
 from headwater.extract.context import generated_query_id, now_iso
 from headwater.extract.result import RunInfo, ScriptResult, StatementResult
-from headwater.extract.split import Piece, _start_of, iter_script
+from headwater.extract.split import WINDOW, Piece, _dialect, _parse_chunk, _start_of, iter_script
 from headwater.model import (
     ColumnRef,
     Diagnostic,
@@ -108,11 +109,26 @@ class Shape:
     names: frozenset[str]  # every token's text, lower case (the names it may mention)
 
 
+_LOCAL = threading.local()
+
+
+def _tokenize(sql: str, dialect: Any) -> list[Token]:
+    """``dialect.tokenize(sql)`` with one tokenizer per dialect class and thread (``Dialect.tokenize``
+    makes one at each call; a tokenizer reads only its class's settings and resets at each call)."""
+    made: dict[type, Any] | None = getattr(_LOCAL, "tokenizers", None)
+    if made is None:
+        made = _LOCAL.tokenizers = {}
+    tokenizer = made.get(type(dialect))
+    if tokenizer is None:
+        tokenizer = made[type(dialect)] = dialect.tokenizer()
+    return tokenizer.tokenize(sql)
+
+
 def shape_of(sql: str, dialect: Any) -> Shape | None:
     """The shape of a one-statement ``sql``, or None when it cannot be reused (several statements,
     no tokens, tokenizer errors, commands the splitter rewrites)."""
     try:
-        tokens = dialect.tokenize(sql)
+        tokens = _tokenize(sql, dialect)
     except TokenError:
         return None
     while tokens and tokens[-1].token_type == TokenType.SEMICOLON:
@@ -319,9 +335,12 @@ def sight_of(sql: str, dialect: Any, plans: dict[Any, Any] | None = None) -> Sig
     shape = shape_of(sql, dialect)
     if shape is None:
         return None
+    sight = Sight.of(sql, shape, dialect)
     if plan is None:
-        plans[skeleton] = _plan_of(sql, shape, skeleton, found)
-    return Sight.of(sql, shape, dialect)
+        plan = plans[skeleton] = _plan_of(sql, shape, skeleton, found)
+        if isinstance(plan, _Plan):  # its tokens may become the template's (``_draft``): the plan answers
+            sight.plan, sight.found = plan, found
+    return sight
 
 
 def _placeholder(tt: TokenType, n: int) -> str:
@@ -346,6 +365,66 @@ def template_sql(
         pos = end + 1
     out.append(sql[pos:])
     return "".join(out)
+
+
+def _own_tokens(sight: Sight) -> list[Token] | None:
+    """The statement's tokens, for ``_retoken`` to make the template's of (the sight answers from its
+    plan from then on), or None when its skeleton has no plan or the text is too long for one window."""
+    plan, found = sight.plan, sight.found
+    if plan is None or found is None or len(sight.sql) > WINDOW:
+        return None
+    tokens = sight.tokenized.tokens if sight.tokenized is not None else None
+    sight.tokenized = None
+    if tokens is None:
+        shape = shape_of(sight.sql, sight.dialect)
+        if shape is None or shape.key != sight.key:
+            return None
+        tokens = shape.tokens
+    return tokens
+
+
+def _one_chunk(text: str, limit: int) -> bool:
+    """``iter_script`` tokenizes ``text`` in one window and finds no oversized statement in it."""
+    return len(text) <= WINDOW and (4 * len(text) <= limit or len(text.encode("utf-8", "surrogatepass")) <= limit)
+
+
+def _retoken(
+    tokens: list[Token],
+    edits: dict[int, str],
+    numbers: tuple[bool, ...],
+    literals: tuple[int, ...],
+    literal_tokens: tuple[int, ...],
+) -> None:
+    """``tokens`` (of a statement of a skeleton with a plan, or of a text made from it by this function)
+    made the tokens of the same text with each token of ``edits`` (a literal of the plan, single-line)
+    given its new text: its own width and offsets, and the offsets and columns of the tokens after it.
+    The tokenizer would make exactly these of the new text (the skeleton's plan holds for it: a
+    placeholder or a literal put back is a candidate of the same kind where one was)."""
+    if not edits:
+        return
+    string = {i: not numbers[c] for c, i in zip(literals, literal_tokens, strict=True)}
+    first = min(edits)
+    shift = 0  # how much longer the text before the token is now
+    line, line_shift = -1, 0  # the line of the last edit, and the shift of the columns on it
+    for i in range(first, len(tokens)):
+        tok = tokens[i]
+        col_shift = line_shift if tok.line == line else 0
+        text = edits.get(i)
+        if text is None:
+            if shift:
+                tok.start += shift
+                tok.end += shift
+            if col_shift:
+                tok.col += col_shift
+            continue
+        width = len(text) + 2 if string[i] else len(text)
+        delta = width - (tok.end - tok.start + 1)
+        tok.text = text
+        tok.start += shift
+        tok.end = tok.start + width - 1
+        tok.col += col_shift + delta
+        shift += delta
+        line, line_shift = tok.line, col_shift + delta
 
 
 Pieces = tuple[str | int, ...]  # text, and the number of the literal whose rendering goes between
@@ -438,6 +517,7 @@ class _Draft:
     renders: tuple[str, ...]  # each literal's placeholder as the generator renders it
     fixed: tuple[tuple[int, str], ...]  # the literals kept in the text (number, text)
     tokens: int  # the statement's number of tokens
+    made: list[Token] | None = None  # the text's tokens, where they were made from the statement's
 
 
 @dataclass(frozen=True, slots=True)
@@ -538,7 +618,11 @@ class StatementReuse:
     def _draft(self, ex: Extractor, sight: Sight) -> _Draft | None:
         """``sight``'s statement with placeholders where ``_neutral`` shows that no value of the literal
         changes the events, its other literals kept, parsed; None when it is not one statement, or a
-        placeholder does not stay a literal where it was shown neutral once the others are kept."""
+        placeholder does not stay a literal where it was shown neutral once the others are kept.
+
+        Where the statement's skeleton has a plan, its text is tokenized once: the template's tokens
+        are the statement's with the placeholders' texts and offsets (``_retoken``), parsed as
+        ``iter_script`` parses a statement of one chunk."""
         spans = sight.spans()
         if spans is None:
             return None
@@ -546,19 +630,32 @@ class StatementReuse:
         renders = tuple(self._render(ex, tt, _placeholder(tt, n).strip("'")) for n, tt in enumerate(types))
         if any(r.strip("'") in sight.text for r in renders):  # a placeholder's text in the statement itself
             return None
+        tokens = _own_tokens(sight)
         kept: frozenset[int] = frozenset()
         while True:
             text = template_sql(sight.sql, spans[1], types, kept)
-            pieces = iter_script(text, ex.options.dialect, ex.options.limits)
-            piece = next(pieces, None)
-            if piece is None or next(pieces, None) is not None or piece.tree is None or piece.error or piece.skip:
+            if tokens is not None and _one_chunk(text, ex.options.limits.max_statement_bytes):
+                plan = sight.plan
+                assert plan is not None and sight.found is not None
+                edits = {
+                    i: _placeholder(tt, n).strip("'") if n not in kept else sight.found[plan.literals[n]]
+                    for n, (i, tt) in enumerate(zip(plan.literal_tokens, types, strict=True))
+                }
+                _retoken(tokens, edits, plan.numbers, plan.literals, plan.literal_tokens)
+                piece = _parse_chunk(0, tokens, text, _dialect(ex.options.dialect), ex.options.limits)
+            else:
+                pieces = iter_script(text, ex.options.dialect, ex.options.limits)
+                piece = next(pieces, None)  # type: ignore[assignment]
+                if piece is None or next(pieces, None) is not None:
+                    return None
+            if piece.tree is None or piece.error or piece.skip:
                 return None
             places = _neutral(piece.tree, types, kept)
             if places is None:
                 return None
             if all(places.values()):
                 fixed = tuple((n, sight.literals[n][1]) for n in sorted(kept))
-                return _Draft(piece, text, renders, fixed, spans[0])
+                return _Draft(piece, text, renders, fixed, spans[0], tokens)
             if kept:  # a placeholder moved once the other literals were put back
                 return None
             kept = frozenset(n for n, neutral in places.items() if not neutral)
@@ -632,7 +729,8 @@ class StatementReuse:
         back gives exactly the result ``real`` was extracted to."""
         if not _reusable(result) or _held(result.statements[0], draft.renders):
             return _REFUSED
-        tshape = shape_of(draft.text, ex.dialect_impl)  # where its diagnostics are
+        made = draft.made  # where its diagnostics are
+        tshape = Shape(made, (), (), frozenset()) if made is not None else shape_of(draft.text, ex.dialect_impl)
         if tshape is None or len(tshape.tokens) != draft.tokens:
             return _REFUSED
         template = _make_template(
