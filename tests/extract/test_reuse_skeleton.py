@@ -144,14 +144,14 @@ def test_the_ascii_scan_splits_as_the_regular_expression():
     import random
 
     from headwater.extract.reuse import _CANDIDATES, _split_ascii
+    from headwater.extract.split import split_script
+    from tests.golden.harness import all_cases
 
     def by_regex(text: str) -> tuple:
         parts = _CANDIDATES.split(text)
         strings = parts[1::3]
         found = [s if s is not None else n for s, n in zip(strings, parts[2::3], strict=True)]
         return (tuple(parts[0::3]), tuple(s is None for s in strings)), found
-    from headwater.extract.split import split_script
-    from tests.golden.harness import all_cases
 
     rnd = random.Random(14)
     alphabet = "a1'0 \\\n\r.$@#:\"`_x9-,()=\t"

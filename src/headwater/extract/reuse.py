@@ -54,12 +54,15 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
+from itertools import accumulate
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 from sqlglot.errors import TokenError
 from sqlglot.tokens import Token, TokenType
 
+from headwater.extract.collector import collector_paused
 from headwater.extract.context import generated_query_id, now_iso
 from headwater.extract.result import RunInfo, ScriptResult, StatementResult
 from headwater.extract.split import WINDOW, Piece, _dialect, _parse_chunk, _start_of, iter_script
@@ -90,6 +93,7 @@ _KEEP_NUMBER_AFTER = frozenset(
     if hasattr(TokenType, name)
 )
 _SEEN, _REFUSED, _UNSAFE = "seen", "refused", "unsafe"
+_TOKEN_TYPE, _TOKEN_TEXT, _TOKEN_START = attrgetter("token_type"), attrgetter("text"), attrgetter("start")
 _STRING, _NUMBER, _SEMICOLON = TokenType.STRING, TokenType.NUMBER, TokenType.SEMICOLON
 
 # A candidate literal: a quoted string with nothing in it a tokenizer treats specially, or a run of
@@ -135,10 +139,10 @@ def shape_of(sql: str, dialect: Any) -> Shape | None:
         tokens.pop()
     if not tokens or tokens[0].token_type == TokenType.REPLACE:
         return None
-    types = [t.token_type for t in tokens]
+    types = list(map(_TOKEN_TYPE, tokens))
     if _SEMICOLON in types:
         return None
-    texts = [t.text for t in tokens]
+    texts = list(map(_TOKEN_TEXT, tokens))
     literals = [
         i
         for i, tt in enumerate(types)
@@ -149,7 +153,7 @@ def shape_of(sql: str, dialect: Any) -> Shape | None:
     for i in literals:
         shape_texts[i] = None
     key = (tuple(types), tuple(shape_texts))
-    names = frozenset(t.lower() for t in texts)  # literals too: a name more only makes the key stricter
+    names = frozenset(map(str.lower, texts))  # literals too: a name more only makes the key stricter
     return Shape(tokens, tuple(literals), key, names)
 
 
@@ -251,7 +255,8 @@ def _skeleton(sql: str) -> tuple[tuple[Any, ...], list[str]]:
 def _plan_of(sql: str, shape: Shape, skeleton: tuple[Any, ...], found: list[str]) -> _Plan | str:
     """The plan of ``sql``'s skeleton, or ``_UNSAFE`` when a candidate is not exactly one token."""
     tokens = shape.tokens
-    at = {t.start: i for i, t in enumerate(tokens)}
+    starts = tuple(map(_TOKEN_START, tokens))
+    at = dict(zip(starts, range(len(tokens)), strict=True))
     segments, numbers = skeleton
     pos = 0
     token_of: list[int] = []
@@ -270,21 +275,24 @@ def _plan_of(sql: str, shape: Shape, skeleton: tuple[Any, ...], found: list[str]
     if any(i not in candidate for i in shape.literals):
         return _UNSAFE
     abstracted = set(shape.literals)
-    before, k = [], 0
-    for i in range(len(tokens)):
-        before.append(k)
-        k += i in candidate
+    flags = [0] * len(tokens)
+    for i in token_of:
+        flags[i] = 1
+    before = tuple(accumulate(flags, initial=0))[:-1]  # the candidates before each token
+    texts = list(map(_TOKEN_TEXT, tokens))
+    for i in token_of:
+        texts[i] = None
     return _Plan(
         key=shape.key,
         literals=tuple(candidate[i] for i in shape.literals),
         literal_tokens=shape.literals,
         types=tuple(tokens[i].token_type for i in shape.literals),
         kept=tuple((k, i) for k, i in enumerate(token_of) if i not in abstracted),
-        names=frozenset(t.text.lower() for i, t in enumerate(tokens) if i not in candidate),
+        names=frozenset(map(str.lower, [t for t in texts if t is not None])),
         first=_start_of(tokens[0], sql),
         tail=len(sql) - (tokens[-1].end + 1),
-        starts=tuple(t.start for t in tokens),
-        before=tuple(before),
+        starts=starts,
+        before=before,
         widths=tuple(len(f) if numbers[k] else len(f) + 2 for k, f in enumerate(found)),
         numbers=numbers,
         hinted=any(may_hold_secret(s) for s in segments),
@@ -299,13 +307,13 @@ def _counted(sql: str, offset: int) -> tuple[int, int]:
 
 @dataclass(slots=True)
 class Sight:
-    """One statement as the memory sees it: its shape key, the names it may mention, its abstracted
-    literals (token type, text), its text without what surrounds the tokens, and where it starts.
-    Its tokens are made only when asked for (``shape``)."""
+    """One statement as the memory sees it: its shape key, the names it may mention (``names``), its
+    abstracted literals (token type, text), its text without what surrounds the tokens, and where it
+    starts. Its tokens are made only when asked for (``shape``)."""
 
     sql: str
     key: tuple[Any, ...]
-    names: frozenset[str]
+    known_names: frozenset[str] | None  # None: made of the plan's and the candidates' when asked (``names``)
     literals: tuple[tuple[TokenType, str], ...]
     text: str
     first: tuple[int, int, int]
@@ -320,6 +328,15 @@ class Sight:
         first = _start_of(tokens[0], sql)
         literals = tuple((tokens[i].token_type, tokens[i].text) for i in shape.literals)
         return cls(sql, shape.key, shape.names, literals, sql[first[0] : tokens[-1].end + 1], first, dialect, shape)
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The names the statement may mention: every token's text, lower case (candidates too)."""
+        if self.known_names is None:
+            plan, found = self.plan, self.found
+            assert plan is not None and found is not None
+            self.known_names = plan.names.union([f.lower() for f in found]) if found else plan.names
+        return self.known_names
 
     def shape(self) -> Shape | None:
         if self.tokenized is None:
@@ -382,10 +399,9 @@ def sight_of(sql: str, dialect: Any, plans: dict[Any, Any] | None = None) -> Sig
             for k, i in plan.kept:
                 texts[i] = found[k]
             key = (key[0], tuple(texts))
-        names = plan.names.union([f.lower() for f in found]) if found else plan.names
         literals = tuple(zip(plan.types, [found[k] for k in plan.literals], strict=True))
         text = sql[plan.first[0] : len(sql) - plan.tail]
-        return Sight(sql, key, names, literals, text, plan.first, dialect, None, plan, found)
+        return Sight(sql, key, None, literals, text, plan.first, dialect, None, plan, found)
     shape = shape_of(sql, dialect)
     if shape is None:
         return None
@@ -634,7 +650,8 @@ class StatementReuse:
                 entry = None
         index = ex.index
         if entry is None:  # first sight: its template extracted instead of it, where that is proven the same
-            first = self._first_sight(ex, sight, run, index)
+            with collector_paused():  # as for an extraction: the template's tree is garbage before a collection
+                first = self._first_sight(ex, sight, run, index)
             if first is not None:
                 self._put(key, first[0])
                 return first[1]
