@@ -498,6 +498,9 @@ def _retoken(
 
 
 Pieces = tuple[str | int, ...]  # text, and the number of the literal whose rendering goes between
+# An entry whose expression holds placeholders: its index, the expression as a ``str.format`` text (each
+# literal's number in braces), the entry's class, its fields' values, and the index of ``expression``.
+Slot = tuple[int, str, type, tuple[Any, ...], int]
 _PARTS = ("direct", "dataset_indirect", "output_indirect")
 
 
@@ -506,7 +509,7 @@ class _Event:
     """A template's event, with where its expressions hold placeholders."""
 
     event: LineageInfo
-    slots: tuple[tuple[tuple[int, Pieces], ...], ...]  # per part of ``_PARTS``: (entry, its pieces)
+    slots: tuple[tuple[Slot, ...], ...]  # per part of ``_PARTS``
     diagnostics: tuple[tuple[Diagnostic, Pieces, int | None], ...]  # with its message's pieces, its token
     name: bytes  # the event id's name after the query id ("\x1f" and the target)
 
@@ -558,7 +561,11 @@ def _make_template(
     events = []
     for e in result.events:
         slots = tuple(
-            tuple((k, t.pieces(x.expression)) for k, x in enumerate(getattr(e, part)) if pattern.search(x.expression))
+            tuple(
+                _slot(k, x, t.pieces(x.expression))
+                for k, x in enumerate(getattr(e, part))
+                if pattern.search(x.expression)
+            )
             for part in _PARTS
         )
         diagnostics = tuple(
@@ -567,6 +574,13 @@ def _make_template(
         )
         events.append(_Event(e, slots, diagnostics, f"\x1f{e.target.table}".encode()))
     return replace(t, events=tuple(events))
+
+
+def _slot(k: int, entry: Any, pieces: Pieces) -> Slot:
+    """The ``Slot`` of the ``k``-th entry of a part, its expression in ``pieces``."""
+    names = _field_names(type(entry))
+    fmt = "".join(p.replace("{", "{{").replace("}", "}}") if isinstance(p, str) else f"{{{p}}}" for p in pieces)
+    return k, fmt, type(entry), tuple(getattr(entry, n) for n in names), names.index("expression")
 
 
 def _fill(pieces: Pieces, news: list[str]) -> str:
@@ -862,19 +876,29 @@ class StatementReuse:
             if (te.slots[1] and _merged(lists[1])) or (te.slots[2] and _merged(lists[2])):
                 return None  # the extraction keeps the first of entries of one text: the template has both
             events.append(
-                LineageInfo(
+                LineageInfo(  # positional: the fields in ``_KNOWN_FIELDS``'s order (``_MODEL_KNOWN``)
+                    event_id(ctx.query_id, te.name),
+                    e.source_command,
+                    e.target,
+                    e.sources,
+                    lists[0],
+                    lists[1],
+                    lists[2],
+                    ctx,
+                    e.status,
+                    diagnostics,
+                    e.via,
+                    e.version,
+                )
+                if _MODEL_KNOWN
+                else replace(
+                    e,
                     event_id=event_id(ctx.query_id, te.name),
-                    source_command=e.source_command,
-                    target=e.target,
-                    sources=e.sources,
                     direct=lists[0],
                     dataset_indirect=lists[1],
                     output_indirect=lists[2],
                     context=ctx,
-                    status=e.status,
                     diagnostics=diagnostics,
-                    via=e.via,
-                    version=e.version,
                 )
             )
         s = t.result
@@ -904,22 +928,27 @@ def _diagnostics(te: _Event, sight: Sight, news: list[str], index: int) -> tuple
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def _with(x: Any, **changes: Any) -> Any:
-    """``replace(x, **changes)`` for the model's frozen dataclasses, without ``replace``'s checks."""
-    cls = type(x)
+def _field_names(cls: type) -> tuple[str, ...]:
     names = _FIELDS.get(cls)
     if names is None:
         names = _FIELDS[cls] = tuple(f.name for f in fields(cls))
-    return cls(*[changes[n] if n in changes else getattr(x, n) for n in names])
+    return names
 
 
-def _patched(items: tuple[Any, ...], slots: tuple[tuple[int, Pieces], ...], news: list[str]) -> tuple[Any, ...]:
+def _with(x: Any, **changes: Any) -> Any:
+    """``replace(x, **changes)`` for the model's frozen dataclasses, without ``replace``'s checks."""
+    return type(x)(*[changes[n] if n in changes else getattr(x, n) for n in _field_names(type(x))])
+
+
+def _patched(items: tuple[Any, ...], slots: tuple[Slot, ...], news: list[str]) -> tuple[Any, ...]:
     """The entries with the placeholders of their expressions replaced (the others kept as they are)."""
     if not slots:
         return items
     out = list(items)
-    for k, pieces in slots:
-        out[k] = _with(out[k], expression=_fill(pieces, news))
+    for k, fmt, cls, values, at in slots:
+        args = list(values)
+        args[at] = fmt.format(*news)
+        out[k] = cls(*args)
     return tuple(out)
 
 
