@@ -70,7 +70,7 @@ def test_made_tokens_are_the_tokenizers_on_the_golden_statements(case):
 
 
 def _neutral_by_walk(tree, types, kept):
-    """``reuse._neutral`` as first written (each node's strings looked at in the walk): the reference."""
+    """``reuse._neutral`` written plainly (each node's strings looked at in the walk): the reference."""
     from sqlglot import exp
     from sqlglot.tokens import TokenType
 
@@ -99,8 +99,8 @@ def _neutral_by_walk(tree, types, kept):
 
 @pytest.mark.parametrize("case", all_cases(), ids=lambda c: c.id)
 def test_neutral_places_are_those_of_the_walk(case):
-    """``_neutral`` (the markers counted in the tree's strings joined) answers as the node-by-node walk,
-    on the template of every golden statement, with every literal a placeholder and with half kept."""
+    """``_neutral`` answers as the reference on the template of every golden statement, with every
+    literal a placeholder and with half kept."""
     import sqlglot
 
     from headwater.extract.reuse import _neutral

@@ -1007,24 +1007,18 @@ def _neutral(tree: exp.Expression, types: list[TokenType], kept: frozenset[int])
         if n not in kept
     }
     places: dict[int, bool] = {}
-    # Every string of the tree, joined: each marker there must be one of a placeholder's literal (the
-    # count of markers outside them is the count overall less theirs; a NUL is in neither marker).
-    strings = "\0".join([v for node in tree.walk() for v in node.args.values() if type(v) is str])
-    if "hw@lit" not in strings and "9090000" not in strings:
-        return places if not wanted else None
-    own = []
-    for node in tree.find_all(exp.Literal):
-        want = wanted.get(node.this)
-        if want is not None:
-            n, string = want
-            if string != node.is_string or n in places:
+    for node in tree.walk():  # (the walk is most of the cost: one pass)
+        if type(node) is exp.Literal:
+            want = wanted.get(node.this)
+            if want is not None:
+                n, string = want
+                if string != node.is_string or n in places:
+                    return None
+                places[n] = _neutral_at(node)
+                continue
+        for value in node.args.values():
+            if type(value) is str and ("hw@lit" in value or "9090000" in value):
                 return None
-            places[n] = _neutral_at(node)
-            own += [v for v in node.args.values() if type(v) is str]
-    mine = "\0".join(own)
-    for marker in ("hw@lit", "9090000"):
-        if strings.count(marker) != mine.count(marker):
-            return None
     return places if len(places) == len(wanted) else None
 
 
