@@ -510,6 +510,7 @@ class _Event:
 
     event: LineageInfo
     slots: tuple[tuple[Slot, ...], ...]  # per part of ``_PARTS``
+    parts: tuple[tuple[Any, ...], ...]  # the event's entries of each part of ``_PARTS``
     diagnostics: tuple[tuple[Diagnostic, Pieces, int | None], ...]  # with its message's pieces, its token
     name: bytes  # the event id's name after the query id ("\x1f" and the target)
 
@@ -529,6 +530,8 @@ class _Template:
 
     def fits(self, sight: Sight) -> bool:
         """``sight``'s statement has the template's kept literals."""
+        if not self.fixed:
+            return True
         literals = sight.literals
         return all(literals[n][1] == text for n, text in self.fixed)
 
@@ -572,7 +575,8 @@ def _make_template(
             (d, t.pieces(d.message), None if d.line is None else token_at.get((d.line, d.column or 0), -1))
             for d in e.diagnostics
         )
-        events.append(_Event(e, slots, diagnostics, f"\x1f{e.target.table}".encode()))
+        parts = tuple(getattr(e, part) for part in _PARTS)
+        events.append(_Event(e, slots, parts, diagnostics, f"\x1f{e.target.table}".encode()))
     return replace(t, events=tuple(events))
 
 
@@ -843,7 +847,8 @@ class StatementReuse:
         text = sight.text
         if sight.hinted():  # the extraction redacts its text and expressions
             return None
-        news = [self._render(ex, tt, literal) for tt, literal in sight.literals]
+        known = self._renders
+        news = [known.get(x) or self._render(ex, *x) for x in sight.literals]
         query_id = run.query_id or generated_query_id(text, index)
         timestamp = run.timestamp or now_iso()
         own_properties = (
@@ -872,7 +877,7 @@ class StatementReuse:
                 )
             else:
                 ctx = ex.context_for(text, e.source_command, run, index, [e.target.table, *e.sources, *e.via])
-            lists = [_patched(getattr(e, part), slots, news) for part, slots in zip(_PARTS, te.slots, strict=True)]
+            lists = [_patched(items, slots, news) for items, slots in zip(te.parts, te.slots, strict=True)]
             if (te.slots[1] and _merged(lists[1])) or (te.slots[2] and _merged(lists[2])):
                 return None  # the extraction keeps the first of entries of one text: the template has both
             events.append(
