@@ -80,6 +80,7 @@ ADVERSARIAL = {
     "equal_literals": [f"{_ROWS} WHERE d = {x} AND a = {y}" for x, y in ((7, 7), (1, 2), (3, 3))],
     "negative": [f"{_ROWS} WHERE d = -{n}" for n in (1, 2)],
     "cast_literal": [f"{_ROWS} WHERE d = CAST('{n}' AS INT)" for n in (1, 2)],
+    "braces": [_ROWS + " WHERE d = '" + v + "' AND k > " + n for v, n in (("{0}", "1"), ("}{", "2"), ("{{1}}", "3"))],
 }
 
 

@@ -135,3 +135,33 @@ def test_a_base_view_over_a_table_the_session_redeclares():
     assert out[0] == out[1]
     topics = [e[0]["context"]["external_catalog_properties"].get("db.u.topic") for e in out[1] if e]
     assert topics[:3] == ["one"] * 3 and topics[3:] != topics[:3]  # the session's `u`, not the template's
+
+
+def test_the_ascii_scan_splits_as_the_regular_expression():
+    """``_split_ascii`` (``bytes.find`` from quote to digit) gives exactly what ``_CANDIDATES.split``
+    gives: on random texts of the characters that matter (quotes, digits, edges, escapes, line breaks)
+    and on every statement of the golden corpus."""
+    import random
+
+    from headwater.extract.reuse import _CANDIDATES, _split_ascii
+    from headwater.extract.split import split_script
+    from tests.golden.harness import all_cases
+
+    def by_regex(text: str) -> tuple:
+        parts = _CANDIDATES.split(text)
+        strings = parts[1::3]
+        found = [s if s is not None else n for s, n in zip(strings, parts[2::3], strict=True)]
+        return (tuple(parts[0::3]), tuple(s is None for s in strings)), found
+
+    rnd = random.Random(14)
+    alphabet = "a1'0 \\\n\r.$@#:\"`_x9-,()=\t"
+    texts = ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 16))) for _ in range(40_000)]
+    texts += [f"{a} = '{b}' AND k{c} > {c}" for a, b, c in (("d", "2024-01-01", 7), ("x1", "a'", 12), (":p", "", 0))]
+    for case in all_cases():
+        texts += [p.sql for p in split_script(case.path.read_text(encoding="utf-8"), case.options()["dialect"])]
+    checked = 0
+    for text in texts:
+        if text.isascii():
+            assert _split_ascii(text) == by_regex(text), text
+            checked += 1
+    assert checked > 40_000

@@ -50,18 +50,22 @@ redaction's own hint) are never reused. The memory is an LRU of ``size`` shapes.
 from __future__ import annotations
 
 import re
+import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
+from itertools import accumulate
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 from sqlglot.errors import TokenError
 from sqlglot.tokens import Token, TokenType
 
+from headwater.extract.collector import collector_paused
 from headwater.extract.context import generated_query_id, now_iso
 from headwater.extract.result import RunInfo, ScriptResult, StatementResult
-from headwater.extract.split import Piece, _start_of, iter_script
+from headwater.extract.split import WINDOW, Piece, _dialect, _parse_chunk, _start_of, iter_script
 from headwater.model import (
     ColumnRef,
     Diagnostic,
@@ -89,6 +93,7 @@ _KEEP_NUMBER_AFTER = frozenset(
     if hasattr(TokenType, name)
 )
 _SEEN, _REFUSED, _UNSAFE = "seen", "refused", "unsafe"
+_TOKEN_TYPE, _TOKEN_TEXT, _TOKEN_START = attrgetter("token_type"), attrgetter("text"), attrgetter("start")
 _STRING, _NUMBER, _SEMICOLON = TokenType.STRING, TokenType.NUMBER, TokenType.SEMICOLON
 
 # A candidate literal: a quoted string with nothing in it a tokenizer treats specially, or a run of
@@ -108,21 +113,36 @@ class Shape:
     names: frozenset[str]  # every token's text, lower case (the names it may mention)
 
 
+_LOCAL = threading.local()
+
+
+def _tokenize(sql: str, dialect: Any) -> list[Token]:
+    """``dialect.tokenize(sql)`` with one tokenizer per dialect class and thread (``Dialect.tokenize``
+    makes one at each call; a tokenizer reads only its class's settings and resets at each call)."""
+    made: dict[type, Any] | None = getattr(_LOCAL, "tokenizers", None)
+    if made is None:
+        made = _LOCAL.tokenizers = {}
+    tokenizer = made.get(type(dialect))
+    if tokenizer is None:
+        tokenizer = made[type(dialect)] = dialect.tokenizer()
+    return tokenizer.tokenize(sql)
+
+
 def shape_of(sql: str, dialect: Any) -> Shape | None:
     """The shape of a one-statement ``sql``, or None when it cannot be reused (several statements,
     no tokens, tokenizer errors, commands the splitter rewrites)."""
     try:
-        tokens = dialect.tokenize(sql)
+        tokens = _tokenize(sql, dialect)
     except TokenError:
         return None
     while tokens and tokens[-1].token_type == TokenType.SEMICOLON:
         tokens.pop()
     if not tokens or tokens[0].token_type == TokenType.REPLACE:
         return None
-    types = [t.token_type for t in tokens]
+    types = list(map(_TOKEN_TYPE, tokens))
     if _SEMICOLON in types:
         return None
-    texts = [t.text for t in tokens]
+    texts = list(map(_TOKEN_TEXT, tokens))
     literals = [
         i
         for i, tt in enumerate(types)
@@ -133,7 +153,7 @@ def shape_of(sql: str, dialect: Any) -> Shape | None:
     for i in literals:
         shape_texts[i] = None
     key = (tuple(types), tuple(shape_texts))
-    names = frozenset(t.lower() for t in texts)  # literals too: a name more only makes the key stricter
+    names = frozenset(map(str.lower, texts))  # literals too: a name more only makes the key stricter
     return Shape(tokens, tuple(literals), key, names)
 
 
@@ -170,8 +190,62 @@ class _Plan:
         return self.positions
 
 
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_EDGE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$@#.'\"`\\")
+_EDGE_BEFORE = _EDGE_CHARS | {":"}
+
+
+def _split_ascii(sql: str) -> tuple[tuple[Any, ...], list[str]]:
+    """``_skeleton`` of an ASCII ``sql``, its candidates found with ``bytes.find`` (the regular
+    expression tries every position, at some 200 instructions a character): the scan stops only at a
+    quote or a digit, as the expression's own look-ahead, and applies the same conditions there."""
+    b = sql.encode("ascii").translate(_DIGITS_AS_ZERO)
+    n = len(sql)
+    segments: list[str] = []
+    numbers: list[bool] = []
+    found: list[str] = []
+    last = pos = 0
+    q = b.find(b"'")
+    d = b.find(b"0")
+    while q >= 0 or d >= 0:
+        if q >= 0 and (d < 0 or q < d):  # a quote at q
+            p = q
+            close = sql.find("'", p + 1)
+            ok = close >= 0 and not (p and sql[p - 1] in _EDGE_BEFORE)
+            if ok:
+                content = sql[p + 1 : close]
+                ok = "\\" not in content and "\n" not in content and "\r" not in content
+                ok = ok and not (close + 1 < n and sql[close + 1] in _EDGE_CHARS)
+            if not ok:  # the expression goes on at the next character
+                q = b.find(b"'", p + 1)
+                continue
+            segments.append(sql[last:p])
+            numbers.append(False)
+            found.append(content)
+            last = pos = close + 1
+        else:  # a run of digits at d
+            p = end = d
+            while end < n and b[end] == 48:
+                end += 1
+            if (p and sql[p - 1] in _EDGE_BEFORE) or (end < n and sql[end] in _EDGE_CHARS):
+                d = b.find(b"0", end)  # no digit of the run can start a candidate (a digit is before it)
+                continue
+            segments.append(sql[last:p])
+            numbers.append(True)
+            found.append(sql[p:end])
+            last = pos = end
+        if q < pos:
+            q = b.find(b"'", pos)
+        if d < pos:
+            d = b.find(b"0", pos)
+    segments.append(sql[last:])
+    return (tuple(segments), tuple(numbers)), found
+
+
 def _skeleton(sql: str) -> tuple[tuple[Any, ...], list[str]]:
-    """The text around the candidates (and which candidates are strings), and the candidates' text."""
+    """The text around the candidates (and which candidates are numbers), and the candidates' text."""
+    if sql.isascii():
+        return _split_ascii(sql)
     parts = _CANDIDATES.split(sql)
     strings = parts[1::3]
     found = [s if s is not None else n for s, n in zip(strings, parts[2::3], strict=True)]
@@ -181,7 +255,8 @@ def _skeleton(sql: str) -> tuple[tuple[Any, ...], list[str]]:
 def _plan_of(sql: str, shape: Shape, skeleton: tuple[Any, ...], found: list[str]) -> _Plan | str:
     """The plan of ``sql``'s skeleton, or ``_UNSAFE`` when a candidate is not exactly one token."""
     tokens = shape.tokens
-    at = {t.start: i for i, t in enumerate(tokens)}
+    starts = tuple(map(_TOKEN_START, tokens))
+    at = dict(zip(starts, range(len(tokens)), strict=True))
     segments, numbers = skeleton
     pos = 0
     token_of: list[int] = []
@@ -200,24 +275,27 @@ def _plan_of(sql: str, shape: Shape, skeleton: tuple[Any, ...], found: list[str]
     if any(i not in candidate for i in shape.literals):
         return _UNSAFE
     abstracted = set(shape.literals)
-    before, k = [], 0
-    for i in range(len(tokens)):
-        before.append(k)
-        k += i in candidate
+    flags = [0] * len(tokens)
+    for i in token_of:
+        flags[i] = 1
+    before = tuple(accumulate(flags, initial=0))[:-1]  # the candidates before each token
+    texts = list(map(_TOKEN_TEXT, tokens))
+    for i in token_of:
+        texts[i] = None
     return _Plan(
         key=shape.key,
         literals=tuple(candidate[i] for i in shape.literals),
         literal_tokens=shape.literals,
         types=tuple(tokens[i].token_type for i in shape.literals),
         kept=tuple((k, i) for k, i in enumerate(token_of) if i not in abstracted),
-        names=frozenset(t.text.lower() for i, t in enumerate(tokens) if i not in candidate),
+        names=frozenset(map(str.lower, [t for t in texts if t is not None])),
         first=_start_of(tokens[0], sql),
         tail=len(sql) - (tokens[-1].end + 1),
-        starts=tuple(t.start for t in tokens),
-        before=tuple(before),
+        starts=starts,
+        before=before,
         widths=tuple(len(f) if numbers[k] else len(f) + 2 for k, f in enumerate(found)),
         numbers=numbers,
-        hinted=any(may_hold_secret(s) for s in segments),
+        hinted=may_hold_secret("\0".join(segments)),  # one search (no hint word runs across a NUL)
         sql=sql,
     )
 
@@ -229,13 +307,13 @@ def _counted(sql: str, offset: int) -> tuple[int, int]:
 
 @dataclass(slots=True)
 class Sight:
-    """One statement as the memory sees it: its shape key, the names it may mention, its abstracted
-    literals (token type, text), its text without what surrounds the tokens, and where it starts.
-    Its tokens are made only when asked for (``shape``)."""
+    """One statement as the memory sees it: its shape key, the names it may mention (``names``), its
+    abstracted literals (token type, text), its text without what surrounds the tokens, and where it
+    starts. Its tokens are made only when asked for (``shape``)."""
 
     sql: str
     key: tuple[Any, ...]
-    names: frozenset[str]
+    known_names: frozenset[str] | None  # None: made of the plan's and the candidates' when asked (``names``)
     literals: tuple[tuple[TokenType, str], ...]
     text: str
     first: tuple[int, int, int]
@@ -250,6 +328,15 @@ class Sight:
         first = _start_of(tokens[0], sql)
         literals = tuple((tokens[i].token_type, tokens[i].text) for i in shape.literals)
         return cls(sql, shape.key, shape.names, literals, sql[first[0] : tokens[-1].end + 1], first, dialect, shape)
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The names the statement may mention: every token's text, lower case (candidates too)."""
+        if self.known_names is None:
+            plan, found = self.plan, self.found
+            assert plan is not None and found is not None
+            self.known_names = plan.names.union([f.lower() for f in found]) if found else plan.names
+        return self.known_names
 
     def shape(self) -> Shape | None:
         if self.tokenized is None:
@@ -312,16 +399,18 @@ def sight_of(sql: str, dialect: Any, plans: dict[Any, Any] | None = None) -> Sig
             for k, i in plan.kept:
                 texts[i] = found[k]
             key = (key[0], tuple(texts))
-        names = plan.names.union([f.lower() for f in found]) if found else plan.names
         literals = tuple(zip(plan.types, [found[k] for k in plan.literals], strict=True))
         text = sql[plan.first[0] : len(sql) - plan.tail]
-        return Sight(sql, key, names, literals, text, plan.first, dialect, None, plan, found)
+        return Sight(sql, key, None, literals, text, plan.first, dialect, None, plan, found)
     shape = shape_of(sql, dialect)
     if shape is None:
         return None
+    sight = Sight.of(sql, shape, dialect)
     if plan is None:
-        plans[skeleton] = _plan_of(sql, shape, skeleton, found)
-    return Sight.of(sql, shape, dialect)
+        plan = plans[skeleton] = _plan_of(sql, shape, skeleton, found)
+        if isinstance(plan, _Plan):  # its tokens may become the template's (``_draft``): the plan answers
+            sight.plan, sight.found = plan, found
+    return sight
 
 
 def _placeholder(tt: TokenType, n: int) -> str:
@@ -348,7 +437,70 @@ def template_sql(
     return "".join(out)
 
 
+def _own_tokens(sight: Sight) -> list[Token] | None:
+    """The statement's tokens, for ``_retoken`` to make the template's of (the sight answers from its
+    plan from then on), or None when its skeleton has no plan or the text is too long for one window."""
+    plan, found = sight.plan, sight.found
+    if plan is None or found is None or len(sight.sql) > WINDOW:
+        return None
+    tokens = sight.tokenized.tokens if sight.tokenized is not None else None
+    sight.tokenized = None
+    if tokens is None:
+        shape = shape_of(sight.sql, sight.dialect)
+        if shape is None or shape.key != sight.key:
+            return None
+        tokens = shape.tokens
+    return tokens
+
+
+def _one_chunk(text: str, limit: int) -> bool:
+    """``iter_script`` tokenizes ``text`` in one window and finds no oversized statement in it."""
+    return len(text) <= WINDOW and (4 * len(text) <= limit or len(text.encode("utf-8", "surrogatepass")) <= limit)
+
+
+def _retoken(
+    tokens: list[Token],
+    edits: dict[int, str],
+    numbers: tuple[bool, ...],
+    literals: tuple[int, ...],
+    literal_tokens: tuple[int, ...],
+) -> None:
+    """``tokens`` (of a statement of a skeleton with a plan, or of a text made from it by this function)
+    made the tokens of the same text with each token of ``edits`` (a literal of the plan, single-line)
+    given its new text: its own width and offsets, and the offsets and columns of the tokens after it.
+    The tokenizer would make exactly these of the new text (the skeleton's plan holds for it: a
+    placeholder or a literal put back is a candidate of the same kind where one was)."""
+    if not edits:
+        return
+    string = {i: not numbers[c] for c, i in zip(literals, literal_tokens, strict=True)}
+    first = min(edits)
+    shift = 0  # how much longer the text before the token is now
+    line, line_shift = -1, 0  # the line of the last edit, and the shift of the columns on it
+    for i in range(first, len(tokens)):
+        tok = tokens[i]
+        col_shift = line_shift if tok.line == line else 0
+        text = edits.get(i)
+        if text is None:
+            if shift:
+                tok.start += shift
+                tok.end += shift
+            if col_shift:
+                tok.col += col_shift
+            continue
+        width = len(text) + 2 if string[i] else len(text)
+        delta = width - (tok.end - tok.start + 1)
+        tok.text = text
+        tok.start += shift
+        tok.end = tok.start + width - 1
+        tok.col += col_shift + delta
+        shift += delta
+        line, line_shift = tok.line, col_shift + delta
+
+
 Pieces = tuple[str | int, ...]  # text, and the number of the literal whose rendering goes between
+# An entry whose expression holds placeholders: its index, the expression as a ``str.format`` text (each
+# literal's number in braces), the entry's class, its fields' values, and the index of ``expression``.
+Slot = tuple[int, str, type, tuple[Any, ...], int]
 _PARTS = ("direct", "dataset_indirect", "output_indirect")
 
 
@@ -357,7 +509,8 @@ class _Event:
     """A template's event, with where its expressions hold placeholders."""
 
     event: LineageInfo
-    slots: tuple[tuple[tuple[int, Pieces], ...], ...]  # per part of ``_PARTS``: (entry, its pieces)
+    slots: tuple[tuple[Slot, ...], ...]  # per part of ``_PARTS``
+    parts: tuple[tuple[Any, ...], ...]  # the event's entries of each part of ``_PARTS``
     diagnostics: tuple[tuple[Diagnostic, Pieces, int | None], ...]  # with its message's pieces, its token
     name: bytes  # the event id's name after the query id ("\x1f" and the target)
 
@@ -377,6 +530,8 @@ class _Template:
 
     def fits(self, sight: Sight) -> bool:
         """``sight``'s statement has the template's kept literals."""
+        if not self.fixed:
+            return True
         literals = sight.literals
         return all(literals[n][1] == text for n, text in self.fixed)
 
@@ -409,15 +564,27 @@ def _make_template(
     events = []
     for e in result.events:
         slots = tuple(
-            tuple((k, t.pieces(x.expression)) for k, x in enumerate(getattr(e, part)) if pattern.search(x.expression))
+            tuple(
+                _slot(k, x, t.pieces(x.expression))
+                for k, x in enumerate(getattr(e, part))
+                if pattern.search(x.expression)
+            )
             for part in _PARTS
         )
         diagnostics = tuple(
             (d, t.pieces(d.message), None if d.line is None else token_at.get((d.line, d.column or 0), -1))
             for d in e.diagnostics
         )
-        events.append(_Event(e, slots, diagnostics, f"\x1f{e.target.table}".encode()))
+        parts = tuple(getattr(e, part) for part in _PARTS)
+        events.append(_Event(e, slots, parts, diagnostics, f"\x1f{e.target.table}".encode()))
     return replace(t, events=tuple(events))
+
+
+def _slot(k: int, entry: Any, pieces: Pieces) -> Slot:
+    """The ``Slot`` of the ``k``-th entry of a part, its expression in ``pieces``."""
+    names = _field_names(type(entry))
+    fmt = "".join(p.replace("{", "{{").replace("}", "}}") if isinstance(p, str) else f"{{{p}}}" for p in pieces)
+    return k, fmt, type(entry), tuple(getattr(entry, n) for n in names), names.index("expression")
 
 
 def _fill(pieces: Pieces, news: list[str]) -> str:
@@ -438,6 +605,7 @@ class _Draft:
     renders: tuple[str, ...]  # each literal's placeholder as the generator renders it
     fixed: tuple[tuple[int, str], ...]  # the literals kept in the text (number, text)
     tokens: int  # the statement's number of tokens
+    made: list[Token] | None = None  # the text's tokens, where they were made from the statement's
 
 
 @dataclass(frozen=True, slots=True)
@@ -500,7 +668,8 @@ class StatementReuse:
                 entry = None
         index = ex.index
         if entry is None:  # first sight: its template extracted instead of it, where that is proven the same
-            first = self._first_sight(ex, sight, run, index)
+            with collector_paused():  # as for an extraction: the template's tree is garbage before a collection
+                first = self._first_sight(ex, sight, run, index)
             if first is not None:
                 self._put(key, first[0])
                 return first[1]
@@ -538,7 +707,11 @@ class StatementReuse:
     def _draft(self, ex: Extractor, sight: Sight) -> _Draft | None:
         """``sight``'s statement with placeholders where ``_neutral`` shows that no value of the literal
         changes the events, its other literals kept, parsed; None when it is not one statement, or a
-        placeholder does not stay a literal where it was shown neutral once the others are kept."""
+        placeholder does not stay a literal where it was shown neutral once the others are kept.
+
+        Where the statement's skeleton has a plan, its text is tokenized once: the template's tokens
+        are the statement's with the placeholders' texts and offsets (``_retoken``), parsed as
+        ``iter_script`` parses a statement of one chunk."""
         spans = sight.spans()
         if spans is None:
             return None
@@ -546,19 +719,32 @@ class StatementReuse:
         renders = tuple(self._render(ex, tt, _placeholder(tt, n).strip("'")) for n, tt in enumerate(types))
         if any(r.strip("'") in sight.text for r in renders):  # a placeholder's text in the statement itself
             return None
+        tokens = _own_tokens(sight)
         kept: frozenset[int] = frozenset()
         while True:
             text = template_sql(sight.sql, spans[1], types, kept)
-            pieces = iter_script(text, ex.options.dialect, ex.options.limits)
-            piece = next(pieces, None)
-            if piece is None or next(pieces, None) is not None or piece.tree is None or piece.error or piece.skip:
+            if tokens is not None and _one_chunk(text, ex.options.limits.max_statement_bytes):
+                plan = sight.plan
+                assert plan is not None and sight.found is not None
+                edits = {
+                    i: _placeholder(tt, n).strip("'") if n not in kept else sight.found[plan.literals[n]]
+                    for n, (i, tt) in enumerate(zip(plan.literal_tokens, types, strict=True))
+                }
+                _retoken(tokens, edits, plan.numbers, plan.literals, plan.literal_tokens)
+                piece = _parse_chunk(0, tokens, text, _dialect(ex.options.dialect), ex.options.limits)
+            else:
+                pieces = iter_script(text, ex.options.dialect, ex.options.limits)
+                piece = next(pieces, None)  # type: ignore[assignment]
+                if piece is None or next(pieces, None) is not None:
+                    return None
+            if piece.tree is None or piece.error or piece.skip:
                 return None
             places = _neutral(piece.tree, types, kept)
             if places is None:
                 return None
             if all(places.values()):
                 fixed = tuple((n, sight.literals[n][1]) for n in sorted(kept))
-                return _Draft(piece, text, renders, fixed, spans[0])
+                return _Draft(piece, text, renders, fixed, spans[0], tokens)
             if kept:  # a placeholder moved once the other literals were put back
                 return None
             kept = frozenset(n for n, neutral in places.items() if not neutral)
@@ -632,7 +818,8 @@ class StatementReuse:
         back gives exactly the result ``real`` was extracted to."""
         if not _reusable(result) or _held(result.statements[0], draft.renders):
             return _REFUSED
-        tshape = shape_of(draft.text, ex.dialect_impl)  # where its diagnostics are
+        made = draft.made  # where its diagnostics are
+        tshape = Shape(made, (), (), frozenset()) if made is not None else shape_of(draft.text, ex.dialect_impl)
         if tshape is None or len(tshape.tokens) != draft.tokens:
             return _REFUSED
         template = _make_template(
@@ -660,7 +847,8 @@ class StatementReuse:
         text = sight.text
         if sight.hinted():  # the extraction redacts its text and expressions
             return None
-        news = [self._render(ex, tt, literal) for tt, literal in sight.literals]
+        known = self._renders
+        news = [known.get(x) or self._render(ex, *x) for x in sight.literals]
         query_id = run.query_id or generated_query_id(text, index)
         timestamp = run.timestamp or now_iso()
         own_properties = (
@@ -689,23 +877,33 @@ class StatementReuse:
                 )
             else:
                 ctx = ex.context_for(text, e.source_command, run, index, [e.target.table, *e.sources, *e.via])
-            lists = [_patched(getattr(e, part), slots, news) for part, slots in zip(_PARTS, te.slots, strict=True)]
+            lists = [_patched(items, slots, news) for items, slots in zip(te.parts, te.slots, strict=True)]
             if (te.slots[1] and _merged(lists[1])) or (te.slots[2] and _merged(lists[2])):
                 return None  # the extraction keeps the first of entries of one text: the template has both
             events.append(
-                LineageInfo(
+                LineageInfo(  # positional: the fields in ``_KNOWN_FIELDS``'s order (``_MODEL_KNOWN``)
+                    event_id(ctx.query_id, te.name),
+                    e.source_command,
+                    e.target,
+                    e.sources,
+                    lists[0],
+                    lists[1],
+                    lists[2],
+                    ctx,
+                    e.status,
+                    diagnostics,
+                    e.via,
+                    e.version,
+                )
+                if _MODEL_KNOWN
+                else replace(
+                    e,
                     event_id=event_id(ctx.query_id, te.name),
-                    source_command=e.source_command,
-                    target=e.target,
-                    sources=e.sources,
                     direct=lists[0],
                     dataset_indirect=lists[1],
                     output_indirect=lists[2],
                     context=ctx,
-                    status=e.status,
                     diagnostics=diagnostics,
-                    via=e.via,
-                    version=e.version,
                 )
             )
         s = t.result
@@ -735,22 +933,27 @@ def _diagnostics(te: _Event, sight: Sight, news: list[str], index: int) -> tuple
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def _with(x: Any, **changes: Any) -> Any:
-    """``replace(x, **changes)`` for the model's frozen dataclasses, without ``replace``'s checks."""
-    cls = type(x)
+def _field_names(cls: type) -> tuple[str, ...]:
     names = _FIELDS.get(cls)
     if names is None:
         names = _FIELDS[cls] = tuple(f.name for f in fields(cls))
-    return cls(*[changes[n] if n in changes else getattr(x, n) for n in names])
+    return names
 
 
-def _patched(items: tuple[Any, ...], slots: tuple[tuple[int, Pieces], ...], news: list[str]) -> tuple[Any, ...]:
+def _with(x: Any, **changes: Any) -> Any:
+    """``replace(x, **changes)`` for the model's frozen dataclasses, without ``replace``'s checks."""
+    return type(x)(*[changes[n] if n in changes else getattr(x, n) for n in _field_names(type(x))])
+
+
+def _patched(items: tuple[Any, ...], slots: tuple[Slot, ...], news: list[str]) -> tuple[Any, ...]:
     """The entries with the placeholders of their expressions replaced (the others kept as they are)."""
     if not slots:
         return items
     out = list(items)
-    for k, pieces in slots:
-        out[k] = _with(out[k], expression=_fill(pieces, news))
+    for k, fmt, cls, values, at in slots:
+        args = list(values)
+        args[at] = fmt.format(*news)
+        out[k] = cls(*args)
     return tuple(out)
 
 
@@ -809,7 +1012,7 @@ def _neutral(tree: exp.Expression, types: list[TokenType], kept: frozenset[int])
         if n not in kept
     }
     places: dict[int, bool] = {}
-    for node in tree.walk():
+    for node in tree.walk():  # (the walk is most of the cost: one pass)
         if type(node) is exp.Literal:
             want = wanted.get(node.this)
             if want is not None:
