@@ -136,13 +136,29 @@ class LeafColumns:
             return None
         return self.texts.get(known[1])
 
+    def text(self, generator: object, node: Any) -> str | None:
+        """``kept(node)``, the leaf rendered by the generator's handler and kept when it is not yet
+        (the first time a leaf of its shape is met); None for a node that is not such a leaf."""
+        known = LEAF_KEYS.get(id(node))
+        if known is None or known[0] is not node or node.comments:
+            return None
+        key = known[1]
+        if key is None:
+            return None
+        text = self.texts.get(key)
+        if text is None:
+            if len(self.texts) >= LEAF_TEXTS_KEPT:
+                self.texts.clear()
+            text = self.texts[key] = self.handler(generator, node)
+        return text
+
 
 class LeafEquality:
     """A generator's handler of ``exp.EQ`` for the comparison of two kept leaves (a join's key,
-    ``a = b``): ``Generator.binary``'s text, ``left = right``, from the leaves' kept texts
-    (``LeafColumns.kept``); any other comparison goes to the generator's handler. Installed with
-    ``LeafColumns`` for a generator whose ``EQ`` handler, ``binary`` and ``maybe_comment`` are
-    sqlglot's own (``leaf_texts``)."""
+    ``a = b``): ``Generator.binary``'s text, ``left = right``, from the leaves' texts
+    (``LeafColumns.text``: each rendered once, then kept); any other comparison goes to the
+    generator's handler. Installed with ``LeafColumns`` for a generator whose ``EQ`` handler,
+    ``binary`` and ``maybe_comment`` are sqlglot's own (``leaf_texts``)."""
 
     def __init__(self, leaves: LeafColumns, handler: Callable[..., str]) -> None:
         self.leaves = leaves
@@ -151,9 +167,9 @@ class LeafEquality:
     def __call__(self, generator: object, node: exp.Expression) -> str:
         args = node.args
         if len(args) == 2 and not node.comments:
-            left = self.leaves.kept(args.get("this"))
+            left = self.leaves.text(generator, args.get("this"))
             if left is not None:
-                right = self.leaves.kept(args.get("expression"))
+                right = self.leaves.text(generator, args.get("expression"))
                 if right is not None:
                     return f"{left} = {right}"
         return self.handler(generator, node)
@@ -301,6 +317,7 @@ class Renderer:
 
     def __init__(self, generator: object, shared: bool, budget: int, resolver: Resolver) -> None:
         self.leaves = leaf_texts(generator)
+        self.generator = generator
         self.sql = generator.sql  # type: ignore[attr-defined]  # sqlglot's Generator (or Athena's Trino one)
         self.shared = shared
         self.budget = budget
@@ -311,7 +328,7 @@ class Renderer:
         if not self.shared:
             done = self.done.get(id(node))
             if done is None:
-                kept = self.leaves.kept(node) if self.leaves is not None else None  # a leaf: no generator
+                kept = self.leaves.text(self.generator, node) if self.leaves is not None else None  # a leaf
                 text: str = kept.strip() if kept is not None else self.sql(node).strip()
                 self.done[id(node)] = (node, text)
                 return text
