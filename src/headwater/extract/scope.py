@@ -240,11 +240,16 @@ def find_all(node: exp.Expression, types: type | tuple[type, ...]) -> list[exp.E
         return _find_all_interpreted(node, types, leaves)
     found: list[exp.Expression] = []
     queue: list[exp.Expr] = [node]
+    kinds: dict[type, bool] = {}  # ``isinstance(n, types)`` by ``type(n)``: a tuple's test walks each MRO
     i = 0
     while i < len(queue):
         n = queue[i]
         i += 1
-        if isinstance(n, types):
+        cls = type(n)
+        hit = kinds.get(cls)
+        if hit is None:
+            hit = kinds[cls] = isinstance(n, types)
+        if hit:
             found.append(n)  # type: ignore[arg-type]  # a node of the tree is an Expression
         for value in n.args.values():
             if isinstance(value, list):
