@@ -558,7 +558,7 @@ def item_text(item: exp.Expression, dialect: str | None) -> str:
     kept: dict[str | None, Any] | None = getattr(_LOCAL, "generators", None)
     if kept is None:
         kept = _LOCAL.generators = {}
-    generator: Any = kept.get(dialect)
+    generator = kept.get(dialect)
     if generator is None or (generator is not False and generator.pretty != sqlglot.pretty):  # read when made
         generator = Dialect.get_or_raise(dialect).generator()
         if type(generator).__init__ is not _PLAIN_INIT:
