@@ -1,7 +1,6 @@
 """What extraction keeps between statements to spend less: a tokenizer and a parser per dialect and
 thread (``split._tokenize`` / ``split._parse``), a base-table leaf's text rendered on its first sight
-(``events.LeafColumns.text``), a generator per dialect and thread for an unaliased output's name
-(``resolve.item_text``), and the resolver's own ``__init__`` of its scope values."""
+(``events.LeafColumns.text``), and the resolver's own ``__init__`` of its scope values."""
 
 from __future__ import annotations
 
@@ -104,14 +103,3 @@ def test_scope_values_take_their_fields_in_order_each_with_lists_of_its_own() ->
     one.add(s)
     assert list(one.sources) == ["s"] and two.sources == {} and one.bound is not two.bound
     assert one.joins is not two.joins and one.lateral is not two.lateral and not one.outer_hit
-
-
-def test_an_unaliased_output_is_named_as_its_own_text_by_a_kept_generator() -> None:
-    from headwater.extract.resolve import item_text
-
-    texts = ["SUM(a) + 1", "CASE WHEN a THEN 'x' END", "JSON_EXTRACT(x, '$.a.b')", "a || 'b'", "COALESCE(a, b, 1)"]
-    for dialect in (None, "bigquery", "snowflake", "duckdb", "spark", "tsql", "postgres", "doris", "athena"):
-        for text in texts:
-            node = sqlglot.parse_one(text, read=dialect)
-            for _ in range(2):  # made, then kept
-                assert item_text(node, dialect) == node.sql(dialect=dialect)

@@ -19,15 +19,10 @@ its resolved expression.
 from __future__ import annotations
 
 import itertools
-import threading
 from collections.abc import Iterable, Iterator
-from typing import Any, Final
+from typing import Final
 
-import sqlglot
 from sqlglot import exp
-from sqlglot.dialects.dialect import Dialect
-from sqlglot.generator import Generator
-from sqlglot.helper import name_sequence
 
 from headwater.extract.scope import UNRESOLVED, Alts, Relation, Scope, Source, columns_in, find_all
 from headwater.extract.sources import SourceBinder
@@ -386,7 +381,7 @@ class Resolver(SourceBinder):
                 label = named.name
                 name = self.column_ident(named.this)
             else:
-                label = item_text(item, self.names.dialect or None)
+                label = item.sql(dialect=self.names.dialect or None)
                 name = self.column_ident(label)
             names.append(name or "")
             labels.append(label)
@@ -544,35 +539,6 @@ class Resolver(SourceBinder):
                 cond = _AND(this=cond, expression=self._take(c))
             select.set("where", _WHERE(this=cond))
         return [select if isinstance(node, _SELECT) else _SUBQUERY(this=select)]
-
-
-_LOCAL: Final = threading.local()
-_PLAIN_INIT: Final = Generator.__init__
-
-
-def item_text(item: exp.Expression, dialect: str | None) -> str:
-    """``item.sql(dialect=dialect)`` (an unaliased output's name), by this thread's generator of the
-    dialect, made once: ``Expression.sql`` makes a dialect and a generator at every call. Only a
-    generator whose state is sqlglot's own (``Generator.__init__``) is kept, its name sequence and
-    JSON-path quoting set as a new one has them before each use; any other is made anew as before."""
-    kept: dict[str | None, Any] | None = getattr(_LOCAL, "generators", None)
-    if kept is None:
-        kept = _LOCAL.generators = {}
-    generator = kept.get(dialect)
-    if generator is None or (generator is not False and generator.pretty != sqlglot.pretty):  # read when made
-        generator = Dialect.get_or_raise(dialect).generator()
-        if type(generator).__init__ is not _PLAIN_INIT:
-            generator = False
-        if len(kept) >= 64:
-            kept.clear()
-        kept[dialect] = generator
-    if generator is False:
-        text: str = item.sql(dialect=dialect)
-        return text
-    generator._next_name = name_sequence("_t")
-    generator._quote_json_path_key_using_brackets = True
-    made: str = generator.generate(item, copy=True)
-    return made
 
 
 _TABLE_NODES: Final[dict[str, exp.Table]] = {}
