@@ -103,3 +103,33 @@ def test_scope_values_take_their_fields_in_order_each_with_lists_of_its_own() ->
     one.add(s)
     assert list(one.sources) == ["s"] and two.sources == {} and one.bound is not two.bound
     assert one.joins is not two.joins and one.lateral is not two.lateral and not one.outer_hit
+
+
+def test_a_comparison_with_a_leaf_renders_as_the_generator_does() -> None:
+    t = TableRef("internal", "db", "cmp")
+    a, b = (base_leaf(t, n, (t.catalog, t.database, t.name, n)) for n in ("a", "Select"))
+    other = sqlglot.parse_one("SELECT x FROM y").selects[0]
+    noted = exp.Literal.string("n")
+    noted.add_comments(["note"])
+    operands = [
+        exp.Literal.number(1),
+        exp.Literal.string("it's"),
+        exp.Null(),
+        exp.Paren(this=exp.Add(this=b, expression=exp.Literal.number(2))),
+        exp.Sum(this=b),
+        exp.EQ(this=b, expression=exp.Literal.number(3)),
+        exp.Column(this=exp.to_identifier("plain")),
+        noted,
+        other,
+        b,
+    ]
+    for dialect in (None, "bigquery", "clickhouse", "tsql", "mysql", "snowflake", "spark"):
+        d = Dialect.get_or_raise(dialect)
+        plain, ours = d.generator(), d.generator()
+        leaf_texts(ours)
+        for operand in operands:
+            for node in (
+                exp.EQ(this=a, expression=operand.copy() if operand is not b else b),
+                exp.EQ(this=operand.copy() if operand is not b else b, expression=a),
+            ):
+                assert ours.sql(node) == plain.sql(node)

@@ -154,25 +154,34 @@ class LeafColumns:
 
 
 class LeafEquality:
-    """A generator's handler of ``exp.EQ`` for the comparison of two kept leaves (a join's key,
-    ``a = b``): ``Generator.binary``'s text, ``left = right``, from the leaves' texts
-    (``LeafColumns.text``: each rendered once, then kept); any other comparison goes to the
-    generator's handler. Installed with ``LeafColumns`` for a generator whose ``EQ`` handler,
-    ``binary`` and ``maybe_comment`` are sqlglot's own (``leaf_texts``)."""
+    """A generator's handler of ``exp.EQ`` for a comparison with a kept leaf on either side (a join's
+    key ``a = b``, a filter ``a = 1``): ``Generator.binary``'s text, ``left = right``, each side a
+    leaf's text (``LeafColumns.text``: rendered once, then kept) or, for any other operand but a
+    comparison of its own, the generator's text of it, as ``binary`` renders it; any other comparison
+    goes to the generator's handler. Installed with ``LeafColumns`` for a generator whose ``EQ``
+    handler, ``binary`` and ``maybe_comment`` are sqlglot's own (``leaf_texts``)."""
 
     def __init__(self, leaves: LeafColumns, handler: Callable[..., str]) -> None:
         self.leaves = leaves
         self.handler = handler
 
-    def __call__(self, generator: object, node: exp.Expression) -> str:
+    def __call__(self, generator: Any, node: exp.Expression) -> str:
         args = node.args
         if len(args) == 2 and not node.comments:
-            left = self.leaves.text(generator, args.get("this"))
-            if left is not None:
-                right = self.leaves.text(generator, args.get("expression"))
-                if right is not None:
-                    return f"{left} = {right}"
-        return self.handler(generator, node)
+            this = args.get("this")
+            other = args.get("expression")
+            if this is not None and other is not None:
+                left = self.leaves.text(generator, this)
+                right = self.leaves.text(generator, other)
+                if left is not None or right is not None:  # a leaf compared
+                    if left is None and type(this) is not _EQ:  # ``binary`` would flatten ``=`` in ``=``
+                        left = generator.sql(this)
+                    if right is None and type(other) is not _EQ:
+                        right = generator.sql(other)
+                    if left is not None and right is not None:
+                        return f"{left} = {right}"
+        made: str = self.handler(generator, node)
+        return made
 
 
 def leaf_texts(generator: object) -> LeafColumns | None:
