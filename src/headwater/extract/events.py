@@ -506,18 +506,35 @@ def lineage_event(
     )
 
 
+# the references ``_named`` found named, by id (the reference held, so the id stays its own):
+# references are few and long-lived (one per base column), their fields Python attribute reads
+_NAMED: Final[dict[int, ColumnRef]] = {}
+
+
+def _named(c: ColumnRef) -> bool:
+    """The column and its table have names (not empty); a named reference is remembered."""
+    if _NAMED.get(id(c)) is c:
+        return True
+    if not c.column or not c.table.name:
+        return False
+    if len(_NAMED) >= LEAF_TEXTS_KEPT:
+        _NAMED.clear()
+    _NAMED[id(c)] = c
+    return True
+
+
 def _unnamed_source(direct: Sequence[DirectLineage], indirect: Sequence[IndirectLineage]) -> bool:
     """Some source column of the entries has an empty name or table name (loops: no list made)."""
     for d in direct:
         for c in d.sources:
-            if not c.column or not c.table.name:
+            if not _named(c):
                 return True
         for i in d.inputs:
-            if not i.column.column or not i.column.table.name:
+            if not _named(i.column):
                 return True
     for e in indirect:
         for c in e.sources:
-            if not c.column or not c.table.name:
+            if not _named(c):
                 return True
     return False
 
