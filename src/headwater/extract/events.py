@@ -153,20 +153,17 @@ class LeafColumns:
         return text
 
 
-class LeafOperator:
-    """A generator's handler of a binary operator that sqlglot renders by ``Generator.binary`` (``=``,
-    ``<>``, ``<``, ``+``, … : ``_OPERATORS``) for an operation with a kept leaf on either side (a
-    join's key ``a = b``, a filter ``a = 1``, ``a * b``): ``binary``'s text, ``left op right``, each
-    side a leaf's text (``LeafColumns.text``: rendered once, then kept) or, for any other operand but
-    one of the same operator (which ``binary`` flattens), the generator's text of it, as ``binary``
-    renders it; any other operation goes to the generator's handler. Installed with ``LeafColumns``
-    for a generator whose handler of the operator, ``binary`` and ``maybe_comment`` are sqlglot's own
-    (``leaf_texts``)."""
+class LeafEquality:
+    """A generator's handler of ``exp.EQ`` for a comparison with a kept leaf on either side (a join's
+    key ``a = b``, a filter ``a = 1``): ``Generator.binary``'s text, ``left = right``, each side a
+    leaf's text (``LeafColumns.text``: rendered once, then kept) or, for any other operand but a
+    comparison of its own, the generator's text of it, as ``binary`` renders it; any other comparison
+    goes to the generator's handler. Installed with ``LeafColumns`` for a generator whose ``EQ``
+    handler, ``binary`` and ``maybe_comment`` are sqlglot's own (``leaf_texts``)."""
 
-    def __init__(self, leaves: LeafColumns, handler: Callable[..., str], op: str = "=") -> None:
+    def __init__(self, leaves: LeafColumns, handler: Callable[..., str]) -> None:
         self.leaves = leaves
         self.handler = handler
-        self.op = op
 
     def __call__(self, generator: Any, node: exp.Expression) -> str:
         args = node.args
@@ -176,14 +173,13 @@ class LeafOperator:
             if this is not None and other is not None:
                 left = self.leaves.text(generator, this)
                 right = self.leaves.text(generator, other)
-                if left is not None or right is not None:  # a leaf operand
-                    cls = type(node)
-                    if left is None and type(this) is not cls:
+                if left is not None or right is not None:  # a leaf compared
+                    if left is None and type(this) is not _EQ:  # ``binary`` would flatten ``=`` in ``=``
                         left = generator.sql(this)
-                    if right is None and type(other) is not cls:
+                    if right is None and type(other) is not _EQ:
                         right = generator.sql(other)
                     if left is not None and right is not None:
-                        return f"{left} {self.op} {right}"
+                        return f"{left} = {right}"
         made: str = self.handler(generator, node)
         return made
 
@@ -204,11 +200,14 @@ def leaf_texts(generator: object) -> LeafColumns | None:
     leaves = LeafColumns(handler)
     own[exp.Column] = leaves
     cls = type(generator)
-    if getattr(cls, "binary", None) is _BINARY and getattr(cls, "maybe_comment", None) is _MAYBE_COMMENT:
-        for operator, method, op in _OPERATORS:
-            sql = own.get(operator)
-            if sql is method and sql is not None:  # sqlglot's own: ``binary(expression, op)``
-                own[operator] = LeafOperator(leaves, sql, op)
+    eq = own.get(_EQ)
+    if (
+        eq is _EQ_SQL
+        and eq is not None
+        and getattr(cls, "binary", None) is _BINARY
+        and getattr(cls, "maybe_comment", None) is _MAYBE_COMMENT
+    ):
+        own[exp.EQ] = LeafEquality(leaves, eq)
     if getattr(cls, "function_fallback_sql", None) is _FALLBACK and getattr(cls, "function_name", None) is _NAME_OF:
         names = FunctionNames(getattr(getattr(generator, "dialect", None), "ORIGINAL_NAME_META_KEY", None))
         for func in _function_classes():
@@ -220,18 +219,7 @@ def leaf_texts(generator: object) -> LeafColumns | None:
 
 _FALLBACK: Final = Generator.function_fallback_sql
 _EQ: Final = exp.EQ
-# the operators sqlglot's generator renders as ``binary(expression, op)``, with their handlers there
-_OPERATORS: Final = (
-    (exp.EQ, Generator.eq_sql, "="),
-    (exp.NEQ, Generator.neq_sql, "<>"),
-    (exp.GT, Generator.gt_sql, ">"),
-    (exp.GTE, Generator.gte_sql, ">="),
-    (exp.LT, Generator.lt_sql, "<"),
-    (exp.LTE, Generator.lte_sql, "<="),
-    (exp.Add, Generator.add_sql, "+"),
-    (exp.Sub, Generator.sub_sql, "-"),
-    (exp.Mul, Generator.mul_sql, "*"),
-)
+_EQ_SQL: Final = Generator.eq_sql
 _BINARY: Final = Generator.binary
 _MAYBE_COMMENT: Final = Generator.maybe_comment
 _NAME_OF: Final = Generator.function_name
