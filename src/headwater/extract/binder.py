@@ -31,6 +31,8 @@ _IDENTIFIER: Final = exp.Identifier
 # above: a CTE or view chain that uses each level twice would otherwise double at every level.
 SHARE_ABOVE: Final = 64
 
+_UNKNOWN: Final = object()  # ``Binder.schema``: a table the catalog was not asked about yet
+
 
 # how a dialect folds a name (``Names.table`` / ``Names.column``), told by what it makes of ``aB``
 # Final literals: the compiled build uses their values, with no look-up
@@ -114,17 +116,19 @@ class Binder:
         self.budget: WorkBudget = budget or WorkBudget(Limits().max_work)
         self.shared = False  # some resolved expressions share subexpressions (see _reuse)
         self._sizes: dict[int, int] = {}  # size_within of the expressions handed out again (never mutated)
-        self.schemas: dict[TableRef, TableSchema | None] = {}  # the catalog's answers of this statement
+        # the catalog's answers of this statement, by the tables' fields (a ``TableRef`` hashes in Python)
+        self.schemas: dict[tuple[str, str | None, str], TableSchema | None] = {}
         self._views: dict[TableRef, Relation] = {}  # each view is resolved once per statement
         self._loading_views: set[TableRef] = set()
 
     def schema(self, ref: TableRef) -> TableSchema | None:
         """``catalog.table(ref)``, asked once per statement (nothing changes the catalog while it resolves)."""
-        found = self.schemas.get(ref)  # one look-up when known (a ``TableRef`` hashes in Python)
-        if found is not None or ref in self.schemas:
-            return found
-        found = self.schemas[ref] = self.catalog.table(ref)
-        return found
+        key = (ref.catalog, ref.database, ref.name)
+        found = self.schemas.get(key, _UNKNOWN)
+        if found is not _UNKNOWN:
+            return found  # type: ignore[return-value]  # an answer of the catalog's
+        answer = self.schemas[key] = self.catalog.table(ref)
+        return answer
 
     def _spend(self, units: int) -> None:
         """``self.budget.spend(units)``, its count and limit read here: in the compiled build a call

@@ -136,27 +136,52 @@ class LeafColumns:
             return None
         return self.texts.get(known[1])
 
+    def text(self, generator: object, node: Any) -> str | None:
+        """``kept(node)``, the leaf rendered by the generator's handler and kept when it is not yet
+        (the first time a leaf of its shape is met); None for a node that is not such a leaf."""
+        known = LEAF_KEYS.get(id(node))
+        if known is None or known[0] is not node or node.comments:
+            return None
+        key = known[1]
+        if key is None:
+            return None
+        text = self.texts.get(key)
+        if text is None:
+            if len(self.texts) >= LEAF_TEXTS_KEPT:
+                self.texts.clear()
+            text = self.texts[key] = self.handler(generator, node)
+        return text
+
 
 class LeafEquality:
-    """A generator's handler of ``exp.EQ`` for the comparison of two kept leaves (a join's key,
-    ``a = b``): ``Generator.binary``'s text, ``left = right``, from the leaves' kept texts
-    (``LeafColumns.kept``); any other comparison goes to the generator's handler. Installed with
-    ``LeafColumns`` for a generator whose ``EQ`` handler, ``binary`` and ``maybe_comment`` are
-    sqlglot's own (``leaf_texts``)."""
+    """A generator's handler of ``exp.EQ`` for a comparison with a kept leaf on either side (a join's
+    key ``a = b``, a filter ``a = 1``): ``Generator.binary``'s text, ``left = right``, each side a
+    leaf's text (``LeafColumns.text``: rendered once, then kept) or, for any other operand but a
+    comparison of its own, the generator's text of it, as ``binary`` renders it; any other comparison
+    goes to the generator's handler. Installed with ``LeafColumns`` for a generator whose ``EQ``
+    handler, ``binary`` and ``maybe_comment`` are sqlglot's own (``leaf_texts``)."""
 
     def __init__(self, leaves: LeafColumns, handler: Callable[..., str]) -> None:
         self.leaves = leaves
         self.handler = handler
 
-    def __call__(self, generator: object, node: exp.Expression) -> str:
+    def __call__(self, generator: Any, node: exp.Expression) -> str:
         args = node.args
         if len(args) == 2 and not node.comments:
-            left = self.leaves.kept(args.get("this"))
-            if left is not None:
-                right = self.leaves.kept(args.get("expression"))
-                if right is not None:
-                    return f"{left} = {right}"
-        return self.handler(generator, node)
+            this = args.get("this")
+            other = args.get("expression")
+            if this is not None and other is not None:
+                left = self.leaves.text(generator, this)
+                right = self.leaves.text(generator, other)
+                if left is not None or right is not None:  # a leaf compared
+                    if left is None and type(this) is not _EQ:  # ``binary`` would flatten ``=`` in ``=``
+                        left = generator.sql(this)
+                    if right is None and type(other) is not _EQ:
+                        right = generator.sql(other)
+                    if left is not None and right is not None:
+                        return f"{left} = {right}"
+        made: str = self.handler(generator, node)
+        return made
 
 
 def leaf_texts(generator: object) -> LeafColumns | None:
@@ -301,6 +326,7 @@ class Renderer:
 
     def __init__(self, generator: object, shared: bool, budget: int, resolver: Resolver) -> None:
         self.leaves = leaf_texts(generator)
+        self.generator = generator
         self.sql = generator.sql  # type: ignore[attr-defined]  # sqlglot's Generator (or Athena's Trino one)
         self.shared = shared
         self.budget = budget
@@ -311,7 +337,7 @@ class Renderer:
         if not self.shared:
             done = self.done.get(id(node))
             if done is None:
-                kept = self.leaves.kept(node) if self.leaves is not None else None  # a leaf: no generator
+                kept = self.leaves.text(self.generator, node) if self.leaves is not None else None  # a leaf
                 text: str = kept.strip() if kept is not None else self.sql(node).strip()
                 self.done[id(node)] = (node, text)
                 return text
@@ -480,18 +506,35 @@ def lineage_event(
     )
 
 
+# the references ``_named`` found named, by id (the reference held, so the id stays its own):
+# references are few and long-lived (one per base column), their fields Python attribute reads
+_NAMED: Final[dict[int, ColumnRef]] = {}
+
+
+def _named(c: ColumnRef) -> bool:
+    """The column and its table have names (not empty); a named reference is remembered."""
+    if _NAMED.get(id(c)) is c:
+        return True
+    if not c.column or not c.table.name:
+        return False
+    if len(_NAMED) >= LEAF_TEXTS_KEPT:
+        _NAMED.clear()
+    _NAMED[id(c)] = c
+    return True
+
+
 def _unnamed_source(direct: Sequence[DirectLineage], indirect: Sequence[IndirectLineage]) -> bool:
     """Some source column of the entries has an empty name or table name (loops: no list made)."""
     for d in direct:
         for c in d.sources:
-            if not c.column or not c.table.name:
+            if not _named(c):
                 return True
         for i in d.inputs:
-            if not i.column.column or not i.column.table.name:
+            if not _named(i.column):
                 return True
     for e in indirect:
         for c in e.sources:
-            if not c.column or not c.table.name:
+            if not _named(c):
                 return True
     return False
 

@@ -26,7 +26,12 @@ UNRESOLVED: Final = "hw_unresolved"  # meta key: a column that could not be boun
 Alts = list[exp.Expression]
 
 
-@dataclass
+# ``Relation``, ``Source`` and ``Scope`` are dataclasses (their equality and text) with an ``__init__``
+# of their own, which the compiled build compiles (a dataclass's generated one stays interpreted);
+# each takes the fields in order, as the generated one would, a list or dictionary left out a new one
+
+
+@dataclass(init=False)
 class Relation:
     """Output columns of a query. ``complete`` is False when some outputs are unknown."""
 
@@ -41,6 +46,26 @@ class Relation:
     open: Source | None = None
     _index: dict[str, int] | None = None
 
+    def __init__(
+        self,
+        names: list[str],
+        labels: list[str],
+        columns: list[Alts],
+        complete: bool = True,
+        tables: list[TableRef] | None = None,
+        correlated: list[exp.Expression] | None = None,
+        open: Source | None = None,
+        _index: dict[str, int] | None = None,
+    ) -> None:
+        self.names = names
+        self.labels = labels
+        self.columns = columns
+        self.complete = complete
+        self.tables = [] if tables is None else tables
+        self.correlated = [] if correlated is None else correlated
+        self.open = open
+        self._index = _index
+
     def index(self, name: str) -> int | None:
         if self._index is None:
             self._index = {}
@@ -49,7 +74,7 @@ class Relation:
         return self._index.get(name)
 
 
-@dataclass
+@dataclass(init=False)
 class Source:
     """A relation visible in a scope under ``alias``.
 
@@ -64,6 +89,24 @@ class Source:
     opaque: str | None = None  # a construct whose columns cannot be known (UNNEST, table function…)
     _relation: Relation | None = None
     _cols: frozenset[str] | None = field(default=None, repr=False, compare=False)  # ``columns`` as a set
+
+    def __init__(
+        self,
+        alias: str,
+        table: TableRef | None = None,
+        columns: list[str] | None = None,
+        load: Callable[[], Relation] | None = None,
+        opaque: str | None = None,
+        _relation: Relation | None = None,
+        _cols: frozenset[str] | None = None,
+    ) -> None:
+        self.alias = alias
+        self.table = table
+        self.columns = columns
+        self.load = load
+        self.opaque = opaque
+        self._relation = _relation
+        self._cols = _cols
 
     @property
     def relation(self) -> Relation | None:
@@ -95,7 +138,7 @@ class Source:
         return rel.index(name) is not None
 
 
-@dataclass
+@dataclass(init=False)
 class Scope:
     """One SELECT: its sources in FROM order, visible CTEs, and its parent for correlation."""
 
@@ -112,6 +155,30 @@ class Scope:
     joins: list[exp.Join] = field(default_factory=list)  # every join of the scope, nested ones too
     # an unqualified name's (known, possible) sources (``columns._candidates``); a new source clears it
     bound: dict[str, tuple[list[Source], list[Source]]] = field(default_factory=dict, repr=False, compare=False)
+
+    def __init__(
+        self,
+        parent: Scope | None,
+        ctes: dict[str, Source],
+        sources: dict[str, Source] | None = None,
+        using: dict[str, Source] | None = None,
+        merged: dict[str, tuple[Source, Source]] | None = None,
+        lateral: dict[str, Alts] | None = None,
+        aliases: dict[str, Alts] | None = None,
+        outer_hit: bool = False,
+        joins: list[exp.Join] | None = None,
+        bound: dict[str, tuple[list[Source], list[Source]]] | None = None,
+    ) -> None:
+        self.parent = parent
+        self.ctes = ctes
+        self.sources = {} if sources is None else sources
+        self.using = {} if using is None else using
+        self.merged = {} if merged is None else merged
+        self.lateral = {} if lateral is None else lateral
+        self.aliases = {} if aliases is None else aliases
+        self.outer_hit = outer_hit
+        self.joins = [] if joins is None else joins
+        self.bound = {} if bound is None else bound
 
     def add(self, src: Source) -> None:
         self.bound.clear()
@@ -240,11 +307,16 @@ def find_all(node: exp.Expression, types: type | tuple[type, ...]) -> list[exp.E
         return _find_all_interpreted(node, types, leaves)
     found: list[exp.Expression] = []
     queue: list[exp.Expr] = [node]
+    kinds: dict[type, bool] = {}  # ``isinstance(n, types)`` by ``type(n)``: a tuple's test walks each MRO
     i = 0
     while i < len(queue):
         n = queue[i]
         i += 1
-        if isinstance(n, types):
+        cls = type(n)
+        hit = kinds.get(cls)
+        if hit is None:
+            hit = kinds[cls] = isinstance(n, types)
+        if hit:
             found.append(n)  # type: ignore[arg-type]  # a node of the tree is an Expression
         for value in n.args.values():
             if isinstance(value, list):

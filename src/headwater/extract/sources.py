@@ -13,6 +13,7 @@ from sqlglot import exp
 
 from headwater.catalog import LayeredCatalog, TableSchema
 from headwater.catalog.listing import closest, tables_in
+from headwater.extract.classify import slot_setters
 from headwater.extract.columns import ColumnBinder
 from headwater.extract.guards import EmptyName, view_refused
 from headwater.extract.scope import Alts, Relation, Scope, Source
@@ -41,6 +42,9 @@ _SUBQUERY: Final = exp.Subquery
 _TABLE: Final = exp.Table
 _UNNEST: Final = exp.Unnest
 _exp_column: Final = exp.column
+
+_NEW: Final = object.__new__
+_TABLE_REF: Final = slot_setters(TableRef)  # ``table_ref``'s values made without the dataclass's ``__init__``
 
 
 def _parenthesised_tables(node: exp.Subquery) -> bool:
@@ -194,7 +198,12 @@ class SourceBinder(ColumnBinder):
         """The normalised reference of a table name, with session defaults applied."""
         catalog = self.table_ident(node.args.get("catalog")) or self.catalog_name
         db = self.table_ident(node.args.get("db")) or self.database
-        return TableRef(catalog, db, self.table_ident(node.this) or "")
+        made: TableRef = _NEW(TableRef)  # ``TableRef(catalog, db, name)``, each field set by its slot
+        s = _TABLE_REF
+        s[0](made, catalog)
+        s[1](made, db)
+        s[2](made, self.table_ident(node.this) or "")
+        return made
 
     def _table_source(self, node: exp.Table, scope: Scope, alias: str | None) -> Source:
         name = self.table_ident(node.this) or ""

@@ -16,15 +16,17 @@ from __future__ import annotations
 import dataclasses
 import operator
 import re
+import threading
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple, overload
+from typing import Final, NamedTuple, overload
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
-from sqlglot.tokens import Token, TokenType
+from sqlglot.parser import Parser
+from sqlglot.tokens import Token, Tokenizer, TokenType
 
 from headwater.catalog.dialects import Flink, flink_tokens, sqlglot_dialect
 from headwater.extract.blocks import ROUTINE_WORDS, UNCOUNTED_CLOSE, BlockTracker
@@ -215,6 +217,50 @@ def _dialect(name: str) -> Dialect:
     return d
 
 
+_LOCAL: Final = threading.local()
+
+
+def _kept(d: Dialect) -> list[object]:
+    """This thread's ``[d, tokenizer, parser]`` of ``d`` (each None until first asked for)."""
+    kept: dict[int, list[object]] | None = getattr(_LOCAL, "tools", None)
+    if kept is None:
+        kept = _LOCAL.tools = {}
+    tools = kept.get(id(d))
+    if tools is None or tools[0] is not d:
+        if len(kept) >= 64:
+            kept.clear()
+        tools = kept[id(d)] = [d, None, None]
+    return tools
+
+
+def _tokenize(d: Dialect, text: str) -> list[Token]:
+    """``d.tokenize(text)`` by this thread's tokenizer of ``d``, made once: ``Dialect.tokenize`` makes
+    one at every call (which costs about as much as tokenizing a short statement), and a tokenizer
+    holds the state of one run at a time, so every thread keeps its own. It lets go of the text and
+    its tokens after."""
+    tools = _kept(d)
+    tokenizer = tools[1]
+    if not isinstance(tokenizer, Tokenizer):
+        tokenizer = tools[1] = d.tokenizer()
+    try:
+        return tokenizer.tokenize(text)
+    finally:
+        tokenizer.tokenize("")
+
+
+def _parse(d: Dialect, chunk: list[Token], sql: str) -> list[exp.Expr | None]:
+    """``d.parser().parse(chunk, sql)`` by this thread's parser of ``d``, made once (as ``_tokenize``
+    keeps its tokenizer), which lets go of the tokens and the script after."""
+    tools = _kept(d)
+    parser = tools[2]
+    if not isinstance(parser, Parser):
+        parser = tools[2] = d.parser()
+    try:
+        return parser.parse(chunk, sql)
+    finally:
+        parser.reset()
+
+
 WINDOW = 1 << 18
 """Characters of a long script tokenized at a time: only one window's tokens are alive at once."""
 _NEVER = 1 << 62
@@ -253,7 +299,7 @@ class _Windows:
                 if m is None:
                     break
                 try:
-                    found = self.d.tokenize(text[a : m.end()])
+                    found = _tokenize(self.d, text[a : m.end()])
                 except (TokenError, RecursionError):
                     found = []
                 if found and found[-1].token_type == TokenType.SEMICOLON and found[-1].start == m.start() - a:
@@ -261,7 +307,7 @@ class _Windows:
                     break
                 start = m.end()
         if tokens is None:
-            tokens = self.d.tokenize(text[a:] if a else text)
+            tokens = _tokenize(self.d, text[a:] if a else text)
         if a:
             lines = self._lines
             for tok in tokens:
@@ -430,7 +476,7 @@ def _parse_chunk(index: int, chunk: list[Token], sql: str, d: Dialect, limits: L
         chunk, notes = _shorten_in_lists(chunk, limits.max_in_list, index)
     deep = len(chunk) > DEEP_TOKENS or text.count("(") > DEEP_NESTING
     try:
-        trees = call_deep(d.parser().parse, chunk, sql) if deep else d.parser().parse(chunk, sql)
+        trees = call_deep(_parse, d, chunk, sql) if deep else _parse(d, chunk, sql)
     except ParseError as err:
         return Piece(index, line, col, text, None, _parse_diag(err, index, line, col, text))
     except RecursionError:
