@@ -14,6 +14,7 @@ it with ``PYTHONPATH`` at another tree's ``src`` (and this ``bench``) to compare
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import re
 import subprocess
@@ -65,6 +66,7 @@ def instructions(mode: str, single: int, batch: int) -> int:
             capture_output=True,
             text=True,
             check=True,
+            env={**os.environ, "PYTHONHASHSEED": "0"},  # the same set and dict orders in every run
         )
     found = re.search(r"Collected : (\d+)", out.stderr)
     if found is None:
