@@ -69,6 +69,9 @@ class LineageStore:
         naming: OpenLineageNaming | None = None,
     ) -> None:
         self.engine = engine
+        self._writes = engine.execution_options(headwater_write=True)
+        """``engine`` whose connections write (its pool and events): the option set once, not per
+        recording (~28,000 instructions a ``record()``)."""
         self.namespaces = tuple(namespaces)
         self.naming = naming or OpenLineageNaming()  # OpenLineage namespace ↔ catalog, for RunEvents
         url = engine.url.render_as_string(hide_password=True)
@@ -92,7 +95,7 @@ class LineageStore:
         result = WriteResult()
         staged = NodeCache()
         open_staged = OpenEdges()
-        with self._lock, self.engine.connect().execution_options(headwater_write=True) as conn:
+        with self._lock, self._writes.connect() as conn:
             with _write_transaction(conn):
                 epoch = membership_epoch(conn)
                 same = epoch == self._epoch
