@@ -81,8 +81,11 @@ def _sqlite_engine(url: str) -> Engine:
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Any) -> None:
         write = conn.get_execution_options().get("headwater_write", False)
+        dbapi_conn = conn.connection.dbapi_connection
+        if write and dbapi_conn.in_transaction:
+            return  # begun on the DBAPI connection (``store._write_transaction``): SQLAlchemy's on top
         # on the DBAPI connection: no statement compiled, no cursor result made
-        conn.connection.dbapi_connection.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+        dbapi_conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
 
     return engine
 

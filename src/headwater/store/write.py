@@ -35,6 +35,7 @@ from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import Connection
@@ -216,38 +217,48 @@ def _executemany(conn: Connection, sql: str, rows: Sequence[Sequence[Any]]) -> N
 MULTI_ROWS = 128
 """Rows per multi-row ``INSERT … VALUES`` statement on SQLite (fewer if the build's limit of
 parameters per statement is lower)."""
-MULTI_MIN = 8
-"""Fewer rows than this go with ``executemany`` (one statement text fewer per size)."""
+MULTI_MIN = 2
+"""Fewer rows than this go one by one. (A record() writes a few dozen rows a table: with sizes down to
+2 its rows past the largest statement go in at most six statements, not up to seven one-row steps;
+the texts are at most seven per table, prepared once per connection.)"""
 _multi_sql: dict[tuple[str, int], str] = {}
+_variables: list[int] = []
+"""SQLite's limit of parameters per statement, read from the first connection (a build's limit; the
+store never lowers it with ``setlimit``)."""
 
 
 def _multi_size(conn: Connection, width: int) -> int:
     """How many rows of ``width`` parameters one SQLite statement may hold (at most ``MULTI_ROWS``)."""
-    limit = conn.connection.dbapi_connection.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)  # type: ignore[union-attr]
-    return max(1, min(MULTI_ROWS, limit // width))
+    if not _variables:
+        _variables.append(conn.connection.dbapi_connection.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER))  # type: ignore[union-attr]
+    return max(1, min(MULTI_ROWS, _variables[0] // width))
 
 
 def insert_many(conn: Connection, sql: str, rows: Sequence[Sequence[Any]]) -> None:
     """Insert ``rows`` with ``sql`` (``INSERT INTO t (…) VALUES (?, …)``, one row), in this order.
 
     SQLite: multi-row statements of ``MULTI_ROWS`` rows each (one statement text, prepared once by
-    the driver's statement cache) and the rest with ``executemany``; binding a row's parameters into
+    the driver's statement cache), the rest in statements of halving sizes down to ``MULTI_MIN``
+    rows and a last row alone; binding a row's parameters into
     a statement already running costs less than a statement's step and reset per row (the replay of
     the benchmark's rows: ~15 % faster). PostgreSQL: ``executemany``."""
     if not rows:
         return
     cursor = _cursor(conn)
     try:
-        if _pg(conn) or len(rows) < 2:
+        if _pg(conn):
             cursor.executemany(sql, rows)
+            return
+        if len(rows) == 1:
+            cursor.execute(sql, rows[0])
             return
         width = len(rows[0])
         k = _multi_size(conn, width)
         flat = chain.from_iterable
         done = 0
         while len(rows) - done >= MULTI_MIN:
-            # ``k`` rows a statement while they last, then the rest in halves: 43 rows are 32 + 8 and
-            # 3 more; one statement text per size (a few per table, in the driver's statement cache)
+            # ``k`` rows a statement while they last, then the rest in halves: 43 rows are 32 + 8 + 2
+            # and 1 more; one statement text per size (a few per table, in the driver's statement cache)
             size = k
             while size > len(rows) - done:
                 size //= 2
@@ -261,7 +272,9 @@ def insert_many(conn: Connection, sql: str, rows: Sequence[Sequence[Any]]) -> No
             for i in range(done, whole, size):
                 cursor.execute(text, list(flat(rows[i : i + size])))
             done = whole
-        if done < len(rows):
+        if done == len(rows) - 1:
+            cursor.execute(sql, rows[done])
+        elif done < len(rows):
             cursor.executemany(sql, rows[done:])
     finally:
         cursor.close()
@@ -306,7 +319,7 @@ def insert_edges(conn: Connection, rows: Sequence[Sequence[Any]]) -> None:
     labelled, bare = [], []
     for r in rows:
         if r[_LABELS] is None:
-            bare.append([*r[:_LABELS], *r[_LABELS + 1 :]])
+            bare.append(_bare(r))
         else:
             labelled.append(r)
     insert_many(conn, EDGE_INSERT, labelled)
@@ -317,6 +330,8 @@ EDGE_INSERT = f"INSERT INTO {edges.name} ({', '.join(EDGE_COLUMNS)}) VALUES ({',
 """The SQLite statement of one edge row (``insert_many`` writes many per statement)."""
 _LABELS = EDGE_COLUMNS.index("labels")
 _BARE_COLUMNS = [c for c in EDGE_COLUMNS if c != "labels"]
+_bare = itemgetter(*(i for i, c in enumerate(EDGE_COLUMNS) if c != "labels"))
+"""An edge row without its labels, as a tuple (one call in C, no slices)."""
 _EDGE_INSERT_BARE = (
     f"INSERT INTO {edges.name} ({', '.join(_BARE_COLUMNS)}) VALUES ({', '.join('?' * len(_BARE_COLUMNS))})"
 )
