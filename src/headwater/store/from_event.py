@@ -105,14 +105,17 @@ def event_facts(event: LineageInfo, names: Names | None = None, expand_indirect:
     target = b.dataset(tt.catalog, tt.database, tt.name)
     if event.source_command is SourceCommand.CREATE_VIEW:
         _mark_view(facts, target)
-    if explicit:
+    if explicit:  # a given or file name says what the job is (``marts/fct_sales.sql#2``): it is the short name
         name = f"job:{explicit}"
-    else:  # ``fallback_job_name``, with the fingerprint made once
-        name = f"sql:{fingerprint if fingerprint is not None else sql_fingerprint(sql)}:{target[1]}"
+        short = explicit.lower()[:512]
+    else:  # ``fallback_job_name``, with the fingerprint made once: the target and the fingerprint's start
+        digest = fingerprint if fingerprint is not None else sql_fingerprint(sql)
+        name = f"sql:{digest}:{target[1]}"
+        short = f"{short_of(target[1], field=False)}#{digest[:8]}"
     job = b.node(
         NodeType.JOB,
         name,
-        f"{short_of(target[1], field=False)}#{name.split(':')[1][:8]}",
+        short,
         properties={"source_command": event.source_command.value, "sql": sql[:4000]},
     )
     facts.job = job

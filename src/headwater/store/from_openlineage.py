@@ -172,9 +172,9 @@ def run_event_facts(
     node = dbt_node(job_d)
     if node is not None:
         uid = node["unique_id"].strip()
-        alias = node.get("alias") if isinstance(node.get("alias"), str) else uid.rsplit(".", 1)[-1]
         props = {"namespace": job_ns, "openlineage.name": job_nm}
-        job = b.node(NodeType.JOB, f"job:{uid}", f"{alias}#{uid[:8]}", properties=props)
+        # the short name a headwater event of the same dbt node gives it (``from_event``): its id
+        job = b.node(NodeType.JOB, f"job:{uid}", uid.lower()[:512], properties=props)
         inputs = [d for d in inputs if not _ephemeral(d)]
         naming = _placed_for_dbt(naming or OpenLineageNaming(), node, [*inputs, *outputs], namespaces)
     else:
