@@ -13,12 +13,10 @@ versions.
 from __future__ import annotations
 
 import argparse
-import re
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
+from callgrind import count_instructions
 from extract_bench import DEFAULT_CORPUS, load_catalog, load_statements
 
 SETS = {"tpch": ("insert_tpch.sql", "tpch_schema.json"), "tpcds": ("insert_tpcds.sql", "tpcds_schema.json")}
@@ -44,18 +42,7 @@ def workload(mode: str, corpus: Path, name: str) -> None:
 
 
 def instructions(mode: str, corpus: Path, name: str) -> int:
-    with tempfile.TemporaryDirectory() as tmp:
-        cmd = [sys.executable, __file__, "--run", mode, "--corpus", str(corpus), "--set", name]
-        out = subprocess.run(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out", *cmd],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-    found = re.search(r"Collected : (\d+)", out.stderr)
-    if found is None:
-        raise SystemExit(f"no instruction count from valgrind:\n{out.stderr[-2000:]}")
-    return int(found.group(1))
+    return count_instructions([sys.executable, __file__, "--run", mode, "--corpus", str(corpus), "--set", name])
 
 
 def main() -> None:

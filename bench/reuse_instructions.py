@@ -26,12 +26,12 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from callgrind import count_instructions
 
 MODES = ("on", "off", "first", "first-off")
 
@@ -74,21 +74,11 @@ def workload(mode: str, extract: bool, rows: int, distinct: int) -> None:
 
 
 def instructions(mode: str, extract: bool, rows: int, distinct: int, keep: Path | None) -> int:
-    with tempfile.TemporaryDirectory() as tmp:
-        out_file = keep / f"callgrind.{mode}{'' if extract else '-base'}.out" if keep else Path(tmp) / "cg.out"
-        cmd = [sys.executable, __file__, "--run", mode, "--rows", str(rows), "--distinct", str(distinct)]
-        if extract:
-            cmd.append("--extract")
-        out = subprocess.run(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}", *cmd],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-    found = re.search(r"Collected : (\d+)", out.stderr)
-    if found is None:
-        raise SystemExit(f"no instruction count from valgrind:\n{out.stderr[-2000:]}")
-    return int(found.group(1))
+    out_file = keep / f"callgrind.{mode}{'' if extract else '-base'}.out" if keep else None
+    cmd = [sys.executable, __file__, "--run", mode, "--rows", str(rows), "--distinct", str(distinct)]
+    if extract:
+        cmd.append("--extract")
+    return count_instructions(cmd, out_file)
 
 
 def main() -> None:

@@ -16,12 +16,11 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from callgrind import count_instructions
 from headwater.model import TableRef
 from store_bench import make_event, warehouse
 
@@ -63,19 +62,8 @@ def workload(mode: str, single: int, batch: int) -> None:
 
 
 def instructions(mode: str, single: int, batch: int) -> int:
-    with tempfile.TemporaryDirectory() as tmp:
-        cmd = [sys.executable, __file__, "--run", mode, "--single", str(single), "--batch", str(batch)]
-        out = subprocess.run(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out", *cmd],
-            capture_output=True,
-            text=True,
-            check=True,
-            env={**os.environ, "PYTHONHASHSEED": "0"},  # the same set and dict orders in every run
-        )
-    found = re.search(r"Collected : (\d+)", out.stderr)
-    if found is None:
-        raise SystemExit(f"no instruction count from valgrind:\n{out.stderr[-2000:]}")
-    return int(found.group(1))
+    cmd = [sys.executable, __file__, "--run", mode, "--single", str(single), "--batch", str(batch)]
+    return count_instructions(cmd, env={"PYTHONHASHSEED": "0"})  # the same set and dict orders in every run
 
 
 def main() -> None:
