@@ -32,9 +32,24 @@ class Generated:
 
 @pytest.fixture(scope="session")
 def spark() -> Iterator[object]:
-    session = local_session("local[2]", "headwater-tests")
+    session = _started()
     yield session
     session.stop()
+
+
+def _started(attempts: int = 3) -> object:
+    """The local session. On a loaded 2-core machine the JVM now and then exits before it hands
+    over its port (``JAVA_GATEWAY_EXITED``; the next start works): up to ``attempts`` starts, then
+    that error. Any other error is raised at once."""
+    from pyspark.errors import PySparkRuntimeError
+
+    for attempt in range(1, attempts + 1):
+        try:
+            return local_session("local[2]", "headwater-tests")
+        except PySparkRuntimeError as exc:
+            if attempt == attempts or "JAVA_GATEWAY_EXITED" not in str(exc):
+                raise
+    raise AssertionError("unreachable")
 
 
 @pytest.fixture(scope="session")
