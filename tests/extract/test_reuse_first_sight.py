@@ -8,12 +8,11 @@ import re
 
 import pytest
 
-from headwater.catalog import load_schema_file
-from headwater.extract import ExtractOptions, Extractor
+from headwater.extract import Extractor
 from headwater.extract.reuse import StatementReuse
 from headwater.extract.split import split_script
 from tests.extract.test_reuse import _both, session_rows
-from tests.golden.harness import all_cases
+from tests.golden.harness import all_cases, case_extractor
 
 _ROWS = "INSERT INTO t SELECT a, b, d, k FROM s"
 
@@ -161,17 +160,7 @@ def test_golden_statements_with_reuse_give_the_events_of_extraction_anew(case):
     out = []
     reuse = StatementReuse(size=100)
     for r in (None, reuse):
-        catalog = None
-        if "schema" in opts:
-            catalog = load_schema_file(case.path.with_name(opts["schema"]), dialect=opts["dialect"])
-        ex = Extractor(
-            catalog,
-            ExtractOptions(dialect=opts["dialect"], statements=opts["statements"]),
-            database=opts.get("database"),
-            catalog_name=opts["catalog"],
-            reuse=r,
-        )
-        out.append(session_rows(ex, sqls))
+        out.append(session_rows(case_extractor(case, reuse=r), sqls))
     for sql, a, b in zip(sqls, out[0], out[1], strict=True):
         assert a == b, sql
 

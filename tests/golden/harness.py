@@ -20,6 +20,7 @@ import yaml
 
 from headwater.catalog import load_schema_file
 from headwater.extract import ExtractOptions, Extractor, ScriptResult
+from headwater.extract.reuse import StatementReuse
 from headwater.model import ColumnRef, Diagnostic, IndirectLineage, LineageInfo, TableRef
 
 ROOT = Path(__file__).resolve().parent
@@ -154,19 +155,24 @@ def _first_line(sql: str) -> str:
     return text if len(text) <= 90 else text[:87] + "..."
 
 
-def extract_case(case: Case) -> ScriptResult:
-    """The case's script extracted with its options (dialect, schema, statements, session)."""
+def case_extractor(case: Case, reuse: StatementReuse | None = None) -> Extractor:
+    """A fresh extractor session with the case's options (dialect, schema, statements, session)."""
     opts = case.options()
     catalog = None
     if "schema" in opts:
         catalog = load_schema_file(case.path.with_name(opts["schema"]), dialect=opts["dialect"])
-    extractor = Extractor(
+    return Extractor(
         catalog,
         ExtractOptions(dialect=opts["dialect"], statements=opts["statements"]),
         database=opts.get("database"),
         catalog_name=opts["catalog"],
+        reuse=reuse,
     )
-    return extractor.run(case.path.read_text(encoding="utf-8"))
+
+
+def extract_case(case: Case) -> ScriptResult:
+    """The case's script extracted with its options."""
+    return case_extractor(case).run(case.path.read_text(encoding="utf-8"))
 
 
 def run_case(case: Case) -> dict[str, Any]:
