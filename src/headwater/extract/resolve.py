@@ -28,6 +28,7 @@ from headwater.extract.scope import UNRESOLVED, Alts, Relation, Scope, Source, c
 from headwater.extract.sources import SourceBinder
 from headwater.extract.trees import (
     QUERY_TYPES,
+    clone,
     conjuncts,
     flat_columns,
     grouping_keys,
@@ -51,6 +52,7 @@ _DOT: Final = exp.Dot
 _EXISTS: Final = exp.Exists
 _FROM: Final = exp.From
 _GROUPING_SETS: Final = exp.GroupingSets
+_IDENTIFIER: Final = exp.Identifier
 _IN: Final = exp.In
 _JOIN: Final = exp.Join
 _LITERAL: Final = exp.Literal
@@ -63,11 +65,10 @@ _SUBQUERY: Final = exp.Subquery
 _TUPLE: Final = exp.Tuple
 _VALUES: Final = exp.Values
 _WHERE: Final = exp.Where
-_exp_to_identifier: Final = exp.to_identifier
 _exp_to_table: Final = exp.to_table
 
 MAX_ALTERNATIVES: Final = 64
-_COLUMN_OR_QUERY: Final = (exp.Column, *QUERY_TYPES)
+_COLUMN_OR_QUERY: Final[tuple[type, ...]] = (exp.Column, *QUERY_TYPES)  # one tuple object (see ``QUERY_TYPES``)
 # Dialects whose select list may use an earlier item's alias (lateral column aliases): Snowflake,
 # Databricks / Spark 3.4+, Redshift, DuckDB, Teradata, ClickHouse. BigQuery, PostgreSQL, MySQL,
 # T-SQL, Oracle, Trino, Hive do not.
@@ -443,8 +444,9 @@ class Resolver(SourceBinder):
                 if col in replaced:
                     items.append(replaced[col])
                     continue
-                table = None if qualifier is None and col in scope.merged else _exp_to_identifier(key, quoted=True)
-                items.append(_COLUMN(this=_exp_to_identifier(col, quoted=True), table=table))
+                # (``exp.to_identifier(name, quoted=True)`` of a text is this identifier)
+                table = None if qualifier is None and col in scope.merged else _IDENTIFIER(this=key, quoted=True)
+                items.append(_COLUMN(this=_IDENTIFIER(this=col, quoted=True), table=table))
         return unknown
 
     # ------------------------------------------------------------------ expressions
@@ -545,13 +547,14 @@ _TABLE_NODES: Final[dict[str, exp.Table]] = {}
 
 
 def _table_node(name: str) -> exp.Table:
-    """``exp.to_table(name)`` (which parses the name), parsed once per name and copied after."""
+    """``exp.to_table(name)`` (which parses the name), parsed once per name and copied after (a cheap
+    copy, ``clone``: the node's text is the same without the token positions)."""
     node = _TABLE_NODES.get(name)
     if node is None:
         if len(_TABLE_NODES) >= 4096:
             _TABLE_NODES.clear()
         node = _TABLE_NODES[name] = _exp_to_table(name)
-    return node.copy()
+    return clone(node)  # type: ignore[return-value]  # a copy of a Table is a Table
 
 
 # Dialects that name an unaliased ``CAST(col AS …)`` / ``col::type`` output after the column:
