@@ -42,9 +42,7 @@ from headwater.model import IndirectType, Severity
 # name directly, where ``exp.X`` in a function is two look-ups (the module ``exp``, then its attribute)
 _AGG_FUNC: Final = exp.AggFunc
 _ALIAS: Final = exp.Alias
-_ALL: Final = exp.All
 _AND: Final = exp.And
-_ANY: Final = exp.Any
 _CAST: Final = exp.Cast
 _COLUMN: Final = exp.Column
 _CUBE: Final = exp.Cube
@@ -53,7 +51,6 @@ _EXISTS: Final = exp.Exists
 _FROM: Final = exp.From
 _GROUPING_SETS: Final = exp.GroupingSets
 _IDENTIFIER: Final = exp.Identifier
-_IN: Final = exp.In
 _JOIN: Final = exp.Join
 _LITERAL: Final = exp.Literal
 _ORDERED: Final = exp.Ordered
@@ -66,6 +63,9 @@ _TUPLE: Final = exp.Tuple
 _VALUES: Final = exp.Values
 _WHERE: Final = exp.Where
 _exp_to_table: Final = exp.to_table
+
+# a class tuple typed ``tuple[type, ...]``: one object (an ``A | B`` union is made at every test)
+_PREDICATES: Final[tuple[type, ...]] = (exp.In, exp.Exists, exp.Any, exp.All)  # what a predicate subquery is under
 
 MAX_ALTERNATIVES: Final = 64
 _COLUMN_OR_QUERY: Final[tuple[type, ...]] = (exp.Column, *QUERY_TYPES)  # one tuple object (see ``QUERY_TYPES``)
@@ -521,7 +521,7 @@ class Resolver(SourceBinder):
         query = node.this if isinstance(node, _SUBQUERY) else node
         rel = self.relation(query, scope, scope.ctes)
         parent = node.parent
-        scalar = not isinstance(parent, _IN | _EXISTS | _ANY | _ALL)
+        scalar = not isinstance(parent, _PREDICATES)
         if scalar and len(rel.columns) == 1:
             return [self._take(alt) for alt in rel.columns[0]]
         # a predicate subquery: render what it compares, over its base tables. EXISTS compares no

@@ -18,14 +18,11 @@ from headwater.extract.scope import REF, UNRESOLVED
 # sqlglot's classes and functions as constants of this module: the compiled build reads a ``Final``
 # name directly, where ``exp.X`` in a function is two look-ups (the module ``exp``, then its attribute)
 _AND: Final = exp.And
-_CUBE: Final = exp.Cube
 _EXPRESSION: Final = exp.Expression
-_GROUPING_SETS: Final = exp.GroupingSets
 _PAREN: Final = exp.Paren
-_ROLLUP: Final = exp.Rollup
 _TABLE: Final = exp.Table
-_TUPLE: Final = exp.Tuple
 _exp_var: Final = exp.var
+_GROUPING_KEYS: Final[tuple[type, ...]] = (exp.Tuple, exp.GroupingSets, exp.Cube, exp.Rollup)  # one tuple object
 
 # a tuple of classes typed ``tuple[type, ...]``: the compiled build keeps it as the one tuple object (a
 # ``Final`` tuple of a fixed length is unboxed, and boxed again, a new tuple, at every ``isinstance``)
@@ -58,7 +55,7 @@ def reads_table(query: exp.Expression, name: str) -> bool:
 
 
 def grouping_keys(node: exp.Expression) -> list[exp.Expression]:
-    if isinstance(node, _TUPLE | _GROUPING_SETS | _CUBE | _ROLLUP):
+    if isinstance(node, _GROUPING_KEYS):
         keys: list[exp.Expression] = []
         for e in node.expressions:
             keys.extend(grouping_keys(e))
