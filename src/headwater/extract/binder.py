@@ -159,15 +159,17 @@ class Binder:
     def table_ident(self, ident: exp.Expression | str | None) -> str | None:
         """``Names.table_ident``: a table-like name normalised for the dialect."""
         if type(ident) is _IDENTIFIER and self._table_fold == LOWER_UNQUOTED:  # the common case, without a call
-            text: str = ident.this  # type: ignore[union-attr]  # an Identifier
-            return text if ident.args.get("quoted") else text.lower()  # type: ignore[union-attr]
+            args = ident.args  # type: ignore[union-attr]  # an Identifier's text and quoting, read from its
+            text: str = args.get("this")  # type: ignore[assignment]  # arguments (``.this`` is a property: a call)
+            return text if args.get("quoted") else text.lower()
         return self._ident(ident, self._table_fold, self.names.table)
 
     def column_ident(self, ident: exp.Expression | str | None) -> str | None:
         """``Names.column_ident``: a column-like name normalised for the dialect."""
         if type(ident) is _IDENTIFIER and self._column_fold == LOWER_UNQUOTED:
-            text: str = ident.this  # type: ignore[union-attr]  # an Identifier
-            return text if ident.args.get("quoted") else text.lower()  # type: ignore[union-attr]
+            args = ident.args  # type: ignore[union-attr]  # an Identifier's text and quoting, read from its
+            text: str = args.get("this")  # type: ignore[assignment]  # arguments (``.this`` is a property: a call)
+            return text if args.get("quoted") else text.lower()
         return self._ident(ident, self._column_fold, self.names.column)
 
     def _ident(self, ident: exp.Expression | str | None, kind: int, fold: Callable[[str, bool], str]) -> str | None:

@@ -93,9 +93,11 @@ class ColumnBinder(Binder):
         return None
 
     def _column(self, col: exp.Column, scope: Scope, alias_first: bool, alias_fallback: bool) -> Alts:
-        name = self.column_ident(col.this) or ""
-        qualifier = self.table_ident(col.args.get("table"))
-        if qualifier is not None and col._meta and col._meta.get(FIELD_PATH):  # Snowflake ``s:f``: a field of s
+        args = col.args  # read once (``col.this`` is a property: a call)
+        name = self.column_ident(args.get("this")) or ""
+        qualifier = self.table_ident(args.get("table"))
+        meta = col._meta
+        if qualifier is not None and meta and meta.get(FIELD_PATH):  # Snowflake ``s:f``: a field of s
             field = self._struct_field(col, scope, qualifier, name)
             if field is not None:
                 return field
@@ -103,9 +105,9 @@ class ColumnBinder(Binder):
                 col, "unknown_column", f"column {qualifier} is in no table of its scope", Severity.ERROR
             )
         if qualifier is not None:
-            db = self.table_ident(col.args.get("db"))
+            db = self.table_ident(args.get("db"))
             if db is not None:  # db.t.x names table db.t, whatever alias it has in scope
-                found = self._find_table(scope, self.table_ident(col.args.get("catalog")), db, qualifier)
+                found = self._find_table(scope, self.table_ident(args.get("catalog")), db, qualifier)
                 if found is not None:
                     return self._from_source(found, name, col)
             s: Scope | None = scope

@@ -28,6 +28,7 @@ from headwater.extract.scope import UNRESOLVED, Alts, Relation, Scope, Source, c
 from headwater.extract.sources import SourceBinder
 from headwater.extract.trees import (
     QUERY_TYPES,
+    clone,
     conjuncts,
     flat_columns,
     grouping_keys,
@@ -41,9 +42,7 @@ from headwater.model import IndirectType, Severity
 # name directly, where ``exp.X`` in a function is two look-ups (the module ``exp``, then its attribute)
 _AGG_FUNC: Final = exp.AggFunc
 _ALIAS: Final = exp.Alias
-_ALL: Final = exp.All
 _AND: Final = exp.And
-_ANY: Final = exp.Any
 _CAST: Final = exp.Cast
 _COLUMN: Final = exp.Column
 _CUBE: Final = exp.Cube
@@ -51,7 +50,7 @@ _DOT: Final = exp.Dot
 _EXISTS: Final = exp.Exists
 _FROM: Final = exp.From
 _GROUPING_SETS: Final = exp.GroupingSets
-_IN: Final = exp.In
+_IDENTIFIER: Final = exp.Identifier
 _JOIN: Final = exp.Join
 _LITERAL: Final = exp.Literal
 _ORDERED: Final = exp.Ordered
@@ -63,11 +62,13 @@ _SUBQUERY: Final = exp.Subquery
 _TUPLE: Final = exp.Tuple
 _VALUES: Final = exp.Values
 _WHERE: Final = exp.Where
-_exp_to_identifier: Final = exp.to_identifier
 _exp_to_table: Final = exp.to_table
 
+# a class tuple typed ``tuple[type, ...]``: one object (an ``A | B`` union is made at every test)
+_PREDICATES: Final[tuple[type, ...]] = (exp.In, exp.Exists, exp.Any, exp.All)  # what a predicate subquery is under
+
 MAX_ALTERNATIVES: Final = 64
-_COLUMN_OR_QUERY: Final = (exp.Column, *QUERY_TYPES)
+_COLUMN_OR_QUERY: Final[tuple[type, ...]] = (exp.Column, *QUERY_TYPES)  # one tuple object (see ``QUERY_TYPES``)
 # Dialects whose select list may use an earlier item's alias (lateral column aliases): Snowflake,
 # Databricks / Spark 3.4+, Redshift, DuckDB, Teradata, ClickHouse. BigQuery, PostgreSQL, MySQL,
 # T-SQL, Oracle, Trino, Hive do not.
@@ -443,8 +444,9 @@ class Resolver(SourceBinder):
                 if col in replaced:
                     items.append(replaced[col])
                     continue
-                table = None if qualifier is None and col in scope.merged else _exp_to_identifier(key, quoted=True)
-                items.append(_COLUMN(this=_exp_to_identifier(col, quoted=True), table=table))
+                # (``exp.to_identifier(name, quoted=True)`` of a text is this identifier)
+                table = None if qualifier is None and col in scope.merged else _IDENTIFIER(this=key, quoted=True)
+                items.append(_COLUMN(this=_IDENTIFIER(this=col, quoted=True), table=table))
         return unknown
 
     # ------------------------------------------------------------------ expressions
@@ -519,7 +521,7 @@ class Resolver(SourceBinder):
         query = node.this if isinstance(node, _SUBQUERY) else node
         rel = self.relation(query, scope, scope.ctes)
         parent = node.parent
-        scalar = not isinstance(parent, _IN | _EXISTS | _ANY | _ALL)
+        scalar = not isinstance(parent, _PREDICATES)
         if scalar and len(rel.columns) == 1:
             return [self._take(alt) for alt in rel.columns[0]]
         # a predicate subquery: render what it compares, over its base tables. EXISTS compares no
@@ -545,13 +547,14 @@ _TABLE_NODES: Final[dict[str, exp.Table]] = {}
 
 
 def _table_node(name: str) -> exp.Table:
-    """``exp.to_table(name)`` (which parses the name), parsed once per name and copied after."""
+    """``exp.to_table(name)`` (which parses the name), parsed once per name and copied after (a cheap
+    copy, ``clone``: the node's text is the same without the token positions)."""
     node = _TABLE_NODES.get(name)
     if node is None:
         if len(_TABLE_NODES) >= 4096:
             _TABLE_NODES.clear()
         node = _TABLE_NODES[name] = _exp_to_table(name)
-    return node.copy()
+    return clone(node)  # type: ignore[return-value]  # a copy of a Table is a Table
 
 
 # Dialects that name an unaliased ``CAST(col AS …)`` / ``col::type`` output after the column:

@@ -291,6 +291,11 @@ _EQ: Final = exp.EQ
 _COMPILED: Final = not __file__.endswith(".py")
 
 
+# ``find_all`` (compiled path), per ``types`` (the callers pass a few constant classes and tuples): whether
+# identifiers or literals are asked for, and ``isinstance(n, types)`` by the class of ``n``, told once
+_KINDS: Final[dict[type | tuple[type, ...], tuple[bool, dict[type, bool]]]] = {}
+
+
 def find_all(node: exp.Expression, types: type | tuple[type, ...]) -> list[exp.Expression]:
     """``node.find_all(*types)`` as a list, in the same breadth-first order, without sqlglot's four
     nested generators (``find_all`` → ``walk`` → ``bfs`` → ``iter_expressions``).
@@ -302,12 +307,17 @@ def find_all(node: exp.Expression, types: type | tuple[type, ...]) -> list[exp.E
     """
     # identifiers and literals hold no node (their arguments are text and flags): unless they are
     # asked for, they are not visited, which leaves the order of the others as it is
-    leaves = issubclass(_IDENTIFIER, types) or issubclass(_LITERAL, types)
     if not _COMPILED:
+        leaves = issubclass(_IDENTIFIER, types) or issubclass(_LITERAL, types)
         return _find_all_interpreted(node, types, leaves)
+    told = _KINDS.get(types)
+    if told is None:
+        if len(_KINDS) >= 64:
+            _KINDS.clear()
+        told = _KINDS[types] = (issubclass(_IDENTIFIER, types) or issubclass(_LITERAL, types), {})
+    leaves, kinds = told  # ``kinds``: ``isinstance(n, types)`` by ``type(n)`` (a tuple's test walks each MRO)
     found: list[exp.Expression] = []
     queue: list[exp.Expr] = [node]
-    kinds: dict[type, bool] = {}  # ``isinstance(n, types)`` by ``type(n)``: a tuple's test walks each MRO
     i = 0
     while i < len(queue):
         n = queue[i]
@@ -315,6 +325,8 @@ def find_all(node: exp.Expression, types: type | tuple[type, ...]) -> list[exp.E
         cls = type(n)
         hit = kinds.get(cls)
         if hit is None:
+            if len(kinds) >= 4096:
+                kinds.clear()
             hit = kinds[cls] = isinstance(n, types)
         if hit:
             found.append(n)  # type: ignore[arg-type]  # a node of the tree is an Expression

@@ -18,16 +18,15 @@ from headwater.extract.scope import REF, UNRESOLVED
 # sqlglot's classes and functions as constants of this module: the compiled build reads a ``Final``
 # name directly, where ``exp.X`` in a function is two look-ups (the module ``exp``, then its attribute)
 _AND: Final = exp.And
-_CUBE: Final = exp.Cube
 _EXPRESSION: Final = exp.Expression
-_GROUPING_SETS: Final = exp.GroupingSets
 _PAREN: Final = exp.Paren
-_ROLLUP: Final = exp.Rollup
 _TABLE: Final = exp.Table
-_TUPLE: Final = exp.Tuple
 _exp_var: Final = exp.var
+_GROUPING_KEYS: Final[tuple[type, ...]] = (exp.Tuple, exp.GroupingSets, exp.Cube, exp.Rollup)  # one tuple object
 
-QUERY_TYPES: Final = (exp.Query, exp.Subquery, exp.Values)
+# a tuple of classes typed ``tuple[type, ...]``: the compiled build keeps it as the one tuple object (a
+# ``Final`` tuple of a fixed length is unboxed, and boxed again, a new tuple, at every ``isinstance``)
+QUERY_TYPES: Final[tuple[type, ...]] = (exp.Query, exp.Subquery, exp.Values)
 
 
 def conjuncts(node: exp.Expression | None) -> list[exp.Expression]:
@@ -39,7 +38,12 @@ def conjuncts(node: exp.Expression | None) -> list[exp.Expression]:
         while isinstance(part, _PAREN):
             part = part.this
         if isinstance(part, _AND):
-            stack.extend(p for p in (part.expression, part.this) if p is not None)
+            args = part.args
+            right, left = args.get("expression"), args.get("this")
+            if right is not None:
+                stack.append(right)
+            if left is not None:
+                stack.append(left)
         else:
             parts.append(part)
     return parts
@@ -51,7 +55,7 @@ def reads_table(query: exp.Expression, name: str) -> bool:
 
 
 def grouping_keys(node: exp.Expression) -> list[exp.Expression]:
-    if isinstance(node, _TUPLE | _GROUPING_SETS | _CUBE | _ROLLUP):
+    if isinstance(node, _GROUPING_KEYS):
         keys: list[exp.Expression] = []
         for e in node.expressions:
             keys.extend(grouping_keys(e))
@@ -71,7 +75,9 @@ def scope_nodes(expr: exp.Expression) -> Iterator[exp.Expression]:
             if isinstance(value, _EXPRESSION):
                 stack.append(value)
             elif type(value) is list:
-                stack.extend(v for v in value if isinstance(v, _EXPRESSION))
+                for v in value:
+                    if isinstance(v, _EXPRESSION):
+                        stack.append(v)
 
 
 # identifiers and literals: their arguments are text and flags, never nodes (``scope.find_all``)
@@ -108,7 +114,35 @@ def flat_columns(node: exp.Expression) -> list[exp.Column] | None:
     return found
 
 
-_OPERATORS: Final = (exp.Binary, exp.Unary)
+_OPERATORS: Final[tuple[type, ...]] = (exp.Binary, exp.Unary)
+_OPERATOR_CLASSES: Final[dict[type, bool]] = {}  # ``substitute``: ``issubclass(cls, _OPERATORS)`` by class
+
+
+def _operator_class(cls: type) -> bool:
+    """``issubclass(cls, _OPERATORS)``, told once per class (a tuple's test walks the class's MRO twice)."""
+    told = _OPERATOR_CLASSES.get(cls)
+    if told is None:
+        if len(_OPERATOR_CLASSES) >= 4096:
+            _OPERATOR_CLASSES.clear()
+        told = _OPERATOR_CLASSES[cls] = issubclass(cls, _OPERATORS)
+    return told
+
+
+def leaf_copy(node: exp.Expression) -> exp.Expression:
+    """``type(node)(**node.args)`` of an identifier or a literal, as ``substitute`` and the clones make
+    it inline: made without arguments, then given a copy of them. sqlglot's ``__init__`` only stores
+    the arguments and sets the parent of the nodes among them, and a leaf holds none; calling a
+    (compiled) class with keywords costs about twice as much as without, for their parsing.
+
+    >>> import sqlglot
+    >>> lit = sqlglot.parse_one("'x'")
+    >>> copy = leaf_copy(lit)
+    >>> copy == lit, copy is lit, copy.args == lit.args, copy.args is lit.args, copy.parent
+    (True, False, True, False, None)
+    """
+    leaf: exp.Expression = type(node)()
+    leaf.args = dict(node.args)
+    return leaf
 
 
 def substitute(node: exp.Expression, mapping: dict[int, exp.Expression], operand: bool = False) -> exp.Expression:
@@ -121,13 +155,17 @@ def substitute(node: exp.Expression, mapping: dict[int, exp.Expression], operand
     """
     cls = type(node)
     if cls is _LITERAL or cls is _IDENTIFIER:  # no node inside and none replaced (``mapping`` holds
-        return cls(**node.args)  # columns and queries): its arguments as they are
+        leaf: exp.Expression = cls()  # columns and queries): its arguments as they are (``leaf_copy``)
+        leaf.args = dict(node.args)
+        return leaf
     replacement = mapping.get(id(node))
     if replacement is not None:
-        if operand and isinstance(replacement, _OPERATORS):
+        if operand and _operator_class(type(replacement)):
             return _PAREN(this=replacement)
         return replacement
-    child_operand = isinstance(node, _OPERATORS)
+    child_operand = _OPERATOR_CLASSES.get(cls)  # ``_operator_class(cls)``, inline: once per node copied
+    if child_operand is None:
+        child_operand = _operator_class(cls)
     kwargs: dict[str, object] = {}
     for key, value in node.args.items():
         if value is None or value is True or value is False or isinstance(value, str):  # no node: cheap tests first
@@ -139,8 +177,9 @@ def substitute(node: exp.Expression, mapping: dict[int, exp.Expression], operand
         else:
             kwargs[key] = value
     new = cls(**kwargs)
-    if node._meta and REF in node._meta:
-        new.meta[REF] = node._meta[REF]
+    meta = node._meta
+    if meta and REF in meta:
+        new.meta[REF] = meta[REF]
     return new
 
 
@@ -157,8 +196,9 @@ def clone(node: exp.Expression, memo: dict[int, exp.Expression] | None = None) -
     if done is not None:
         return done
     cls = type(node)
-    if cls is _LITERAL or cls is _IDENTIFIER:  # no node inside: its arguments as they are
-        leaf: exp.Expression = cls(**node.args)
+    if cls is _LITERAL or cls is _IDENTIFIER:  # no node inside: its arguments as they are (``leaf_copy``)
+        leaf: exp.Expression = cls()
+        leaf.args = dict(node.args)
         if node._meta and UNRESOLVED in node._meta:
             leaf.meta[UNRESOLVED] = True
         memo[id(node)] = leaf
@@ -236,7 +276,8 @@ def _clone_counted(node: exp.Expression, state: _Within, memo: dict[int, exp.Exp
         for value in node.args.values():
             if isinstance(value, _EXPRESSION) or type(value) is list:  # not the leaf ``clone`` expects
                 return None
-        leaf: exp.Expression = cls(**node.args)
+        leaf: exp.Expression = cls()  # ``leaf_copy``
+        leaf.args = dict(node.args)
         if meta and UNRESOLVED in meta:
             leaf.meta[UNRESOLVED] = True
         memo[id(node)] = leaf
