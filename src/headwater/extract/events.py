@@ -191,7 +191,7 @@ class LiteralTexts:
     text is met and kept (escaping walks the text character by character). A literal of any other form
     goes to the handler. Installed with ``LeafColumns`` (``leaf_texts``)."""
 
-    def __init__(self, handler: Callable[[object, exp.Expression], str]) -> None:
+    def __init__(self, handler: Callable[..., str]) -> None:
         self.handler = handler
         self.texts: dict[str, str] = {}
 
@@ -220,7 +220,7 @@ class IdentifierTexts:
     ``quoted`` only (and on the generator's settings), so each is rendered by that handler once and kept.
     Any other identifier goes to the handler. Installed with ``LeafColumns`` (``leaf_texts``)."""
 
-    def __init__(self, handler: Callable[[object, exp.Expression], str]) -> None:
+    def __init__(self, handler: Callable[..., str]) -> None:
         self.handler = handler
         self.plain: dict[str, str] = {}
         self.quoted: dict[str, str] = {}
