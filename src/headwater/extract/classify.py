@@ -409,10 +409,15 @@ class _Walker:
             if isinstance(arg, list):
                 for v in arg:
                     if isinstance(v, _EXPR):
-                        self.walk(v, labels, masked, value)
-            elif arg is not None and arg is not True and arg is not False and not isinstance(arg, str):
-                if isinstance(arg, _EXPR):
-                    self.walk(arg, labels, masked, value)
+                        self.walk(v, labels, masked, value)  # type: ignore[arg-type]  # a node
+            elif (
+                arg is not None
+                and arg is not True
+                and arg is not False
+                and not isinstance(arg, str)
+                and isinstance(arg, _EXPR)
+            ):
+                self.walk(arg, labels, masked, value)  # type: ignore[arg-type]  # a node
 
     def _aggregate(self, node: exp.Expression) -> None:
         self.aggregate = True

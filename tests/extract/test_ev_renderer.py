@@ -1,5 +1,5 @@
-"""The renderer's kept literal and identifier texts (``events.LiteralTexts``, ``IdentifierTexts``)
-against sqlglot's own generator."""
+"""The renderer's kept literal and identifier texts (``events.LiteralTexts``, ``IdentifierTexts``) and its
+direct comparisons (``Renderer.text``) against sqlglot's own generator."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
-from headwater.extract.events import IdentifierTexts, LiteralTexts, leaf_texts
+from headwater.extract.columns import base_leaf
+from headwater.extract.events import IdentifierTexts, LiteralTexts, Renderer, leaf_texts
+from headwater.model import TableRef
 
 DIALECTS = (
     None,
@@ -125,3 +127,27 @@ def test_identifiers_are_kept_only_where_quoting_follows_quoted_alone() -> None:
     ours.sql(exp.column("select", table="t"))
     ours.sql(exp.Identifier(this="q", quoted=True))
     assert (kept.plain, kept.quoted) == ({"select": "`select`", "t": "t"}, {"q": "`q`"})
+
+
+def test_the_renderer_gives_the_generators_text_of_comparisons() -> None:
+    t = TableRef("internal", "db", "renderer")
+    a, b = (base_leaf(t, n, (t.catalog, t.database, t.name, n)) for n in ("a", "Select"))
+    noted = exp.EQ(this=a, expression=exp.Literal.number(1))
+    noted.add_comments(["why"])
+    nodes = [
+        exp.EQ(this=a, expression=b),
+        exp.EQ(this=a, expression=exp.Literal.string("k")),
+        exp.EQ(this=exp.Sum(this=b), expression=a),
+        exp.EQ(this=exp.column("x"), expression=exp.column("y")),  # no leaf: the generator's handler
+        exp.EQ(this=exp.EQ(this=a, expression=b), expression=a),
+        noted,
+        exp.GT(this=a, expression=b),
+    ]
+    for dialect in DIALECTS:
+        d = Dialect.get_or_raise(dialect)
+        plain = d.generator()
+        renderer = Renderer(d.generator(), False, 1000, None)  # type: ignore[arg-type]  # no diagnostic made
+        if dialect not in ("bigquery", "clickhouse"):  # their ``=`` is their own
+            assert renderer.equality is not None
+        for node in nodes:
+            assert renderer.text(node) == plain.sql(node).strip(), (dialect, node)
