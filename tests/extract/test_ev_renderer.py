@@ -8,6 +8,7 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
 from headwater.extract.columns import base_leaf
+from headwater.extract.compiled import compiled_modules
 from headwater.extract.events import IdentifierTexts, LiteralTexts, Renderer, leaf_texts
 from headwater.model import TableRef
 
@@ -44,7 +45,7 @@ def test_literals_render_as_the_generator_does_alone_and_inside_expressions() ->
     for dialect in DIALECTS:
         d = Dialect.get_or_raise(dialect)
         plain, ours = d.generator(), d.generator()
-        leaf_texts(ours)
+        leaf_texts(ours, texts=True)
         assert isinstance(ours._dispatch[exp.Literal], LiteralTexts)
         for _ in range(2):  # first sight, then the kept text
             for lit in _literals():
@@ -66,7 +67,7 @@ def test_parsed_statements_render_as_the_generator_does() -> None:
         tree = sqlglot.parse_one(sql, read=dialect)
         d = Dialect.get_or_raise(dialect)
         plain, ours = d.generator(), d.generator()
-        leaf_texts(ours)
+        leaf_texts(ours, texts=True)
         for _ in range(2):
             for node in tree.walk():
                 assert ours.sql(node) == plain.sql(node), (dialect, node)
@@ -74,7 +75,7 @@ def test_parsed_statements_render_as_the_generator_does() -> None:
 
 def test_the_kept_texts_are_the_strings_met() -> None:
     ours = Dialect.get_or_raise("tsql").generator()
-    leaf_texts(ours)
+    leaf_texts(ours, texts=True)
     kept = ours._dispatch[exp.Literal]
     assert isinstance(kept, LiteralTexts)
     ours.sql(exp.Literal.string("k'"))
@@ -105,7 +106,7 @@ def test_identifiers_render_as_the_generator_does_wherever_they_stand() -> None:
     for dialect in (*DIALECTS, "tsql", "starrocks", "databricks", "redshift", "sqlite"):
         d = Dialect.get_or_raise(dialect)
         plain, ours = d.generator(), d.generator()
-        leaf_texts(ours)
+        leaf_texts(ours, texts=True)
         for _ in range(2):  # first sight, then the kept text
             for node in _identified():
                 assert ours.sql(node) == plain.sql(node), (dialect, node)
@@ -115,13 +116,13 @@ def test_identifiers_are_kept_only_where_quoting_follows_quoted_alone() -> None:
     assert not isinstance(Dialect.get_or_raise("tsql").generator()._dispatch[exp.Identifier], IdentifierTexts)
     for dialect, identify, kept in (("snowflake", False, True), ("oracle", False, True), ("mysql", True, False)):
         ours = Dialect.get_or_raise(dialect).generator(identify=identify)
-        leaf_texts(ours)
+        leaf_texts(ours, texts=True)
         assert isinstance(ours._dispatch[exp.Identifier], IdentifierTexts) is kept, dialect
     tsql = Dialect.get_or_raise("tsql").generator()
-    leaf_texts(tsql)
+    leaf_texts(tsql, texts=True)
     assert not isinstance(tsql._dispatch[exp.Identifier], IdentifierTexts)  # its own identifier_sql
     ours = Dialect.get_or_raise("mysql").generator()
-    leaf_texts(ours)
+    leaf_texts(ours, texts=True)
     kept = ours._dispatch[exp.Identifier]
     assert isinstance(kept, IdentifierTexts)
     ours.sql(exp.column("select", table="t"))
@@ -151,3 +152,11 @@ def test_the_renderer_gives_the_generators_text_of_comparisons() -> None:
             assert renderer.equality is not None
         for node in nodes:
             assert renderer.text(node) == plain.sql(node).strip(), (dialect, node)
+
+
+def test_the_texts_are_kept_by_default_only_in_the_compiled_build() -> None:
+    ours = Dialect.get_or_raise("mysql").generator()
+    leaf_texts(ours)
+    kept = isinstance(ours._dispatch[exp.Literal], LiteralTexts)
+    assert kept is isinstance(ours._dispatch[exp.Identifier], IdentifierTexts)
+    assert kept is ("headwater.extract.events" in compiled_modules())

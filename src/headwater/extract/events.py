@@ -251,10 +251,14 @@ def _quotes_only_quoted(generator: object) -> bool:
     return False
 
 
-def leaf_texts(generator: object) -> LeafColumns | None:
+def leaf_texts(generator: object, texts: bool | None = None) -> LeafColumns | None:
     """Give ``generator`` (sqlglot's) a ``LeafColumns`` handler of columns, in a dispatch table of its
     own (the class's table, shared by every generator of the dialect, is left as it is); once. Returns
-    the generator's ``LeafColumns`` (None: a generator this leaves alone)."""
+    the generator's ``LeafColumns`` (None: a generator this leaves alone).
+
+    ``texts``: also keep the texts of string literals and identifiers (``LiteralTexts``,
+    ``IdentifierTexts``); by default only where this module runs compiled — interpreted, a handler of
+    ours costs more than sqlglot's compiled ``literal_sql`` and ``identifier_sql`` it saves."""
     dispatch = getattr(generator, "_dispatch", None)
     if not isinstance(dispatch, dict):  # not sqlglot's generator as this was written for: left alone
         return None
@@ -275,12 +279,13 @@ def leaf_texts(generator: object) -> LeafColumns | None:
         and getattr(cls, "maybe_comment", None) is _MAYBE_COMMENT
     ):
         own[exp.EQ] = LeafEquality(leaves, eq)
-    literal = own.get(_LITERAL)
-    if literal is _LITERAL_SQL and literal is not None:
-        own[exp.Literal] = LiteralTexts(literal)
-    identifier = own.get(_IDENTIFIER)
-    if identifier is _IDENTIFIER_SQL and identifier is not None and _quotes_only_quoted(generator):
-        own[exp.Identifier] = IdentifierTexts(identifier)
+    if _COMPILED if texts is None else texts:
+        literal = own.get(_LITERAL)
+        if literal is _LITERAL_SQL and literal is not None:
+            own[exp.Literal] = LiteralTexts(literal)
+        identifier = own.get(_IDENTIFIER)
+        if identifier is _IDENTIFIER_SQL and identifier is not None and _quotes_only_quoted(generator):
+            own[exp.Identifier] = IdentifierTexts(identifier)
     if getattr(cls, "function_fallback_sql", None) is _FALLBACK and getattr(cls, "function_name", None) is _NAME_OF:
         names = FunctionNames(getattr(getattr(generator, "dialect", None), "ORIGINAL_NAME_META_KEY", None))
         for func in _function_classes():
@@ -297,6 +302,8 @@ _LITERAL: Final = exp.Literal
 _LITERAL_SQL: Final = Generator.literal_sql
 _IDENTIFIER: Final = exp.Identifier
 _IDENTIFIER_SQL: Final = Generator.identifier_sql
+# this module runs compiled (the mypyc build: its ``__file__`` is the extension's, not a ``.py``)
+_COMPILED: Final = not __file__.endswith(".py")
 # the classes whose ``can_quote`` answers from ``quoted`` alone when ``identify`` is off: sqlglot's
 # ``Dialect`` and the overrides that narrow it by the parent only for what it would quote
 _CAN_QUOTE: Final = frozenset(
