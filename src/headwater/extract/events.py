@@ -184,81 +184,10 @@ class LeafEquality:
         return made
 
 
-class LiteralTexts:
-    """A generator's handler of ``exp.Literal`` for a generator whose literal handler is sqlglot's own
-    ``literal_sql``, which renders a literal from its text and string flag alone (with the generator's
-    quotes and escapes): a number is its text; a string is rendered by that handler the first time its
-    text is met and kept (escaping walks the text character by character). A literal of any other form
-    goes to the handler. Installed with ``LeafColumns`` (``leaf_texts``)."""
-
-    def __init__(self, handler: Callable[..., str]) -> None:
-        self.handler = handler
-        self.texts: dict[str, str] = {}
-
-    def __call__(self, generator: object, node: exp.Expression) -> str:
-        args = node.args
-        this = args.get("this")
-        if type(this) is str and this:
-            flag = args.get("is_string")
-            if flag is False:  # ``literal_sql``: ``expression.this or ""``
-                return this
-            if flag is True:
-                text = self.texts.get(this)
-                if text is None:
-                    if len(self.texts) >= LEAF_TEXTS_KEPT:
-                        self.texts.clear()
-                    text = self.texts[this] = self.handler(generator, node)
-                return text
-        made: str = self.handler(generator, node)
-        return made
-
-
-class IdentifierTexts:
-    """A generator's handler of ``exp.Identifier`` for a generator whose identifier handler is sqlglot's
-    own ``identifier_sql`` and that quotes only quoted identifiers (``identify`` off, the dialect's
-    ``can_quote`` one that then answers from ``quoted`` alone): the text then depends on the name and
-    ``quoted`` only (and on the generator's settings), so each is rendered by that handler once and kept.
-    Any other identifier goes to the handler. Installed with ``LeafColumns`` (``leaf_texts``)."""
-
-    def __init__(self, handler: Callable[..., str]) -> None:
-        self.handler = handler
-        self.plain: dict[str, str] = {}
-        self.quoted: dict[str, str] = {}
-
-    def __call__(self, generator: object, node: exp.Expression) -> str:
-        args = node.args
-        this = args.get("this")
-        if type(this) is not str:
-            made: str = self.handler(generator, node)
-            return made
-        texts = self.quoted if args.get("quoted") else self.plain
-        text = texts.get(this)
-        if text is None:
-            if len(texts) >= LEAF_TEXTS_KEPT:
-                texts.clear()
-            text = texts[this] = self.handler(generator, node)
-        return text
-
-
-def _quotes_only_quoted(generator: object) -> bool:
-    """Whether ``generator`` quotes an identifier exactly when it is quoted, whatever its parent
-    (``identify`` off, and a ``can_quote`` of the dialect that then answers ``quoted``)."""
-    if getattr(generator, "identify", None) is not False:
-        return False
-    for cls in type(getattr(generator, "dialect", None)).__mro__:
-        if "can_quote" in cls.__dict__:  # the class whose ``can_quote`` the dialect has
-            return f"{cls.__module__}.{cls.__qualname__}" in _CAN_QUOTE
-    return False
-
-
-def leaf_texts(generator: object, texts: bool | None = None) -> LeafColumns | None:
+def leaf_texts(generator: object) -> LeafColumns | None:
     """Give ``generator`` (sqlglot's) a ``LeafColumns`` handler of columns, in a dispatch table of its
     own (the class's table, shared by every generator of the dialect, is left as it is); once. Returns
-    the generator's ``LeafColumns`` (None: a generator this leaves alone).
-
-    ``texts``: also keep the texts of string literals and identifiers (``LiteralTexts``,
-    ``IdentifierTexts``); by default only where this module runs compiled — interpreted, a handler of
-    ours costs more than sqlglot's compiled ``literal_sql`` and ``identifier_sql`` it saves."""
+    the generator's ``LeafColumns`` (None: a generator this leaves alone)."""
     dispatch = getattr(generator, "_dispatch", None)
     if not isinstance(dispatch, dict):  # not sqlglot's generator as this was written for: left alone
         return None
@@ -279,13 +208,6 @@ def leaf_texts(generator: object, texts: bool | None = None) -> LeafColumns | No
         and getattr(cls, "maybe_comment", None) is _MAYBE_COMMENT
     ):
         own[exp.EQ] = LeafEquality(leaves, eq)
-    if _COMPILED if texts is None else texts:
-        literal = own.get(_LITERAL)
-        if literal is _LITERAL_SQL and literal is not None:
-            own[exp.Literal] = LiteralTexts(literal)
-        identifier = own.get(_IDENTIFIER)
-        if identifier is _IDENTIFIER_SQL and identifier is not None and _quotes_only_quoted(generator):
-            own[exp.Identifier] = IdentifierTexts(identifier)
     if getattr(cls, "function_fallback_sql", None) is _FALLBACK and getattr(cls, "function_name", None) is _NAME_OF:
         names = FunctionNames(getattr(getattr(generator, "dialect", None), "ORIGINAL_NAME_META_KEY", None))
         for func in _function_classes():
@@ -298,17 +220,6 @@ def leaf_texts(generator: object, texts: bool | None = None) -> LeafColumns | No
 _FALLBACK: Final = Generator.function_fallback_sql
 _EQ: Final = exp.EQ
 _EQ_SQL: Final = Generator.eq_sql
-_LITERAL: Final = exp.Literal
-_LITERAL_SQL: Final = Generator.literal_sql
-_IDENTIFIER: Final = exp.Identifier
-_IDENTIFIER_SQL: Final = Generator.identifier_sql
-# this module runs compiled (the mypyc build: its ``__file__`` is the extension's, not a ``.py``)
-_COMPILED: Final = not __file__.endswith(".py")
-# the classes whose ``can_quote`` answers from ``quoted`` alone when ``identify`` is off: sqlglot's
-# ``Dialect`` and the overrides that narrow it by the parent only for what it would quote
-_CAN_QUOTE: Final = frozenset(
-    ("sqlglot.dialects.dialect.Dialect", "sqlglot.dialects.oracle.Oracle", "sqlglot.dialects.snowflake.Snowflake")
-)
 _BINARY: Final = Generator.binary
 _MAYBE_COMMENT: Final = Generator.maybe_comment
 _NAME_OF: Final = Generator.function_name
