@@ -47,6 +47,9 @@ _FUNC_NODE: Final = exp.Func
 _IF_NODE: Final = exp.If
 _STAR: Final = exp.Star
 _WINDOW_NODE: Final = exp.Window
+_EXPR: Final = exp.Expr  # what ``iter_expressions`` yields
+# this module runs compiled (the mypyc build: its ``__file__`` is the extension's, not a ``.py``)
+_COMPILED: Final = not __file__.endswith(".py")
 
 ARITHMETIC: Final = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv, exp.Neg, exp.Pow)
 MASKING_FUNCTIONS: Final = {
@@ -396,8 +399,25 @@ class _Walker:
         if label is not None:
             labels = _with(labels, label)
             masked = masked or masks
-        for child in node.iter_expressions():
-            self.walk(child, labels, masked, value)
+        if not _COMPILED:  # sqlglot's ``iter_expressions`` runs in C: one call per node here
+            for child in node.iter_expressions():
+                self.walk(child, labels, masked, value)
+            return
+        # compiled: the children read from the arguments directly (``iter_expressions``'s order), the
+        # common arguments that are no node (a name, a flag, none) told apart before ``isinstance``
+        for arg in node.args.values():
+            if isinstance(arg, list):
+                for v in arg:
+                    if isinstance(v, _EXPR):
+                        self.walk(v, labels, masked, value)  # type: ignore[arg-type]  # a node
+            elif (
+                arg is not None
+                and arg is not True
+                and arg is not False
+                and not isinstance(arg, str)
+                and isinstance(arg, _EXPR)
+            ):
+                self.walk(arg, labels, masked, value)  # type: ignore[arg-type]  # a node
 
     def _aggregate(self, node: exp.Expression) -> None:
         self.aggregate = True

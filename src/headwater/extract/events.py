@@ -322,10 +322,16 @@ def columns_read(node: exp.Expression, shared: bool) -> list[ColumnRef]:
 class Renderer:
     """SQL text of the resolved expressions of one event: each node rendered once (the node is held,
     so ids stay valid); over shared expressions (``Resolver._reuse``), each written out as a tree first.
-    Base-table leaves are rendered once per generator (``LeafColumns``)."""
+    Base-table leaves are rendered once per generator (``LeafColumns``), a comparison ``=`` with one by
+    ``LeafEquality`` without the generator's ``sql``."""
 
     def __init__(self, generator: object, shared: bool, budget: int, resolver: Resolver) -> None:
         self.leaves = leaf_texts(generator)
+        dispatch = getattr(generator, "_dispatch", None)
+        equality = dispatch.get(_EQ) if self.leaves is not None and isinstance(dispatch, dict) else None
+        # the generator's handler of ``=`` when it is ``LeafEquality``: called directly for a comparison
+        # without comments (``Generator.sql`` adds nothing to its text then)
+        self.equality: LeafEquality | None = equality if isinstance(equality, LeafEquality) else None
         self.generator = generator
         self.sql = generator.sql  # type: ignore[attr-defined]  # sqlglot's Generator (or Athena's Trino one)
         self.shared = shared
@@ -338,6 +344,8 @@ class Renderer:
             done = self.done.get(id(node))
             if done is None:
                 kept = self.leaves.text(self.generator, node) if self.leaves is not None else None  # a leaf
+                if kept is None and self.equality is not None and type(node) is _EQ and not node.comments:
+                    kept = self.equality(self.generator, node)
                 text: str = kept.strip() if kept is not None else self.sql(node).strip()
                 self.done[id(node)] = (node, text)
                 return text
