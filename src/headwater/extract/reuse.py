@@ -80,7 +80,12 @@ from headwater.model import (
     Target,
 )
 from headwater.model.codec import event_to_dict
-from headwater.model.event import event_id_of
+from headwater.model.event import _NAMESPACE_BYTES
+
+try:
+    from _sha1 import sha1 as _sha1  # CPython's own SHA-1
+except ImportError:  # pragma: no cover (a build without it)
+    from hashlib import sha1 as _sha1
 from headwater.model.secrets import may_hold_secret
 
 if TYPE_CHECKING:
@@ -519,7 +524,7 @@ class _Event:
     # hold placeholders and two of them have one column and type (other literals may make them one text)
 
     def __post_init__(self) -> None:
-        merging = tuple(bool(s) and _twice(p) for s, p in zip(self.slots[1:], self.parts[1:], strict=True))
+        merging = tuple(_may_merge(p, s) for s, p in zip(self.slots[1:], self.parts[1:], strict=True))
         object.__setattr__(self, "merging", merging)
 
 
@@ -599,9 +604,16 @@ def _fill(pieces: Pieces, news: list[str]) -> str:
     return "".join([p if isinstance(p, str) else news[p] for p in pieces])
 
 
+# the uuid5's variant digit of each hex digit: its two high bits 10
+_VARIANT = {c: "89ab"[int(c, 16) & 3] for c in "0123456789abcdef"}
+
+
 def event_id(query_id: str, name: bytes) -> str:
-    """``make_event_id(query_id, target)`` with ``name`` = ``f"\x1f{target}".encode()``."""
-    return event_id_of(query_id.encode() + name)
+    """``make_event_id(query_id, target)`` with ``name`` = ``f"\x1f{target}".encode()``: ``event_id_of``'s
+    uuid5 put together from the hex digest (version digit 5, variant digit of ``_VARIANT``), with the
+    interpreter's own SHA-1 where it has one (no OpenSSL context to set up: a third less)."""
+    h = _sha1(_NAMESPACE_BYTES + query_id.encode() + name).hexdigest()
+    return f"{h[:8]}-{h[8:12]}-5{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:32]}"
 
 
 @dataclass(slots=True)
@@ -1134,10 +1146,13 @@ def _held(s: StatementResult, renders: tuple[str, ...]) -> bool:
     )
 
 
-def _twice(items: tuple[IndirectLineage, ...]) -> bool:
-    """Two indirect entries of one column and type (only then can ``_merged`` be true of the entries
-    with other expressions)."""
-    return len({(x.target_column, x.type) for x in items}) < len(items)
+def _may_merge(items: tuple[IndirectLineage, ...], slots: tuple[Slot, ...]) -> bool:
+    """``_merged`` may be true of the entries with other literals: an entry whose expression holds a
+    placeholder has the column and type of another, or two entries are already of one text."""
+    if not slots:
+        return False
+    keys = [(x.target_column, x.type) for x in items]
+    return _merged(items) or any(keys.count(keys[k]) > 1 for k, *_ in slots)
 
 
 def _merged(items: tuple[IndirectLineage, ...]) -> bool:
