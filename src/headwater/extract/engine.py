@@ -98,10 +98,13 @@ class Extractor:
     def run(self, sql: str, run: RunInfo | None = None) -> ScriptResult:
         """Extract every statement of ``sql`` (a script or a single statement)."""
         run = run or RunInfo()
-        if run.database:
-            self.session.database = self.names.table_ident(run.database)
-        if run.catalog:
-            self.session.catalog = self.names.table_ident(run.catalog) or self.session.catalog
+        database, catalog = run.database, run.catalog
+        if database or catalog:
+            table = self.names.table  # ``table_ident`` of a string
+            if database:
+                self.session.database = table(database, False)
+            if catalog:
+                self.session.catalog = table(catalog, False) or self.session.catalog
         if self.reuse is not None:
             return self.reuse.run(self, sql, run)
         return self.extract_text(sql, run)

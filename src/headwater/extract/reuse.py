@@ -52,10 +52,11 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
 from itertools import accumulate
 from operator import attrgetter
+from types import MemberDescriptorType
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -79,7 +80,12 @@ from headwater.model import (
     Target,
 )
 from headwater.model.codec import event_to_dict
-from headwater.model.event import event_id_of
+from headwater.model.event import _NAMESPACE_BYTES
+
+try:
+    from _sha1 import sha1 as _sha1  # CPython's own SHA-1
+except ImportError:  # pragma: no cover (a build without it)
+    from hashlib import sha1 as _sha1
 from headwater.model.secrets import may_hold_secret
 
 if TYPE_CHECKING:
@@ -499,7 +505,8 @@ def _retoken(
 
 Pieces = tuple[str | int, ...]  # text, and the number of the literal whose rendering goes between
 # An entry whose expression holds placeholders: its index, the expression as a ``str.format`` text (each
-# literal's number in braces), the entry's class, its fields' values, and the index of ``expression``.
+# literal's number in braces), what makes the entry of its fields' values (``frozen_maker``), its fields' values,
+# and the index of ``expression``.
 Slot = tuple[int, str, type, tuple[Any, ...], int]
 _PARTS = ("direct", "dataset_indirect", "output_indirect")
 
@@ -513,6 +520,12 @@ class _Event:
     parts: tuple[tuple[Any, ...], ...]  # the event's entries of each part of ``_PARTS``
     diagnostics: tuple[tuple[Diagnostic, Pieces, int | None], ...]  # with its message's pieces, its token
     name: bytes  # the event id's name after the query id ("\x1f" and the target)
+    merging: tuple[bool, bool] = field(init=False, default=(False, False))  # per indirect part: its entries
+    # hold placeholders and two of them have one column and type (other literals may make them one text)
+
+    def __post_init__(self) -> None:
+        merging = tuple(_may_merge(p, s) for s, p in zip(self.slots[1:], self.parts[1:], strict=True))
+        object.__setattr__(self, "merging", merging)
 
 
 @dataclass(frozen=True, slots=True)
@@ -584,16 +597,23 @@ def _slot(k: int, entry: Any, pieces: Pieces) -> Slot:
     """The ``Slot`` of the ``k``-th entry of a part, its expression in ``pieces``."""
     names = _field_names(type(entry))
     fmt = "".join(p.replace("{", "{{").replace("}", "}}") if isinstance(p, str) else f"{{{p}}}" for p in pieces)
-    return k, fmt, type(entry), tuple(getattr(entry, n) for n in names), names.index("expression")
+    return k, fmt, frozen_maker(type(entry)), tuple(getattr(entry, n) for n in names), names.index("expression")
 
 
 def _fill(pieces: Pieces, news: list[str]) -> str:
     return "".join([p if isinstance(p, str) else news[p] for p in pieces])
 
 
+# the uuid5's variant digit of each hex digit: its two high bits 10
+_VARIANT = {c: "89ab"[int(c, 16) & 3] for c in "0123456789abcdef"}
+
+
 def event_id(query_id: str, name: bytes) -> str:
-    """``make_event_id(query_id, target)`` with ``name`` = ``f"\x1f{target}".encode()``."""
-    return event_id_of(query_id.encode() + name)
+    """``make_event_id(query_id, target)`` with ``name`` = ``f"\x1f{target}".encode()``: ``event_id_of``'s
+    uuid5 put together from the hex digest (version digit 5, variant digit of ``_VARIANT``), with the
+    interpreter's own SHA-1 where it has one (no OpenSSL context to set up: a third less)."""
+    h = _sha1(_NAMESPACE_BYTES + query_id.encode() + name).hexdigest()
+    return f"{h[:8]}-{h[8:12]}-5{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:32]}"
 
 
 @dataclass(slots=True)
@@ -663,7 +683,7 @@ class StatementReuse:
                 if reused is not None:
                     self.hits += 1
                     ex.index += 1
-                    return ScriptResult((reused,))
+                    return _new_script((reused,))
             else:  # other kept literals: seen for the first time
                 entry = None
         index = ex.index
@@ -862,7 +882,7 @@ class StatementReuse:
                 return None
             c = e.context
             if own_properties:  # the session's catalog and database (keyed), the base tables' properties
-                ctx = QueryContext(
+                ctx = _new_context(  # its properties the template's, a ``MappingProxyType`` as ``__post_init__`` makes
                     c.source_command,
                     query_id,
                     text,
@@ -878,10 +898,11 @@ class StatementReuse:
             else:
                 ctx = ex.context_for(text, e.source_command, run, index, [e.target.table, *e.sources, *e.via])
             lists = [_patched(items, slots, news) for items, slots in zip(te.parts, te.slots, strict=True)]
-            if (te.slots[1] and _merged(lists[1])) or (te.slots[2] and _merged(lists[2])):
+            merging = te.merging
+            if (merging[0] and _merged(lists[1])) or (merging[1] and _merged(lists[2])):
                 return None  # the extraction keeps the first of entries of one text: the template has both
             events.append(
-                LineageInfo(  # positional: the fields in ``_KNOWN_FIELDS``'s order (``_MODEL_KNOWN``)
+                _new_event(  # positional: the fields in ``_KNOWN_FIELDS``'s order (``_MODEL_KNOWN``)
                     event_id(ctx.query_id, te.name),
                     e.source_command,
                     e.target,
@@ -908,7 +929,7 @@ class StatementReuse:
             )
         s = t.result
         first = sight.first
-        return StatementResult(index, first[1], first[2], text, s.kind, tuple(events), s.skip_reason, s.error)
+        return _new_result(index, first[1], first[2], text, s.kind, tuple(events), s.skip_reason, s.error)
 
 
 def _diagnostics(te: _Event, sight: Sight, news: list[str], index: int) -> tuple[Diagnostic, ...] | None:
@@ -940,9 +961,46 @@ def _field_names(cls: type) -> tuple[str, ...]:
     return names
 
 
+_MAKERS: dict[tuple[type, bool], Callable[..., Any]] = {}
+
+
+def frozen_maker(cls: type, post_init: bool = True) -> Callable[..., Any]:
+    """A function of the field values of ``cls``, a frozen slotted dataclass, that makes ``cls(*values)``
+    without its ``__init__`` (which sets each field through ``object.__setattr__``, at about twice the
+    cost): each slot set through its descriptor. ``cls`` itself for a class with a ``__post_init__``
+    (the maker does not run it), unless ``post_init`` is False: the caller's values are those the
+    ``__post_init__`` leaves as they are."""
+    made = _MAKERS.get((cls, post_init))
+    if made is None:
+        names = _field_names(cls)
+        slots = [getattr(cls, n, None) for n in names]
+        if (
+            (post_init and hasattr(cls, "__post_init__"))
+            or not all(isinstance(d, MemberDescriptorType) for d in slots)
+            or any(n.startswith("_") for n in names)
+        ):
+            made = cls
+        else:  # one line a field, as dataclasses writes ``__init__``
+            scope: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
+            scope.update((f"_set_{n}", d.__set__) for n, d in zip(names, slots, strict=True))
+            lines = [f"def make({', '.join(names)}):", "    self = _new(_cls)"]
+            lines += [f"    _set_{n}(self, {n})" for n in names]
+            exec("\n".join([*lines, "    return self"]), scope)  # the text is made of field names only
+            made = scope["make"]
+        _MAKERS[cls, post_init] = made
+    return made
+
+
+_new_event = frozen_maker(LineageInfo)
+_new_context = frozen_maker(QueryContext, post_init=False)
+_new_result = frozen_maker(StatementResult)
+_new_script = frozen_maker(ScriptResult)
+
+
 def _with(x: Any, **changes: Any) -> Any:
     """``replace(x, **changes)`` for the model's frozen dataclasses, without ``replace``'s checks."""
-    return type(x)(*[changes[n] if n in changes else getattr(x, n) for n in _field_names(type(x))])
+    cls = type(x)
+    return frozen_maker(cls)(*[changes[n] if n in changes else getattr(x, n) for n in _field_names(cls)])
 
 
 def _patched(items: tuple[Any, ...], slots: tuple[Slot, ...], news: list[str]) -> tuple[Any, ...]:
@@ -950,10 +1008,10 @@ def _patched(items: tuple[Any, ...], slots: tuple[Slot, ...], news: list[str]) -
     if not slots:
         return items
     out = list(items)
-    for k, fmt, cls, values, at in slots:
+    for k, fmt, make, values, at in slots:
         args = list(values)
         args[at] = fmt.format(*news)
-        out[k] = cls(*args)
+        out[k] = make(*args)
     return tuple(out)
 
 
@@ -1086,6 +1144,15 @@ def _held(s: StatementResult, renders: tuple[str, ...]) -> bool:
     return any(r.strip("'").lower() in text for r in renders) or any(
         _names_hold(e, (*renders, e.context.query_id)) for e in s.events
     )
+
+
+def _may_merge(items: tuple[IndirectLineage, ...], slots: tuple[Slot, ...]) -> bool:
+    """``_merged`` may be true of the entries with other literals: an entry whose expression holds a
+    placeholder has the column and type of another, or two entries are already of one text."""
+    if not slots:
+        return False
+    keys = [(x.target_column, x.type) for x in items]
+    return _merged(items) or any(keys.count(keys[k]) > 1 for k, *_ in slots)
 
 
 def _merged(items: tuple[IndirectLineage, ...]) -> bool:

@@ -20,12 +20,14 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo
 
 from headwater.extract import RunInfo
+from headwater.extract.reuse import frozen_maker
 
 OK_STATES = frozenset({"OK", "EOF", "FINISHED", "SUCCESS", "SUCCEEDED", "DONE", "COMPLETED"})
 """Values of a log's state column that mean the statement succeeded (compared case-insensitively)."""
 
 _NO_ERROR = frozenset({"", "0", "NONE", "NULL"})
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_new_run_info = frozen_maker(RunInfo)  # ``RunInfo(…)`` at half the cost
 _SPACED_OFFSET = re.compile(r"\s+([+-]\d{2}:?\d{2})$")
 
 
@@ -53,9 +55,10 @@ class LogRecord:
     @property
     def succeeded(self) -> bool:
         """State OK/EOF (or another success word) and no error code."""
-        if self.state is not None and self.state.strip().upper() not in OK_STATES:
+        state, code = self.state, self.error_code
+        if state is not None and state not in OK_STATES and state.strip().upper() not in OK_STATES:
             return False
-        return self.error_code is None or self.error_code.strip().upper() in _NO_ERROR
+        return code is None or code in _NO_ERROR or code.strip().upper() in _NO_ERROR
 
     @property
     def key(self) -> str:
@@ -70,14 +73,15 @@ class LogRecord:
 
     def run_info(self, default_catalog: str = "internal") -> RunInfo:
         """The extraction context of this statement: query id, user, client, database, catalog, time."""
-        return RunInfo(
-            query_id=self.key,
-            user=self.user,
-            client_ip=self.client_ip,
-            database=self.database,
-            catalog=self.catalog or default_catalog,
-            timestamp=format_time(self.timestamp),
-            duration_ms=self.duration_ms,
+        return _new_run_info(  # ``RunInfo``'s fields in order
+            self.query_id or self.key,
+            self.user,
+            self.client_ip,
+            self.database,
+            self.catalog or default_catalog,
+            format_time(self.timestamp),
+            self.duration_ms,
+            {},
         )
 
 
@@ -132,8 +136,25 @@ def parse_time(value: object, tz: tzinfo = UTC) -> datetime | None:
     return dt.astimezone(UTC)
 
 
+_TWO = tuple(f"{n:02d}" for n in range(100))
+_THREE = tuple(f"{n:03d}" for n in range(1000))
+_DAYS: dict[int, str] = {}  # a day's ordinal → its ``YYYY-MM-DDT``
+
+
 def format_time(dt: datetime | None) -> str | None:
-    """ISO 8601 in UTC with milliseconds and ``Z`` (the event's timestamp form)."""
+    """ISO 8601 in UTC with milliseconds and ``Z`` (the event's timestamp form).
+
+    >>> format_time(datetime(2024, 5, 1, 10, 0, 0, 250999, tzinfo=UTC)), format_time(datetime(5, 1, 2, tzinfo=UTC))
+    ('2024-05-01T10:00:00.250Z', '0005-01-02T00:00:00.000Z')
+    """
     if dt is None:
         return None
+    if type(dt) is datetime and dt.tzinfo is UTC:  # a log's time (``parse_time``): the text put together
+        day = _DAYS.get(dt.toordinal())  # (``isoformat`` costs four times as much)
+        if day is None:
+            if len(_DAYS) > 10_000:
+                _DAYS.clear()
+            day = _DAYS[dt.toordinal()] = f"{dt.year:04d}-{_TWO[dt.month]}-{_TWO[dt.day]}T"
+        two = _TWO
+        return f"{day}{two[dt.hour]}:{two[dt.minute]}:{two[dt.second]}.{_THREE[dt.microsecond // 1000]}Z"
     return dt.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
