@@ -1070,19 +1070,67 @@ def _neutral(tree: exp.Expression, types: list[TokenType], kept: frozenset[int])
         if n not in kept
     }
     places: dict[int, bool] = {}
-    for node in tree.walk():  # (the walk is most of the cost: one pass)
-        if type(node) is exp.Literal:
-            want = wanted.get(node.this)
+    literal, expression = exp.Literal, exp.Expr
+    stack = [tree]  # every node once, as ``tree.walk()`` (whose generators cost some 2,400 instructions a node)
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        args = node.args
+        if type(node) is literal:
+            want = wanted.get(args.get("this"))
             if want is not None:
                 n, string = want
                 if string != node.is_string or n in places:
                     return None
                 places[n] = _neutral_at(node)
                 continue
-        for value in node.args.values():
-            if type(value) is str and ("hw@lit" in value or "9090000" in value):
-                return None
+        for value in args.values():  # (``isinstance`` is dear where it fails: a look-up of ``__class__``)
+            if value is None or value is True or value is False:
+                continue
+            kind = type(value)
+            if kind is str:
+                if "hw@lit" in value or "9090000" in value:
+                    return None
+            elif kind is list:
+                for v in value:
+                    if type(v) is not str and isinstance(v, expression):
+                        push(v)
+            elif isinstance(value, expression):
+                push(value)
     return places if len(places) == len(wanted) else None
+
+
+# What ``_neutral_at`` asks of a node's class, as bits (``_kind``: ``isinstance`` where it fails looks
+# up the node's ``__class__``, some 300 instructions on sqlglot's compiled classes)
+_GROUPS = (
+    _NEVER_UNDER,
+    (exp.Neg, exp.Paren),
+    (exp.Limit, exp.Offset),
+    _ARITHMETIC,
+    (exp.If,),
+    (exp.Case,),
+    (exp.Alias,),
+    (exp.Select,),
+    (exp.Insert,),
+    _COMPARISONS,
+    (exp.In,),
+    (exp.Between,),
+    _CONNECTIVES,
+    _ASSIGNING,
+)
+_NEVER, _SIGN, _LIMIT, _ARITH, _IF, _CASE, _ALIAS, _SELECT, _INSERT, _COMPARE, _IN, _BETWEEN, _CONNECT, _ASSIGN = (
+    1 << k for k in range(len(_GROUPS))
+)
+_KINDS: dict[type, int] = {}
+
+
+def _kind(x: Any) -> int:
+    """The bits of ``_GROUPS`` ``x`` is an instance of (0 for None)."""
+    cls = type(x)
+    bits = _KINDS.get(cls)
+    if bits is None:
+        bits = _KINDS[cls] = sum(1 << k for k, group in enumerate(_GROUPS) if issubclass(cls, group))
+    return bits
 
 
 def _neutral_at(node: exp.Expression) -> bool:
@@ -1096,42 +1144,45 @@ def _neutral_at(node: exp.Expression) -> bool:
     the select list of an INSERT's own query that orders, groups and filters nothing by name; the
     number of a LIMIT or OFFSET. Through a sign and parentheses. A name made of the value (a query's
     output name) is found in the event itself (``_names_hold``)."""
-    while isinstance(node.parent, exp.Neg | exp.Paren):
-        node = node.parent
-    parent, key = node.parent, node.arg_key
+    parent = node.parent
+    while _kind(parent) & _SIGN:
+        node, parent = parent, parent.parent
+    key = node.arg_key
     if parent is None or not _outside(parent):
         return False
-    if isinstance(parent, exp.Limit | exp.Offset):
-        return key == "expression" and isinstance(node, exp.Literal) and not node.is_string
-    if isinstance(parent, _ARITHMETIC):
+    kind = _kind(parent)
+    if kind & _LIMIT:
+        return key == "expression" and type(node) is exp.Literal and not node.is_string
+    if kind & _ARITH:
         return key in ("this", "expression")
-    if (isinstance(parent, exp.If) and key == "true") or (isinstance(parent, exp.Case) and key == "default"):
+    if (kind & _IF and key == "true") or (kind & _CASE and key == "default"):
         return True
-    if isinstance(parent, exp.Alias) and key == "this":
-        return isinstance(parent.parent, exp.Select) and parent.arg_key == "expressions"
-    if isinstance(parent, exp.Select) and key == "expressions":
-        top = parent.parent is None or (isinstance(parent.parent, exp.Insert) and parent.arg_key == "expression")
+    if kind & _ALIAS and key == "this":
+        return bool(_kind(parent.parent) & _SELECT) and parent.arg_key == "expressions"
+    if kind & _SELECT and key == "expressions":
+        up = parent.parent
+        top = up is None or (bool(_kind(up) & _INSERT) and parent.arg_key == "expression")
         return top and not any(parent.args.get(k) for k in _BY_NAME)
-    if isinstance(parent, _COMPARISONS) and key in ("this", "expression"):
+    if kind & _COMPARE and key in ("this", "expression"):
         other = parent.args.get("expression" if key == "this" else "this")
-    elif (isinstance(parent, exp.In) and key == "expressions") or (
-        isinstance(parent, exp.Between) and key in ("low", "high")
-    ):
+    elif (kind & _IN and key == "expressions") or (kind & _BETWEEN and key in ("low", "high")):
         other = parent.this
     else:
         return False
-    if not isinstance(other, exp.Expression) or other.find(exp.Column) is None:
+    if other is None or type(other) is str or not isinstance(other, exp.Expression):
+        return False
+    if type(other) is not exp.Column and other.find(exp.Column) is None:
         return False
     condition: exp.Expression = parent
-    while isinstance(condition.parent, _CONNECTIVES):
+    while _kind(condition.parent) & _CONNECT:
         condition = condition.parent
-    return not isinstance(condition.parent, _ASSIGNING)
+    return not _kind(condition.parent) & _ASSIGN
 
 
 def _outside(node: exp.Expression | None) -> bool:
     """No ancestor of ``node`` is of ``_NEVER_UNDER``."""
     while node is not None:
-        if isinstance(node, _NEVER_UNDER):
+        if _kind(node) & _NEVER:
             return False
         node = node.parent
     return True
