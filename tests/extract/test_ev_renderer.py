@@ -6,8 +6,10 @@ from __future__ import annotations
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
+from headwater.catalog import LayeredCatalog, Names
 from headwater.extract.columns import base_leaf
 from headwater.extract.events import Renderer
+from headwater.extract.resolve import Resolver
 from headwater.model import TableRef
 
 DIALECTS = (None, "oracle", "hive", "trino", "bigquery", "clickhouse", "tsql", "mysql", "snowflake", "spark", "duckdb")
@@ -31,7 +33,10 @@ def test_the_renderer_gives_the_generators_text_of_comparisons() -> None:
     for dialect in DIALECTS:
         d = Dialect.get_or_raise(dialect)
         plain = d.generator()
-        renderer = Renderer(d.generator(), False, 1000, None)  # type: ignore[arg-type]  # no diagnostic made
+        resolver = Resolver(
+            LayeredCatalog(), Names.for_dialect(dialect or "generic"), "internal", "db", statement_index=0
+        )
+        renderer = Renderer(d.generator(), False, 1000, resolver)  # a real resolver: the compiled build checks the type
         assert (renderer.equality is None) is (dialect in ("bigquery", "clickhouse")), dialect  # their own ``=``
         for node in nodes:
             assert renderer.text(node) == plain.sql(node).strip(), (dialect, node)
