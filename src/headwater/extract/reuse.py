@@ -51,10 +51,10 @@ from __future__ import annotations
 
 import re
 import threading
+from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
-from itertools import accumulate
 from operator import attrgetter
 from types import MemberDescriptorType
 from typing import TYPE_CHECKING, Any
@@ -109,14 +109,22 @@ _EDGE = r"""\w$@#.'"`\\"""
 _CANDIDATES = re.compile(rf"(?=['0-9])(?<![{_EDGE}:])(?:'([^'\\\r\n]*)'|([0-9]+))(?![{_EDGE}])")  # (?=: speed
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Shape:
     """A statement's tokens, which of them are abstracted literals, and its shape key."""
 
     tokens: list[Token]
     literals: tuple[int, ...]  # indexes into tokens
     key: tuple[Any, ...]
-    names: frozenset[str]  # every token's text, lower case (the names it may mention)
+    texts: list[str] | None = None  # every token's text (None: read from the tokens when asked)
+    valued: list[int] | None = None  # the indexes of its string and number tokens
+
+    @property
+    def names(self) -> frozenset[str]:
+        """Every token's text, lower case (the names it may mention; literals too: a name more only
+        makes the key stricter)."""
+        texts = self.texts if self.texts is not None else list(map(_TOKEN_TEXT, self.tokens))
+        return frozenset(map(str.lower, texts))
 
 
 _LOCAL = threading.local()
@@ -149,18 +157,16 @@ def shape_of(sql: str, dialect: Any) -> Shape | None:
     if _SEMICOLON in types:
         return None
     texts = list(map(_TOKEN_TEXT, tokens))
+    valued = [i for i, tt in enumerate(types) if tt is _STRING or tt is _NUMBER]
     literals = [
         i
-        for i, tt in enumerate(types)
-        if tt is _STRING
-        or (tt is _NUMBER and texts[i].isdigit() and (i == 0 or types[i - 1] not in _KEEP_NUMBER_AFTER))
+        for i in valued
+        if types[i] is _STRING or (texts[i].isdigit() and (i == 0 or types[i - 1] not in _KEEP_NUMBER_AFTER))
     ]
     shape_texts: list[str | None] = list(texts)
     for i in literals:
         shape_texts[i] = None
-    key = (tuple(types), tuple(shape_texts))
-    names = frozenset(map(str.lower, texts))  # literals too: a name more only makes the key stricter
-    return Shape(tokens, tuple(literals), key, names)
+    return Shape(tokens, tuple(literals), (tuple(types), tuple(shape_texts)), texts, valued)
 
 
 @dataclass(slots=True)
@@ -172,17 +178,19 @@ class _Plan:
     literal_tokens: tuple[int, ...]  # and its token
     types: tuple[TokenType, ...]  # their token types
     kept: tuple[tuple[int, int], ...]  # (candidate, token) of numbers that are part of the key
-    names: frozenset[str]  # the names of the tokens that are not candidates
     first: tuple[int, int, int]  # (offset, line, column) of the first token
     tail: int  # characters after the last token (blanks, comments, semicolons)
-    starts: tuple[int, ...]  # each token's offset
-    before: tuple[int, ...]  # how many candidates come before each token
+    count: int  # how many tokens
+    candidate_tokens: tuple[int, ...]  # each candidate's token (ascending)
+    literal_starts: tuple[int, ...]  # each abstracted literal's offset
     widths: tuple[int, ...]  # each candidate's length
     numbers: tuple[bool, ...]  # which candidates are numbers (the others are quoted strings)
     hinted: bool  # the text around the candidates may hold a secret (``secrets.may_hold_secret``)
     sql: str  # the statement the plan was made of
     positions: bool | None = None  # a token's line and column are those its offset counts (no carriage
     # return); None until a diagnostic's position is first asked for (``counted_positions``)
+    starts: tuple[int, ...] = ()  # each token's offset, once ``counted_positions`` is true
+    known_names: frozenset[str] | None = None  # ``names``, once asked for
 
     def counted_positions(self, dialect: Any) -> bool:
         if self.positions is None:
@@ -193,7 +201,18 @@ class _Plan:
                 and "\r" not in sql
                 and all(_start_of(t, sql)[1:] == _counted(sql, t.start) for t in shape.tokens)
             )
+            if self.positions and shape is not None:
+                self.starts = tuple(map(_TOKEN_START, shape.tokens))
         return self.positions
+
+    def names(self) -> frozenset[str]:
+        """The texts of the tokens that are not candidates, lower case."""
+        if self.known_names is None:
+            texts = list(self.key[1])
+            for _, i in self.kept:
+                texts[i] = None
+            self.known_names = frozenset([t.lower() for t in texts if t is not None])
+        return self.known_names
 
 
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
@@ -258,11 +277,15 @@ def _skeleton(sql: str) -> tuple[tuple[Any, ...], list[str]]:
     return (tuple(parts[0::3]), tuple(s is None for s in strings)), found
 
 
-def _plan_of(sql: str, shape: Shape, skeleton: tuple[Any, ...], found: list[str]) -> _Plan | str:
-    """The plan of ``sql``'s skeleton, or ``_UNSAFE`` when a candidate is not exactly one token."""
-    tokens = shape.tokens
-    starts = tuple(map(_TOKEN_START, tokens))
-    at = dict(zip(starts, range(len(tokens)), strict=True))
+def _plan_of(
+    sql: str, shape: Shape, skeleton: tuple[Any, ...], found: list[str], first: tuple[int, int, int]
+) -> _Plan | str:
+    """The plan of ``sql``'s skeleton (its first token at ``first``), or ``_UNSAFE`` when a candidate
+    is not exactly one token. Only the string and number tokens are read (a candidate can be no other)."""
+    tokens, valued, texts = shape.tokens, shape.valued, shape.texts
+    assert valued is not None and texts is not None
+    types = shape.key[0]
+    at = {tokens[i].start: i for i in valued}
     segments, numbers = skeleton
     pos = 0
     token_of: list[int] = []
@@ -272,33 +295,26 @@ def _plan_of(sql: str, shape: Shape, skeleton: tuple[Any, ...], found: list[str]
         i = at.get(pos)
         if i is None:
             return _UNSAFE
-        t = tokens[i]
-        if t.end != pos + width - 1 or t.text != text or t.token_type is not (_NUMBER if numbers[k] else _STRING):
+        if tokens[i].end != pos + width - 1 or texts[i] != text or types[i] is not (_NUMBER if numbers[k] else _STRING):
             return _UNSAFE
         token_of.append(i)
         pos += width
     candidate = {i: k for k, i in enumerate(token_of)}
-    if any(i not in candidate for i in shape.literals):
+    literal_tokens = shape.literals
+    if any(i not in candidate for i in literal_tokens):
         return _UNSAFE
-    abstracted = set(shape.literals)
-    flags = [0] * len(tokens)
-    for i in token_of:
-        flags[i] = 1
-    before = tuple(accumulate(flags, initial=0))[:-1]  # the candidates before each token
-    texts = list(map(_TOKEN_TEXT, tokens))
-    for i in token_of:
-        texts[i] = None
+    abstracted = set(literal_tokens)
     return _Plan(
         key=shape.key,
-        literals=tuple(candidate[i] for i in shape.literals),
-        literal_tokens=shape.literals,
-        types=tuple(tokens[i].token_type for i in shape.literals),
+        literals=tuple(candidate[i] for i in literal_tokens),
+        literal_tokens=literal_tokens,
+        types=tuple(types[i] for i in literal_tokens),
         kept=tuple((k, i) for k, i in enumerate(token_of) if i not in abstracted),
-        names=frozenset(map(str.lower, [t for t in texts if t is not None])),
-        first=_start_of(tokens[0], sql),
+        first=first,
         tail=len(sql) - (tokens[-1].end + 1),
-        starts=starts,
-        before=before,
+        count=len(tokens),
+        candidate_tokens=tuple(token_of),
+        literal_starts=tuple(tokens[i].start for i in literal_tokens),
         widths=tuple(len(f) if numbers[k] else len(f) + 2 for k, f in enumerate(found)),
         numbers=numbers,
         hinted=may_hold_secret("\0".join(segments)),  # one search (no hint word runs across a NUL)
@@ -333,15 +349,19 @@ class Sight:
         tokens = shape.tokens
         first = _start_of(tokens[0], sql)
         literals = tuple((tokens[i].token_type, tokens[i].text) for i in shape.literals)
-        return cls(sql, shape.key, shape.names, literals, sql[first[0] : tokens[-1].end + 1], first, dialect, shape)
+        return cls(sql, shape.key, None, literals, sql[first[0] : tokens[-1].end + 1], first, dialect, shape)
 
     @property
     def names(self) -> frozenset[str]:
         """The names the statement may mention: every token's text, lower case (candidates too)."""
         if self.known_names is None:
             plan, found = self.plan, self.found
-            assert plan is not None and found is not None
-            self.known_names = plan.names.union([f.lower() for f in found]) if found else plan.names
+            if plan is not None and found is not None:
+                names = plan.names()
+                self.known_names = names.union([f.lower() for f in found]) if found else names
+            else:
+                shape = self.shape()
+                self.known_names = shape.names if shape is not None else frozenset()
         return self.known_names
 
     def shape(self) -> Shape | None:
@@ -363,17 +383,17 @@ class Sight:
         if plan is None or found is None or not plan.counted_positions(self.dialect):
             shape = self.shape()
             return _start_of(shape.tokens[k], self.sql)[1:] if shape is not None and k < len(shape.tokens) else None
-        if k >= len(plan.starts):
+        if k >= plan.count:
             return None
-        return _counted(self.sql, self._start(plan, found, k))
+        return _counted(self.sql, plan.starts[k] + self._shift(plan, found, bisect_left(plan.candidate_tokens, k)))
 
     @staticmethod
-    def _start(plan: _Plan, found: list[str], k: int) -> int:
-        """The offset of the ``k``-th token: the plan's, moved by the candidates before it."""
-        shift = 0  # how much longer the candidates before the token are than in the plan's statement
-        for c in range(plan.before[k]):
+    def _shift(plan: _Plan, found: list[str], before: int) -> int:
+        """How much longer the first ``before`` candidates are than in the plan's statement."""
+        shift = 0
+        for c in range(before):
             shift += len(found[c]) + (0 if plan.numbers[c] else 2) - plan.widths[c]
-        return plan.starts[k] + shift
+        return shift
 
     def spans(self) -> tuple[int, list[tuple[int, int]]] | None:
         """The number of tokens, and the first and last offsets of each abstracted literal."""
@@ -384,10 +404,10 @@ class Sight:
                 return None
             return len(shape.tokens), [(shape.tokens[i].start, shape.tokens[i].end) for i in shape.literals]
         out = []
-        for c, k in zip(plan.literals, plan.literal_tokens, strict=True):
-            start = self._start(plan, found, k)
+        for c, start in zip(plan.literals, plan.literal_starts, strict=True):
+            start += self._shift(plan, found, c)  # the candidates before a literal's token: those before it
             out.append((start, start + len(found[c]) + (0 if plan.numbers[c] else 2) - 1))
-        return len(plan.starts), out
+        return plan.count, out
 
 
 def sight_of(sql: str, dialect: Any, plans: dict[Any, Any] | None = None) -> Sight | None:
@@ -413,7 +433,7 @@ def sight_of(sql: str, dialect: Any, plans: dict[Any, Any] | None = None) -> Sig
         return None
     sight = Sight.of(sql, shape, dialect)
     if plan is None:
-        plan = plans[skeleton] = _plan_of(sql, shape, skeleton, found)
+        plan = plans[skeleton] = _plan_of(sql, shape, skeleton, found, sight.first)
         if isinstance(plan, _Plan):  # its tokens may become the template's (``_draft``): the plan answers
             sight.plan, sight.found = plan, found
     return sight
@@ -839,7 +859,7 @@ class StatementReuse:
         if not _reusable(result) or _held(result.statements[0], draft.renders):
             return _REFUSED
         made = draft.made  # where its diagnostics are
-        tshape = Shape(made, (), (), frozenset()) if made is not None else shape_of(draft.text, ex.dialect_impl)
+        tshape = Shape(made, (), ()) if made is not None else shape_of(draft.text, ex.dialect_impl)
         if tshape is None or len(tshape.tokens) != draft.tokens:
             return _REFUSED
         template = _make_template(
