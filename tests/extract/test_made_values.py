@@ -5,11 +5,12 @@ the values their dataclasses make; ``trees.clone_within`` copies and counts as `
 from __future__ import annotations
 
 import pickle
+from dataclasses import dataclass
 
 import pytest
 from sqlglot import exp
 
-from headwater.extract.classify import Classified, _classify_walked, direct_input, slot_setters
+from headwater.extract.classify import Classified, _classify_walked, direct_input
 from headwater.extract.events import direct_lineage, indirect_lineage, target_field
 from headwater.extract.scope import REF, column_node
 from headwater.extract.split import split_script
@@ -25,6 +26,7 @@ from headwater.model import (
     Origin,
     TableRef,
 )
+from headwater.model.slots import frozen_maker, slot_setters
 from tests.golden.harness import all_cases
 
 T = TableRef("internal", "db", "t")
@@ -62,6 +64,14 @@ def test_slot_setters_refuse_a_class_whose_slots_are_not_its_fields() -> None:
 
     with pytest.raises(TypeError):
         slot_setters(Plain)
+
+    @dataclass(frozen=True)
+    class NoSlots:
+        a: int
+
+    with pytest.raises(TypeError):  # a dataclass whose fields are no slots
+        slot_setters(NoSlots)
+    assert frozen_maker(NoSlots) is NoSlots  # made by its own ``__init__``
 
 
 def test_classified_compares_by_its_fields() -> None:

@@ -1,16 +1,17 @@
-"""The re-run's own ways of making its parts (``reuse.event_id``, ``reuse.frozen_maker``, the merge
+"""The re-run's own ways of making its parts (``model.event.event_id_of``, ``model.slots.frozen_maker``, the merge
 flags of ``reuse._Event``, ``history.record.format_time``) against the plain ones."""
 
 from __future__ import annotations
 
 import random
+import uuid
 from dataclasses import FrozenInstanceError, fields
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
 from headwater.extract.result import RunInfo, ScriptResult, StatementResult
-from headwater.extract.reuse import _may_merge, _merged, event_id, frozen_maker
+from headwater.extract.reuse import _may_merge, _merged, event_id
 from headwater.history.record import LogRecord, format_time
 from headwater.model import (
     ColumnRef,
@@ -25,16 +26,19 @@ from headwater.model import (
     Target,
 )
 from headwater.model.codec import event_to_dict
-from headwater.model.event import event_id_of, make_event_id
+from headwater.model.event import _EVENT_NAMESPACE, event_id_of, make_event_id
+from headwater.model.slots import frozen_maker
 
 
-def test_event_id_is_event_id_of() -> None:
+def test_event_ids_are_the_uuid5_of_query_and_target() -> None:
     rng = random.Random(7)
     for n in range(2000):
         qid = "".join(rng.choice("abcXYZ0189-_\x1fé中") for _ in range(rng.randint(0, 40)))
         target = f"internal.db{n % 7}.t{n}"
-        assert event_id(qid, f"\x1f{target}".encode()) == event_id_of(f"{qid}\x1f{target}".encode())
-        assert event_id(qid, f"\x1f{target}".encode()) == make_event_id(qid, target)
+        expected = str(uuid.uuid5(_EVENT_NAMESPACE, f"{qid}\x1f{target}"))
+        assert event_id_of(f"{qid}\x1f{target}".encode()) == expected
+        assert event_id(qid, f"\x1f{target}".encode()) == expected
+        assert make_event_id(qid, TableRef("internal", f"db{n % 7}", f"t{n}")) == expected
 
 
 def _event() -> LineageInfo:

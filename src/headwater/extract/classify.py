@@ -22,15 +22,14 @@ False
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import fields
-from typing import Any, Final
+from typing import Final
 
 from sqlglot import exp
 
 from headwater.extract.scope import REF, UNRESOLVED, RefKey, find_all, has_unresolved, ref_key, refs_of
 from headwater.extract.trees import distinct_nodes
 from headwater.model import ColumnRef, DirectInput, DirectType, IndirectType, Origin
+from headwater.model.slots import slot_setters
 
 # sqlglot's classes and functions as constants of this module: the compiled build reads a ``Final``
 # name directly, where ``exp.X`` in a function is two look-ups (the module ``exp``, then its attribute)
@@ -136,15 +135,6 @@ ENGINE_FUNCTIONS: Final = ENGINE_AGGREGATES | frozenset(
         "SESSION",
     }
 )
-
-
-def slot_setters(cls: type) -> tuple[Callable[[Any, Any], None], ...]:
-    """The setters of the slots of ``cls``, a frozen dataclass with slots, in its fields' order
-    (see ``direct_input``)."""
-    names = tuple(f.name for f in fields(cls))
-    if tuple(getattr(cls, "__slots__", ())) != names:  # the slots are the fields, in order
-        raise TypeError(f"{cls.__name__}: its slots are not its fields")
-    return tuple(cls.__dict__[name].__set__ for name in names)
 
 
 _NEW: Final = object.__new__

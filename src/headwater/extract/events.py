@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Final
 from sqlglot import exp
 from sqlglot.generator import Generator
 
-from headwater.extract.classify import classify, direct_input, slot_setters
+from headwater.extract.classify import classify, direct_input
 from headwater.extract.columns import LEAF_KEYS, LeafKey, leaf_key, leaf_ref, release_leaves
 from headwater.extract.guards import EmptyName
 from headwater.extract.resolve import Resolver
@@ -41,6 +41,7 @@ from headwater.model import (
     Target,
     make_event_id,
 )
+from headwater.model.slots import slot_setters
 from headwater.model.storage import is_storage
 
 # sqlglot's classes and functions as constants of this module: the compiled build reads a ``Final``

@@ -53,10 +53,9 @@ import re
 import threading
 from bisect import bisect_left
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from operator import attrgetter
-from types import MemberDescriptorType
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -80,13 +79,9 @@ from headwater.model import (
     Target,
 )
 from headwater.model.codec import event_to_dict
-from headwater.model.event import _NAMESPACE_BYTES
-
-try:
-    from _sha1 import sha1 as _sha1  # CPython's own SHA-1
-except ImportError:  # pragma: no cover (a build without it)
-    from hashlib import sha1 as _sha1
+from headwater.model.event import event_id_of
 from headwater.model.secrets import may_hold_secret
+from headwater.model.slots import frozen_maker
 
 if TYPE_CHECKING:
     from headwater.extract.engine import Extractor
@@ -624,16 +619,9 @@ def _fill(pieces: Pieces, news: list[str]) -> str:
     return "".join([p if isinstance(p, str) else news[p] for p in pieces])
 
 
-# the uuid5's variant digit of each hex digit: its two high bits 10
-_VARIANT = {c: "89ab"[int(c, 16) & 3] for c in "0123456789abcdef"}
-
-
 def event_id(query_id: str, name: bytes) -> str:
-    """``make_event_id(query_id, target)`` with ``name`` = ``f"\x1f{target}".encode()``: ``event_id_of``'s
-    uuid5 put together from the hex digest (version digit 5, variant digit of ``_VARIANT``), with the
-    interpreter's own SHA-1 where it has one (no OpenSSL context to set up: a third less)."""
-    h = _sha1(_NAMESPACE_BYTES + query_id.encode() + name).hexdigest()
-    return f"{h[:8]}-{h[8:12]}-5{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:32]}"
+    """``make_event_id(query_id, target)`` with ``name`` = ``f"\x1f{target}".encode()``."""
+    return event_id_of(query_id.encode() + name)
 
 
 @dataclass(slots=True)
@@ -979,36 +967,6 @@ def _field_names(cls: type) -> tuple[str, ...]:
     if names is None:
         names = _FIELDS[cls] = tuple(f.name for f in fields(cls))
     return names
-
-
-_MAKERS: dict[tuple[type, bool], Callable[..., Any]] = {}
-
-
-def frozen_maker(cls: type, post_init: bool = True) -> Callable[..., Any]:
-    """A function of the field values of ``cls``, a frozen slotted dataclass, that makes ``cls(*values)``
-    without its ``__init__`` (which sets each field through ``object.__setattr__``, at about twice the
-    cost): each slot set through its descriptor. ``cls`` itself for a class with a ``__post_init__``
-    (the maker does not run it), unless ``post_init`` is False: the caller's values are those the
-    ``__post_init__`` leaves as they are."""
-    made = _MAKERS.get((cls, post_init))
-    if made is None:
-        names = _field_names(cls)
-        slots = [getattr(cls, n, None) for n in names]
-        if (
-            (post_init and hasattr(cls, "__post_init__"))
-            or not all(isinstance(d, MemberDescriptorType) for d in slots)
-            or any(n.startswith("_") for n in names)
-        ):
-            made = cls
-        else:  # one line a field, as dataclasses writes ``__init__``
-            scope: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
-            scope.update((f"_set_{n}", d.__set__) for n, d in zip(names, slots, strict=True))
-            lines = [f"def make({', '.join(names)}):", "    self = _new(_cls)"]
-            lines += [f"    _set_{n}(self, {n})" for n in names]
-            exec("\n".join([*lines, "    return self"]), scope)  # the text is made of field names only
-            made = scope["make"]
-        _MAKERS[cls, post_init] = made
-    return made
 
 
 _new_event = frozen_maker(LineageInfo)

@@ -13,13 +13,13 @@ from sqlglot import exp
 
 from headwater.catalog import LayeredCatalog, TableSchema
 from headwater.catalog.listing import closest, tables_in
-from headwater.extract.classify import slot_setters
 from headwater.extract.columns import ColumnBinder
 from headwater.extract.guards import EmptyName, view_refused
 from headwater.extract.scope import Alts, Relation, Scope, Source
 from headwater.extract.storage import table_storage
 from headwater.extract.trees import QUERY_TYPES, clone
 from headwater.model import IndirectType, Severity, TableRef
+from headwater.model.slots import slot_setters
 
 # sqlglot's classes and functions as constants of this module: the compiled build reads a ``Final``
 # name directly, where ``exp.X`` in a function is two look-ups (the module ``exp``, then its attribute)

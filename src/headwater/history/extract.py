@@ -20,9 +20,10 @@ from dataclasses import dataclass
 
 from headwater.catalog import Catalog
 from headwater.extract import ExtractOptions, Extractor
-from headwater.extract.reuse import StatementReuse, frozen_maker
+from headwater.extract.reuse import StatementReuse
 from headwater.history.record import LogRecord
 from headwater.model import LineageInfo
+from headwater.model.slots import frozen_maker
 
 EVENT, SKIPPED, FAILED, NOT_SUCCEEDED = "event", "skipped", "failed", "not-succeeded"
 

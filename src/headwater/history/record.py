@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo
 
 from headwater.extract import RunInfo
-from headwater.extract.reuse import frozen_maker
+from headwater.model.slots import frozen_maker
 
 OK_STATES = frozenset({"OK", "EOF", "FINISHED", "SUCCESS", "SUCCEEDED", "DONE", "COMPLETED"})
 """Values of a log's state column that mean the statement succeeded (compared case-insensitively)."""
