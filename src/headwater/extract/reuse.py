@@ -186,6 +186,7 @@ class _Plan:
     # return); None until a diagnostic's position is first asked for (``counted_positions``)
     starts: tuple[int, ...] = ()  # each token's offset, once ``counted_positions`` is true
     known_names: frozenset[str] | None = None  # ``names``, once asked for
+    ident: frozenset[Any] | None = None  # ``frozenset((key,))``, once asked for (``StatementReuse.run``)
 
     def counted_positions(self, dialect: Any) -> bool:
         if self.positions is None:
@@ -370,7 +371,7 @@ class Sight:
         plan, found = self.plan, self.found
         if plan is None or found is None:
             return may_hold_secret(self.text)
-        return plan.hinted or may_hold_secret("\0".join(found))  # no hint word runs across a NUL
+        return plan.hinted or _found_hinted(found, plan.numbers)
 
     def position(self, k: int) -> tuple[int, int] | None:
         """(line, column) of the ``k``-th token: from the skeleton's plan, else from the tokens."""
@@ -403,6 +404,28 @@ class Sight:
             start += self._shift(plan, found, c)  # the candidates before a literal's token: those before it
             out.append((start, start + len(found[c]) + (0 if plan.numbers[c] else 2) - 1))
         return plan.count, out
+
+
+# Characters of a candidate that hold no hint: no letter, no ``:`` (``may_hold_secret`` looks for words of
+# letters and ``://``, and around ``key`` and ``cred`` for letters, digits and a few signs, never past a NUL)
+_NO_HINT = "0123456789-./ +,"
+_HINTS: dict[str, bool] = {}  # ``_found_hinted``'s answers, by the candidates' joined text
+_HINTS_SIZE = 4096
+
+
+def _found_hinted(found: list[str], numbers: tuple[bool, ...]) -> bool:
+    """``may_hold_secret("\\0".join(found))`` (no hint word runs across a NUL), remembered. The text asked
+    and remembered has each candidate made only of ``_NO_HINT`` (every number; dates, amounts) left empty:
+    such a part can start no hint word, nor end one (it has no ``:``), and where ``may_hold_secret`` looks
+    past a NUL for a qualifier before ``key`` it passes over any character that is not a letter, so it
+    reaches the same letters (``tests/extract/test_reuse_rerun_fast.py`` checks it against the plain call)."""
+    text = "\0".join(["" if number or not f.strip(_NO_HINT) else f for f, number in zip(found, numbers, strict=True)])
+    known = _HINTS.get(text)
+    if known is None:
+        if len(_HINTS) >= _HINTS_SIZE:
+            _HINTS.clear()
+        known = _HINTS[text] = may_hold_secret(text)
+    return known
 
 
 def sight_of(sql: str, dialect: Any, plans: dict[Any, Any] | None = None) -> Sight | None:
@@ -675,8 +698,15 @@ class StatementReuse:
         if sight is None:
             return ex.extract_text(sql, run)
         views = ex.session.temp_views
+        plan = sight.plan  # the shape key in a frozenset, which keeps its hash (a tuple hashes its items each time)
+        if plan is not None and sight.key is plan.key:
+            ident = plan.ident
+            if ident is None:
+                ident = plan.ident = frozenset((plan.key,))
+        else:
+            ident = frozenset((sight.key,))
         key = (
-            sight.key,
+            ident,
             ex.session.catalog,
             ex.session.database,
             ex.catalog.state_for(sight.names) if ex.catalog.version else (),  # () while the layer is empty
@@ -981,15 +1011,38 @@ def _with(x: Any, **changes: Any) -> Any:
     return frozen_maker(cls)(*[changes[n] if n in changes else getattr(x, n) for n in _field_names(cls)])
 
 
+# A slot's entries made so far, by their expression: ``id(slot)`` → (the slot, {expression: entry}). An
+# entry is a frozen value: one whose expression came out the same again (a status, a level, a region) is
+# the same object (as the template's entries without placeholders are), not made again (some 800
+# instructions a field). The slot is kept with them (its id is not reused while it is here).
+_MADE: dict[int, tuple[Slot, dict[str, Any]]] = {}
+_MADE_SLOTS, _MADE_PER_SLOT = 4096, 16
+
+
 def _patched(items: tuple[Any, ...], slots: tuple[Slot, ...], news: list[str]) -> tuple[Any, ...]:
     """The entries with the placeholders of their expressions replaced (the others kept as they are)."""
     if not slots:
         return items
     out = list(items)
-    for k, fmt, make, values, at in slots:
-        args = list(values)
-        args[at] = fmt.format(*news)
-        out[k] = make(*args)
+    made = _MADE
+    for slot in slots:
+        k, fmt, make, values, at = slot
+        expression = fmt.format(*news)
+        known = made.get(id(slot))
+        if known is None or known[0] is not slot:
+            if len(made) >= _MADE_SLOTS:
+                made.clear()
+            known = made[id(slot)] = (slot, {})
+        entries = known[1]
+        entry = entries.get(expression)
+        if entry is None:
+            args = list(values)
+            args[at] = expression
+            entry = make(*args)
+            if len(entries) >= _MADE_PER_SLOT:
+                entries.clear()
+            entries[expression] = entry
+        out[k] = entry
     return tuple(out)
 
 
