@@ -587,14 +587,40 @@ class _Template:
         return all(literals[n][1] == text for n, text in self.fixed)
 
     def pieces(self, text: str) -> Pieces:
-        number = {r: n for n, r in enumerate(self.renders)}
-        out: list[str | int] = []
-        pos = 0
-        for m in self.pattern.finditer(text):
-            out += [text[pos : m.start()], number[m.group()]]
-            pos = m.end()
-        out.append(text[pos:])
-        return tuple(out)
+        return _pieces(self.pattern, {r: n for n, r in enumerate(self.renders)}, text)
+
+
+_PATTERNS: dict[tuple[str, ...], re.Pattern[str]] = {}
+# Every placeholder's render holds one of these (``_placeholder``: 'hw@lit{n}@', 909000000 + n) where
+# the dialect renders them as written; a text without any holds no placeholder (the pattern is not run)
+_MARKS = ("hw@lit", "90900")
+
+
+def _pattern_of(live: tuple[str, ...]) -> re.Pattern[str]:
+    """Any of the renders ``live``, longest first (kept: the same renders recur in every template)."""
+    pattern = _PATTERNS.get(live)
+    if pattern is None:
+        if len(_PATTERNS) > 1000:
+            _PATTERNS.clear()
+        pattern = _PATTERNS[live] = re.compile(
+            "|".join(re.escape(r) for r in sorted(live, key=len, reverse=True)) or r"(?!)"
+        )
+    return pattern
+
+
+def _pieces(pattern: re.Pattern[str], number: dict[str, int], text: str) -> Pieces:
+    """``text`` cut at each match of ``pattern`` (a render), each match given its literal's number."""
+    out: list[str | int] = []
+    pos = 0
+    for m in pattern.finditer(text):
+        out += [text[pos : m.start()], number[m.group()]]
+        pos = m.end()
+    out.append(text[pos:])
+    return tuple(out)
+
+
+_new_template = frozen_maker(_Template)
+_new_tevent = frozen_maker(_Event, post_init=False)  # its ``merging`` given as ``__post_init__`` makes it
 
 
 def _make_template(
@@ -607,28 +633,37 @@ def _make_template(
     fixed: tuple[tuple[int, str], ...] = (),
 ) -> _Template:
     properties = None if layered else dict(run.external_catalog_properties)
-    live = [r for n, r in enumerate(renders) if n not in dict(fixed)]
-    pattern = re.compile("|".join(re.escape(r) for r in sorted(live, key=len, reverse=True)) or r"(?!)")
-    t = _Template(result, sql, shape, renders, pattern, (), properties, fixed)
+    kept = {n for n, _ in fixed}
+    live = tuple(r for n, r in enumerate(renders) if n not in kept)
+    pattern = _pattern_of(live)
+    search = pattern.search
+    number = {r: n for n, r in enumerate(renders)}
+    marked = all(r.find(_MARKS[0]) >= 0 or r.find(_MARKS[1]) >= 0 for r in live)  # else every text is searched
+    mark_s, mark_n = _MARKS
     tokens = shape.tokens if shape is not None else ()
     token_at = {_start_of(tok, sql)[1:]: k for k, tok in enumerate(tokens)}
     events = []
     for e in result.events:
-        slots = tuple(
-            tuple(
-                _slot(k, x, t.pieces(x.expression))
-                for k, x in enumerate(getattr(e, part))
-                if pattern.search(x.expression)
-            )
-            for part in _PARTS
-        )
+        parts = (e.direct, e.dataset_indirect, e.output_indirect)
+        slots = []
+        for items in parts:
+            found = []
+            for k, x in enumerate(items):
+                text = x.expression
+                if (not marked or mark_s in text or mark_n in text) and search(text):
+                    found.append(_slot(k, x, _pieces(pattern, number, text)))
+            slots.append(tuple(found))
         diagnostics = tuple(
-            (d, t.pieces(d.message), None if d.line is None else token_at.get((d.line, d.column or 0), -1))
+            (
+                d,
+                _pieces(pattern, number, d.message),
+                None if d.line is None else token_at.get((d.line, d.column or 0), -1),
+            )
             for d in e.diagnostics
         )
-        parts = tuple(getattr(e, part) for part in _PARTS)
-        events.append(_Event(e, slots, parts, diagnostics, f"\x1f{e.target.table}".encode()))
-    return replace(t, events=tuple(events))
+        merging = (_may_merge(parts[1], slots[1]), _may_merge(parts[2], slots[2]))  # as ``_Event.__post_init__``
+        events.append(_new_tevent(e, tuple(slots), parts, diagnostics, f"\x1f{e.target.table}".encode(), merging))
+    return _new_template(result, sql, shape, renders, pattern, tuple(events), properties, fixed)
 
 
 def _slot(k: int, entry: Any, pieces: Pieces) -> Slot:
@@ -1223,8 +1258,9 @@ def _held(s: StatementResult, renders: tuple[str, ...]) -> bool:
     """A placeholder in the result's own texts (its kind, its reason for a skip) or in an event's names
     (``_names_hold``), or an event's query id in its names (a query's result is a dataset named by it)."""
     text = f"{s.kind}\0{s.skip_reason}".lower()
-    return any(r.strip("'").lower() in text for r in renders) or any(
-        _names_hold(e, (*renders, e.context.query_id)) for e in s.events
+    needles = [r.strip("'").lower() for r in renders]
+    return any(r in text for r in needles) or any(
+        _names_in(e, [*needles, e.context.query_id.strip("'").lower()]) for e in s.events
     )
 
 
@@ -1245,13 +1281,18 @@ def _merged(items: tuple[IndirectLineage, ...]) -> bool:
 def _names_hold(e: LineageInfo, renders: tuple[str, ...]) -> bool:
     """True when a placeholder reached anything of the event but its expressions, messages and
     context (which the template rebuilds): a table or column name made from a literal, say."""
+    return _names_in(e, [r.strip("'").lower() for r in renders])
+
+
+def _names_in(e: LineageInfo, needles: list[str]) -> bool:
+    """One of ``needles`` (lower case) in the event's names (``_names_hold``)."""
     out: list[str] = []
     if _MODEL_KNOWN:
         _names(e, out)
     else:
         _texts(e, out, set())
     text = "\0".join(out).lower()
-    return any(r.strip("'").lower() in text for r in renders)
+    return any(r in text for r in needles)
 
 
 # The fields of the model's classes ``_names`` reads, all of them but enums, numbers and flags (and
@@ -1272,38 +1313,52 @@ _MODEL_KNOWN = all(tuple(f.name for f in fields(c)) == tuple(n.split()) for c, n
 
 
 def _names(e: LineageInfo, out: list[str]) -> None:
-    """``_texts`` of an event of the model as ``_KNOWN_FIELDS`` knows it, without the generic walk."""
+    """``_texts`` of an event of the model as ``_KNOWN_FIELDS`` knows it, without the generic walk (each
+    column object once; written out without inner calls, which cost more than the names)."""
     add = out.append
     done: set[int] = set()
-
-    def table(t: TableRef) -> None:
-        add(t.catalog)
-        add(t.database or "")
-        add(t.name)
-
-    def column(c: ColumnRef) -> None:
-        if id(c) not in done:
-            done.add(id(c))
-            table(c.table)
-            add(c.column)
-
-    table(e.target.table)
+    seen = done.add
+    t = e.target.table
+    add(t.catalog)
+    add(t.database or "")
+    add(t.name)
     for f in e.target.columns:
         add(f.name)
         add(f.type or "")
     for t in (*e.sources, *e.via):
-        table(t)
+        add(t.catalog)
+        add(t.database or "")
+        add(t.name)
     for d in e.direct:
         add(d.target_column)
         for c in d.sources:
-            column(c)
+            if id(c) not in done:
+                seen(id(c))
+                t = c.table
+                add(t.catalog)
+                add(t.database or "")
+                add(t.name)
+                add(c.column)
         for i in d.inputs:
-            column(i.column)
+            c = i.column
+            if id(c) not in done:
+                seen(id(c))
+                t = c.table
+                add(t.catalog)
+                add(t.database or "")
+                add(t.name)
+                add(c.column)
             out.extend(i.labels)
     for x in (*e.dataset_indirect, *e.output_indirect):
         add(x.target_column or "")
         for c in x.sources:
-            column(c)
+            if id(c) not in done:
+                seen(id(c))
+                t = c.table
+                add(t.catalog)
+                add(t.database or "")
+                add(t.name)
+                add(c.column)
     for g in e.diagnostics:
         add(g.code)
         add(g.construct or "")
