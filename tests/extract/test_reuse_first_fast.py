@@ -1,5 +1,5 @@
-"""A first sight's template made cheaper (``reuse._make_template``, ``reuse._names``): each against the
-plain code it replaced (kept here as the reference), on the templates a session really makes —
+"""A first sight's template made cheaper (``reuse._make_template``): against the plain code it
+replaced (kept here as the reference), on the templates a session really makes —
 the adversarial statements, the generated re-run log and every golden statement with other literals."""
 
 from __future__ import annotations
@@ -56,52 +56,12 @@ def _reference_template(result, sql, shape, renders, run, layered, fixed=()):  #
     return replace(t, events=tuple(events))
 
 
-def _reference_names(e: Any, out: list[str]) -> None:
-    """``_names`` as it was (inner functions)."""
-    add = out.append
-    done: set[int] = set()
-
-    def table(t: Any) -> None:
-        add(t.catalog)
-        add(t.database or "")
-        add(t.name)
-
-    def column(c: Any) -> None:
-        if id(c) not in done:
-            done.add(id(c))
-            table(c.table)
-            add(c.column)
-
-    table(e.target.table)
-    for f in e.target.columns:
-        add(f.name)
-        add(f.type or "")
-    for t in (*e.sources, *e.via):
-        table(t)
-    for d in e.direct:
-        add(d.target_column)
-        for c in d.sources:
-            column(c)
-        for i in d.inputs:
-            column(i.column)
-            out.extend(i.labels)
-    for x in (*e.dataset_indirect, *e.output_indirect):
-        add(x.target_column or "")
-        for c in x.sources:
-            column(c)
-    for g in e.diagnostics:
-        add(g.code)
-        add(g.construct or "")
-        add(g.target_column or "")
-    add(e.version)
-
-
 class _Compared:
-    """``_make_template`` and ``_names`` of a session checked against the references at each call."""
+    """``_make_template`` of a session checked against the reference at each call."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.templates = self.names = 0
-        made, names = reuse._make_template, reuse._names
+        self.templates = 0
+        made = reuse._make_template
 
         def make(*args: Any, **kw: Any) -> Any:
             got = made(*args, **kw)
@@ -113,15 +73,7 @@ class _Compared:
             self.templates += 1
             return got
 
-        def name(e: Any, out: list[str]) -> None:
-            names(e, out)
-            want: list[str] = []
-            _reference_names(e, want)
-            assert out == want
-            self.names += 1
-
         monkeypatch.setattr(reuse, "_make_template", make)
-        monkeypatch.setattr(reuse, "_names", name)
 
 
 @pytest.mark.parametrize("dialect", ["doris", "mysql", "postgres", "snowflake"])
@@ -130,7 +82,7 @@ def test_adversarial_templates_are_those_of_the_plain_code(monkeypatch, dialect)
     for statements in ADVERSARIAL.values():
         plain, reused, _ = _both(statements, dialect)
         assert plain == reused
-    assert seen.templates > 20 and seen.names > 20
+    assert seen.templates > 20
 
 
 def test_rerun_log_templates_are_those_of_the_plain_code(monkeypatch):
@@ -153,7 +105,7 @@ def test_golden_templates_are_those_of_the_plain_code(monkeypatch):
             sqls += [p.sql, _other_literals(p.sql), p.sql]
         out = [session_rows(case_extractor(case, reuse=r), sqls) for r in (None, reuse.StatementReuse(size=100))]
         assert out[0] == out[1], case.id
-    assert seen.templates > 100 and seen.names > 100
+    assert seen.templates > 100
 
 
 def test_renders_without_the_marks_are_searched_in_every_text(monkeypatch):

@@ -1313,52 +1313,38 @@ _MODEL_KNOWN = all(tuple(f.name for f in fields(c)) == tuple(n.split()) for c, n
 
 
 def _names(e: LineageInfo, out: list[str]) -> None:
-    """``_texts`` of an event of the model as ``_KNOWN_FIELDS`` knows it, without the generic walk (each
-    column object once; written out without inner calls, which cost more than the names)."""
+    """``_texts`` of an event of the model as ``_KNOWN_FIELDS`` knows it, without the generic walk."""
     add = out.append
     done: set[int] = set()
-    seen = done.add
-    t = e.target.table
-    add(t.catalog)
-    add(t.database or "")
-    add(t.name)
+
+    def table(t: TableRef) -> None:
+        add(t.catalog)
+        add(t.database or "")
+        add(t.name)
+
+    def column(c: ColumnRef) -> None:
+        if id(c) not in done:
+            done.add(id(c))
+            table(c.table)
+            add(c.column)
+
+    table(e.target.table)
     for f in e.target.columns:
         add(f.name)
         add(f.type or "")
     for t in (*e.sources, *e.via):
-        add(t.catalog)
-        add(t.database or "")
-        add(t.name)
+        table(t)
     for d in e.direct:
         add(d.target_column)
         for c in d.sources:
-            if id(c) not in done:
-                seen(id(c))
-                t = c.table
-                add(t.catalog)
-                add(t.database or "")
-                add(t.name)
-                add(c.column)
+            column(c)
         for i in d.inputs:
-            c = i.column
-            if id(c) not in done:
-                seen(id(c))
-                t = c.table
-                add(t.catalog)
-                add(t.database or "")
-                add(t.name)
-                add(c.column)
+            column(i.column)
             out.extend(i.labels)
     for x in (*e.dataset_indirect, *e.output_indirect):
         add(x.target_column or "")
         for c in x.sources:
-            if id(c) not in done:
-                seen(id(c))
-                t = c.table
-                add(t.catalog)
-                add(t.database or "")
-                add(t.name)
-                add(c.column)
+            column(c)
     for g in e.diagnostics:
         add(g.code)
         add(g.construct or "")
