@@ -25,30 +25,20 @@ def _reference_template(result, sql, shape, renders, run, layered, fixed=()):  #
     pattern = re.compile("|".join(re.escape(r) for r in sorted(live, key=len, reverse=True)) or r"(?!)")
     t = _Template(result, sql, shape, renders, pattern, (), properties, fixed)
 
-    def pieces(text: str) -> tuple[Any, ...]:
-        number = {r: n for n, r in enumerate(renders)}
-        out: list[Any] = []
-        pos = 0
-        for m in pattern.finditer(text):
-            out += [text[pos : m.start()], number[m.group()]]
-            pos = m.end()
-        out.append(text[pos:])
-        return tuple(out)
-
     tokens = shape.tokens if shape is not None else ()
     token_at = {_start_of(tok, sql)[1:]: k for k, tok in enumerate(tokens)}
     events = []
     for e in result.events:
         slots = tuple(
             tuple(
-                _slot(k, x, pieces(x.expression))
+                _slot(k, x, t.pieces(x.expression))
                 for k, x in enumerate(getattr(e, part))
                 if pattern.search(x.expression)
             )
             for part in _PARTS
         )
         diagnostics = tuple(
-            (d, pieces(d.message), None if d.line is None else token_at.get((d.line, d.column or 0), -1))
+            (d, t.pieces(d.message), None if d.line is None else token_at.get((d.line, d.column or 0), -1))
             for d in e.diagnostics
         )
         parts = tuple(getattr(e, part) for part in _PARTS)
