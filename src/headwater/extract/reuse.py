@@ -461,6 +461,11 @@ def _placeholder(tt: TokenType, n: int) -> str:
     return f"'hw@lit{n}@'" if tt == TokenType.STRING else f"{909000000 + n}"
 
 
+# Every placeholder's render holds one of these (``_placeholder``) where the dialect renders it as
+# written; a text without any holds no placeholder (``_make_template`` does not run its pattern there)
+_MARKS = ("hw@lit", "90900")
+
+
 def _literal(tt: TokenType, text: str) -> exp.Literal:
     return exp.Literal.string(text) if tt == TokenType.STRING else exp.Literal.number(text)
 
@@ -562,8 +567,12 @@ class _Event:
     # hold placeholders and two of them have one column and type (other literals may make them one text)
 
     def __post_init__(self) -> None:
-        merging = tuple(_may_merge(p, s) for s, p in zip(self.slots[1:], self.parts[1:], strict=True))
-        object.__setattr__(self, "merging", merging)
+        object.__setattr__(self, "merging", _merging(self.parts, self.slots))
+
+
+def _merging(parts: tuple[tuple[Any, ...], ...], slots: Any) -> tuple[bool, bool]:
+    """``_Event.merging`` of an event's parts and their slots (the two indirect parts)."""
+    return _may_merge(parts[1], slots[1]), _may_merge(parts[2], slots[2])
 
 
 @dataclass(frozen=True, slots=True)
@@ -591,9 +600,6 @@ class _Template:
 
 
 _PATTERNS: dict[tuple[str, ...], re.Pattern[str]] = {}
-# Every placeholder's render holds one of these (``_placeholder``: 'hw@lit{n}@', 909000000 + n) where
-# the dialect renders them as written; a text without any holds no placeholder (the pattern is not run)
-_MARKS = ("hw@lit", "90900")
 
 
 def _pattern_of(live: tuple[str, ...]) -> re.Pattern[str]:
@@ -661,8 +667,9 @@ def _make_template(
             )
             for d in e.diagnostics
         )
-        merging = (_may_merge(parts[1], slots[1]), _may_merge(parts[2], slots[2]))  # as ``_Event.__post_init__``
-        events.append(_new_tevent(e, tuple(slots), parts, diagnostics, f"\x1f{e.target.table}".encode(), merging))
+        slots_of = tuple(slots)
+        name = f"\x1f{e.target.table}".encode()
+        events.append(_new_tevent(e, slots_of, parts, diagnostics, name, _merging(parts, slots_of)))
     return _new_template(result, sql, shape, renders, pattern, tuple(events), properties, fixed)
 
 
@@ -1209,7 +1216,7 @@ def _neutral_at(node: exp.Expression) -> bool:
     operand of ``+ - * / %``; a value of THEN or ELSE; an aliased item of a select list, or an item of
     the select list of an INSERT's own query that orders, groups and filters nothing by name; the
     number of a LIMIT or OFFSET. Through a sign and parentheses. A name made of the value (a query's
-    output name) is found in the event itself (``_names_hold``)."""
+    output name) is found in the event itself (``_names_in``)."""
     parent = node.parent
     while _kind(parent) & _SIGN:
         node, parent = parent, parent.parent
@@ -1256,7 +1263,7 @@ def _outside(node: exp.Expression | None) -> bool:
 
 def _held(s: StatementResult, renders: tuple[str, ...]) -> bool:
     """A placeholder in the result's own texts (its kind, its reason for a skip) or in an event's names
-    (``_names_hold``), or an event's query id in its names (a query's result is a dataset named by it)."""
+    (``_names_in``), or an event's query id in its names (a query's result is a dataset named by it)."""
     text = f"{s.kind}\0{s.skip_reason}".lower()
     needles = [r.strip("'").lower() for r in renders]
     return any(r in text for r in needles) or any(
@@ -1278,14 +1285,10 @@ def _merged(items: tuple[IndirectLineage, ...]) -> bool:
     return len({(x.target_column, x.type, x.expression) for x in items}) < len(items)
 
 
-def _names_hold(e: LineageInfo, renders: tuple[str, ...]) -> bool:
-    """True when a placeholder reached anything of the event but its expressions, messages and
-    context (which the template rebuilds): a table or column name made from a literal, say."""
-    return _names_in(e, [r.strip("'").lower() for r in renders])
-
-
 def _names_in(e: LineageInfo, needles: list[str]) -> bool:
-    """One of ``needles`` (lower case) in the event's names (``_names_hold``)."""
+    """True when one of ``needles`` (placeholders, lower case) reached anything of the event but its
+    expressions, messages and context (which the template rebuilds): a table or column name made from a
+    literal, say."""
     out: list[str] = []
     if _MODEL_KNOWN:
         _names(e, out)
@@ -1352,7 +1355,7 @@ def _names(e: LineageInfo, out: list[str]) -> None:
     add(e.version)
 
 
-_UNREAD = frozenset(("event_id", "context", "expression", "message"))  # what ``_names_hold`` passes over
+_UNREAD = frozenset(("event_id", "context", "expression", "message"))  # what ``_names_in`` passes over
 
 
 def _texts(x: Any, out: list[str], seen: set[int]) -> None:
