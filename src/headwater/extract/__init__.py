@@ -10,5 +10,8 @@ Public surface::
 
 from headwater.extract.engine import Extractor, extract_script
 from headwater.extract.result import ExtractOptions, RunInfo, ScriptResult, StatementResult
+from headwater.model.secrets import mask_secrets_in_log
+
+mask_secrets_in_log("sqlglot")  # sqlglot's warnings quote the statements they are about
 
 __all__ = ["ExtractOptions", "Extractor", "RunInfo", "ScriptResult", "StatementResult", "extract_script"]

@@ -45,6 +45,7 @@ from __future__ import annotations
 import base64
 import binascii
 import dataclasses
+import logging
 import re
 import weakref
 from collections.abc import Mapping
@@ -219,6 +220,7 @@ _PAIR = re.compile(r"(?<![\w.\-])([\w.\-]+)(\s*=\s*)([^&;,\s'\"`)]+)")
 _SCHEME_CREDENTIAL = re.compile(r"(?i)(^['\"`]?\s*|authorization:\s*)(bearer|basic)(\s+)([A-Za-z0-9._~+/=\-]{8,})")
 _STRINGS = {TokenType.STRING, TokenType.NATIONAL_STRING, TokenType.RAW_STRING, TokenType.HEREDOC_STRING}
 _NAMES = {TokenType.STRING, TokenType.IDENTIFIER, TokenType.VAR}
+_BARE_NAMES = {TokenType.IDENTIFIER, TokenType.VAR}
 
 
 def is_sensitive(key: str) -> bool:
@@ -480,7 +482,12 @@ def _redact_sql(sql: str, dialect: str) -> str:
         key = named[0] if named is not None else None
         quoted_value = t.token_type is TokenType.IDENTIFIER and sql[t.start] in '"`'
         end = k
-        if t.token_type in _STRINGS or (quoted_value and key is not None and tokens[k - 1].token_type is TokenType.EQ):
+        if t.token_type in _BARE_NAMES and k > 0 and _identified_by(tokens, k - 1) and not _names_string(tokens, k):
+            # Oracle's IDENTIFIED BY hunter2, not MySQL's IDENTIFIED BY PASSWORD '*hash'
+            out.append(_quoted_mask(sql[t.start : t.end + 1]) if quoted_value else MASK)
+        elif t.token_type in _STRINGS or (
+            quoted_value and key is not None and tokens[k - 1].token_type is TokenType.EQ
+        ):
             while end + 1 < len(tokens) and tokens[end + 1].token_type in _STRINGS:  # 'a' 'b': one string
                 end += 1
             raw = sql[t.start : tokens[end].end + 1]
@@ -497,6 +504,25 @@ def _redact_sql(sql: str, dialect: str) -> str:
     return _URL_USERINFO.sub(rf"\1{MASK}\3", "".join(out))
 
 
+def _identified_by(tokens: list[Token], j: int) -> bool:
+    """True when ``tokens[j]`` ends the words before an account's password or its hash:
+    ``IDENTIFIED BY``, ``IDENTIFIED WITH plugin BY`` or ``IDENTIFIED WITH plugin AS``."""
+    word = tokens[j].text.upper()
+    if word == "BY" and j > 0 and tokens[j - 1].text.upper() == "IDENTIFIED":
+        return True
+    return (
+        word in ("BY", "AS")
+        and j > 2
+        and tokens[j - 2].text.upper() == "WITH"
+        and tokens[j - 3].text.upper() == "IDENTIFIED"
+    )
+
+
+def _names_string(tokens: list[Token], k: int) -> bool:
+    """True when the word ``tokens[k]`` is followed by a string, which it names."""
+    return k + 1 < len(tokens) and tokens[k + 1].token_type in _STRINGS
+
+
 def _key_before(tokens: list[Token], k: int) -> tuple[str, bool] | None:
     """The key a value at ``tokens[k]`` is given for: the name before it, with or without ``=``, and
     whether that name is written as a string (a property's name, ``'aws_key'``) rather than as a
@@ -507,14 +533,25 @@ def _key_before(tokens: list[Token], k: int) -> tuple[str, bool] | None:
     if j < 0:
         return None
     prev = tokens[j]
-    if prev.text.upper() == "BY" and j > 0 and tokens[j - 1].text.upper() == "IDENTIFIED":
+    if _identified_by(tokens, j):
         return "password", False
+    if prev.token_type is TokenType.L_PAREN and j > 0 and tokens[j - 1].text.upper() == "PASSWORD":
+        return "password", False  # MySQL's PASSWORD('…') is given the password itself
     if prev.token_type in _NAMES or prev.text.replace("_", "").isalnum():
         return prev.text, prev.token_type in _STRINGS
     return None
 
 
-_QUOTED_PAIR = re.compile(r"""(['"`]?)([\w.\-]+)\1(\s*=?\s*)(['"])((?:(?!\4).|\4\4)*)\4""", re.DOTALL)
+# a key, maybe quoted, then maybe '=', then a quoted value, whose closing quote may be cut off (a
+# message quotes at most so many characters of a statement)
+_QUOTED_PAIR = re.compile(r"""(['"`]?)([\w.\-]+)\1(\s*=?\s*)(['"])((?:(?!\4).|\4\4)*)(\4|\Z)""", re.DOTALL)
+# what is given an account's password or its hash: IDENTIFIED [WITH plugin] BY|AS [PASSWORD] and
+# PASSWORD(, then the value quoted (maybe cut off) or bare
+_ACCOUNT_SECRET = re.compile(
+    r"""(?i)(\bIDENTIFIED\s+(?:WITH\s+\S+\s+)?(?:BY|AS)\s+(?:PASSWORD\s+(?=['"`]))?|\bPASSWORD\s*\(\s*)"""
+    r"""(?:(['"`])(?:(?!\2).|\2\2)*(?:\2|\Z)|[^\s'"`;),]+)""",
+    re.DOTALL,
+)
 
 
 def redact_text(text: str) -> str:
@@ -532,7 +569,58 @@ def _redact_by_pattern(sql: str) -> str:
 
     def one(m: re.Match[str]) -> str:
         if is_sensitive(m[2]) if m[1] else is_sensitive_column(m[2]):
-            return f"{m[1]}{m[2]}{m[1]}{m[3]}{m[4]}{MASK}{m[4]}"
-        return m[0][: m.start(5) - m.start()] + mask_value(m[5]) + m[4]
+            return f"{m[1]}{m[2]}{m[1]}{m[3]}{m[4]}{MASK}{m[6]}"
+        return m[0][: m.start(5) - m.start()] + mask_value(m[5]) + m[6]
 
-    return _URL_USERINFO.sub(rf"\1{MASK}\3", _QUOTED_PAIR.sub(one, sql))
+    def account(m: re.Match[str]) -> str:
+        return f"{m[1]}{m[2]}{MASK}{m[2]}" if m[2] else f"{m[1]}{MASK}"
+
+    masked = _ACCOUNT_SECRET.sub(account, _QUOTED_PAIR.sub(one, sql))
+    return _URL_USERINFO.sub(rf"\1{MASK}\3", masked)
+
+
+# sqlglot's warning on a statement it falls back to parsing as an opaque command, which quotes the
+# statement's first 100 characters
+_FALLBACK_WARNING = re.compile(r"'(.*)'( contains unsupported syntax\..*)", re.DOTALL)
+
+
+def redact_log_message(message: str) -> str:
+    """A log message of a library that may quote SQL, with its secrets masked: the statement that
+    sqlglot's fallback warning quotes is redacted as SQL (``redact_sql``), any other text by pattern.
+
+    >>> redact_log_message("'CREATE USER etl IDENTIFIED BY 'hunter2'' contains unsupported syntax. Falling back.")
+    "'CREATE USER etl IDENTIFIED BY '***'' contains unsupported syntax. Falling back."
+    """
+    if not may_hold_secret(message):
+        return message
+    m = _FALLBACK_WARNING.fullmatch(message)
+    if m is None:
+        return _redact_by_pattern(message)
+    return f"'{redact_sql(m[1])}'{m[2]}"
+
+
+class SecretsLogFilter(logging.Filter):
+    """Masks secrets in the records of a logger whose messages quote SQL (``redact_log_message``);
+    drops nothing."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError):  # a record whose arguments do not fit its format: left as it is
+            return True
+        masked = redact_log_message(message)
+        if masked != message:
+            record.msg, record.args = masked, None
+        return True
+
+
+def mask_secrets_in_log(name: str) -> None:
+    """Installs ``SecretsLogFilter`` on the logger ``name`` once (sqlglot's logger quotes statements).
+
+    >>> mask_secrets_in_log("sqlglot"); mask_secrets_in_log("sqlglot")
+    >>> sum(isinstance(f, SecretsLogFilter) for f in logging.getLogger("sqlglot").filters)
+    1
+    """
+    logger = logging.getLogger(name)
+    if not any(isinstance(f, SecretsLogFilter) for f in logger.filters):
+        logger.addFilter(SecretsLogFilter())
