@@ -53,7 +53,7 @@ import re
 import threading
 from bisect import bisect_left
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
@@ -466,7 +466,7 @@ def _placeholder(tt: TokenType, n: int) -> str:
 _MARKS = ("hw@lit", "90900")
 
 
-def _literal(tt: TokenType, text: str) -> exp.Literal:
+def _literal(tt: TokenType, text: str) -> exp.Expression:
     return exp.Literal.string(text) if tt == TokenType.STRING else exp.Literal.number(text)
 
 
@@ -550,7 +550,7 @@ Pieces = tuple[str | int, ...]  # text, and the number of the literal whose rend
 # An entry whose expression holds placeholders: its index, the expression as a ``str.format`` text (each
 # literal's number in braces), what makes the entry of its fields' values (``frozen_maker``), its fields' values,
 # and the index of ``expression``.
-Slot = tuple[int, str, type, tuple[Any, ...], int]
+Slot = tuple[int, str, Callable[..., Any], tuple[Any, ...], int]
 _PARTS = ("direct", "dataset_indirect", "output_indirect")
 
 
@@ -627,9 +627,11 @@ def _pieces(pattern: re.Pattern[str], number: dict[str, int], text: str) -> Piec
 
 _new_template = frozen_maker(_Template)
 _new_tevent = frozen_maker(_Event, post_init=False)  # its ``merging`` given as ``__post_init__`` makes it
+# (the class itself where ``reuse`` is compiled: a native class has no slots' member descriptors)
+_TEVENT_SLOTS = _new_tevent is not _Event
 
 
-def _make_template(
+def _template_of(
     result: StatementResult,
     sql: str,
     shape: Shape | None,
@@ -638,6 +640,8 @@ def _make_template(
     layered: bool,
     fixed: tuple[tuple[int, str], ...] = (),
 ) -> _Template:
+    """The template of ``result``, extracted from the placeholder text ``sql`` (its ``shape`` where an event
+    has diagnostics), each placeholder rendered as in ``renders``, but the literals of ``fixed``."""
     properties = None if layered else dict(run.external_catalog_properties)
     kept = {n for n, _ in fixed}
     live = tuple(r for n, r in enumerate(renders) if n not in kept)
@@ -650,7 +654,7 @@ def _make_template(
     token_at = {_start_of(tok, sql)[1:]: k for k, tok in enumerate(tokens)}
     events = []
     for e in result.events:
-        parts = (e.direct, e.dataset_indirect, e.output_indirect)
+        parts: tuple[tuple[Any, ...], ...] = (e.direct, e.dataset_indirect, e.output_indirect)
         slots = []
         for items in parts:
             found = []
@@ -669,8 +673,17 @@ def _make_template(
         )
         slots_of = tuple(slots)
         name = f"\x1f{e.target.table}".encode()
-        events.append(_new_tevent(e, slots_of, parts, diagnostics, name, _merging(parts, slots_of)))
+        events.append(
+            _new_tevent(e, slots_of, parts, diagnostics, name, _merging(parts, slots_of))
+            if _TEVENT_SLOTS
+            else _Event(e, slots_of, parts, diagnostics, name)
+        )
     return _new_template(result, sql, shape, renders, pattern, tuple(events), properties, fixed)
+
+
+# called through the module's name (a module attribute, read at each call also where ``reuse`` is compiled),
+# so that a test can wrap it
+_make_template = _template_of
 
 
 def _slot(k: int, entry: Any, pieces: Pieces) -> Slot:
@@ -789,8 +802,8 @@ class StatementReuse:
         if _changed(state, ex) or not _reusable(result):
             self._put(key, _REFUSED)
         elif entry is None:
-            first = self._firsts < max(1, self.size // 4)
-            self._put(key, _First(sight, run, index, result.statements[0]) if first else _SEEN)
+            keep = self._firsts < max(1, self.size // 4)
+            self._put(key, _First(sight, run, index, result.statements[0]) if keep else _SEEN)
         else:
             self._put(key, self._verified(ex, run, index, _First(sight, run, index, result.statements[0])))
         return result
@@ -863,13 +876,13 @@ class StatementReuse:
             result = ex.extract_text(sight.sql, run)
             if _changed(state, ex) or not _reusable(result):
                 return _REFUSED, result
-            real = result.statements[0]
-            if _held(real, ()):
+            own = result.statements[0]
+            if _held(own, ()):
                 return _REFUSED, result
-            shape = sight.shape() if any(e.diagnostics for e in real.events) else None
-            template = _make_template(real, sight.sql, shape, (), run, ex.catalog.version > 0)
+            shape = sight.shape() if any(e.diagnostics for e in own.events) else None
+            template = _make_template(own, sight.sql, shape, (), run, ex.catalog.version > 0)
             again = self._instantiate(ex, template, sight, run, index)
-            return (template if again is not None and _same(again, real, run.timestamp is None) else _REFUSED), result
+            return (template if again is not None and _same(again, own, run.timestamp is None) else _REFUSED), result
         draft = self._draft(ex, sight)
         if draft is None or not _plain(draft.piece.tree, ex.options.statements):
             return None
@@ -1004,7 +1017,7 @@ class StatementReuse:
                     dataset_indirect=lists[1],
                     output_indirect=lists[2],
                     context=ctx,
-                    diagnostics=diagnostics,
+                    diagnostics=diagnostics,  # type: ignore[arg-type]  # the ``_diagnostics`` (not None here)
                 )
             )
         s = t.result
@@ -1057,11 +1070,12 @@ def _with(x: Any, **changes: Any) -> Any:
 # entry is a frozen value: one whose expression came out the same again (a status, a level, a region) is
 # the same object (as the template's entries without placeholders are), not made again (some 800
 # instructions a field). The slot is kept with them (its id is not reused while it is here).
-_MADE: dict[int, tuple[Slot, dict[str, Any]]] = {}
+_MADE: dict[int, tuple[Any, dict[str, Any]]] = {}  # (a ``Slot`` as ``Any``: a compiled tuple type is unboxed,
+# and each use would box a new object, of another id)
 _MADE_SLOTS, _MADE_PER_SLOT = 4096, 16
 
 
-def _patched(items: tuple[Any, ...], slots: tuple[Slot, ...], news: list[str]) -> tuple[Any, ...]:
+def _patched(items: tuple[Any, ...], slots: tuple[Any, ...], news: list[str]) -> tuple[Any, ...]:
     """The entries with the placeholders of their expressions replaced (the others kept as they are)."""
     if not slots:
         return items
@@ -1144,7 +1158,8 @@ def _neutral(tree: exp.Expression, types: list[TokenType], kept: frozenset[int])
     }
     places: dict[int, bool] = {}
     literal, expression = exp.Literal, exp.Expr
-    stack = [tree]  # every node once, as ``tree.walk()`` (whose generators cost some 2,400 instructions a node)
+    # every node once, as ``tree.walk()`` (whose generators cost some 2,400 instructions a node)
+    stack: list[Any] = [tree]
     pop, push = stack.pop, stack.append
     while stack:
         node = pop()
@@ -1206,7 +1221,7 @@ def _kind(x: Any) -> int:
     return bits
 
 
-def _neutral_at(node: exp.Expression) -> bool:
+def _neutral_at(node: Any) -> bool:
     """The literal ``node``'s value shows only in the text of the expressions that hold it: the
     extractor reads no value there (as it reads an ordinal, a path, a partition value, a pivoted or
     an output name), and the parser makes a literal of any string or number token there.
@@ -1246,13 +1261,13 @@ def _neutral_at(node: exp.Expression) -> bool:
         return False
     if type(other) is not exp.Column and other.find(exp.Column) is None:
         return False
-    condition: exp.Expression = parent
+    condition: Any = parent
     while _kind(condition.parent) & _CONNECT:
         condition = condition.parent
     return not _kind(condition.parent) & _ASSIGN
 
 
-def _outside(node: exp.Expression | None) -> bool:
+def _outside(node: Any) -> bool:
     """No ancestor of ``node`` is of ``_NEVER_UNDER``."""
     while node is not None:
         if _kind(node) & _NEVER:
