@@ -23,7 +23,8 @@ MYPY = "mypy==2.4.1"
 MYPY_OPTIONS = ("--follow-imports=silent", "--ignore-missing-imports")
 
 # resolve/bind, scope, trees and classify: the passes that run once per node of every statement;
-# events: the event of every lineage statement (classifying and rendering each output).
+# events: the event of every lineage statement (classifying and rendering each output); reuse: every
+# statement of a query log with reuse on (a re-run's skeleton and events, a first sight's template checks).
 # The resolver's chain binder → columns → sources → resolve is compiled whole, so that each of its
 # classes is a native class (a compiled class cannot derive from an interpreted one).
 COMPILED = (
@@ -35,6 +36,7 @@ COMPILED = (
     "src/headwater/extract/sources.py",
     "src/headwater/extract/resolve.py",
     "src/headwater/extract/events.py",
+    "src/headwater/extract/reuse.py",
 )
 
 

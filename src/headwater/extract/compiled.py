@@ -17,6 +17,7 @@ HOT_MODULES = (
     "headwater.extract.sources",
     "headwater.extract.resolve",
     "headwater.extract.events",
+    "headwater.extract.reuse",
 )
 
 

@@ -53,7 +53,7 @@ import re
 import threading
 from bisect import bisect_left
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
@@ -211,54 +211,69 @@ class _Plan:
         return self.known_names
 
 
-_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _EDGE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$@#.'\"`\\")
 _EDGE_BEFORE = _EDGE_CHARS | {":"}
+# Each ASCII character's class for ``_split_ascii``: ``0`` a digit, ``'`` a quote, ``a`` any other character of
+# ``_EDGE_CHARS``, ``:`` (in ``_EDGE_BEFORE`` only), `` `` any other (a candidate may follow and precede it)
+_CLASSES = bytes(
+    (48 if c in "0123456789" else 39 if c == "'" else 97 if c in _EDGE_CHARS else 58 if c == ":" else 32)
+    for c in map(chr, range(256))
+)
+_SPACE, _COLON, _ZERO = 32, 58, 48
 
 
 def _split_ascii(sql: str) -> tuple[tuple[Any, ...], list[str]]:
-    """``_skeleton`` of an ASCII ``sql``, its candidates found with ``bytes.find`` (the regular
-    expression tries every position, at some 200 instructions a character): the scan stops only at a
-    quote or a digit, as the expression's own look-ahead, and applies the same conditions there."""
-    b = sql.encode("ascii").translate(_DIGITS_AS_ZERO)
-    n = len(sql)
+    """``_skeleton`` of an ASCII ``sql``, its candidates found with ``bytes.find`` in the text's classes
+    (``_CLASSES``; the regular expression tries every position, at some 200 instructions a character):
+    the scan stops only at a quote, or at a digit after a character no candidate follows from (``" 0"``:
+    the digits of a name are passed over in C), and applies the expression's conditions there. ``t`` is
+    the classes after a blank (the start of the text), so an offset in ``t`` is one more than in ``sql``."""
+    t = b" " + sql.encode("ascii").translate(_CLASSES)
+    n = len(t)
     segments: list[str] = []
     numbers: list[bool] = []
     found: list[str] = []
-    last = pos = 0
-    q = b.find(b"'")
-    d = b.find(b"0")
-    while q >= 0 or d >= 0:
-        if q >= 0 and (d < 0 or q < d):  # a quote at q
-            p = q
-            close = sql.find("'", p + 1)
-            ok = close >= 0 and not (p and sql[p - 1] in _EDGE_BEFORE)
-            if ok:
-                content = sql[p + 1 : close]
-                ok = "\\" not in content and "\n" not in content and "\r" not in content
-                ok = ok and not (close + 1 < n and sql[close + 1] in _EDGE_CHARS)
-            if not ok:  # the expression goes on at the next character
-                q = b.find(b"'", p + 1)
+    last = pos = 0  # where the next segment starts in ``sql``; where the scan goes on in ``t``
+    q = t.find(b"'")
+    d = t.find(b" 0") + 1  # 0: none (an offset in ``t`` is at least 1)
+    while q >= 0 or d:
+        if q >= 0 and (not d or q < d):  # a quote at q
+            close = t.find(b"'", q + 1)
+            if close >= 0 and t[q - 1] == _SPACE:
+                content = sql[q : close - 1]
+                if (
+                    "\\" not in content
+                    and "\n" not in content
+                    and "\r" not in content
+                    and (close + 1 == n or t[close + 1] == _SPACE or t[close + 1] == _COLON)
+                ):
+                    segments.append(sql[last : q - 1])
+                    numbers.append(False)
+                    found.append(content)
+                    last = close
+                    pos = close + 1
+                else:
+                    q = t.find(b"'", q + 1)
+                    continue
+            else:  # the expression goes on at the next character
+                q = t.find(b"'", q + 1)
                 continue
-            segments.append(sql[last:p])
-            numbers.append(False)
-            found.append(content)
-            last = pos = close + 1
-        else:  # a run of digits at d
-            p = end = d
-            while end < n and b[end] == 48:
+        else:  # a run of digits at d, after a blank
+            end = d + 1
+            while end < n and t[end] == _ZERO:
                 end += 1
-            if (p and sql[p - 1] in _EDGE_BEFORE) or (end < n and sql[end] in _EDGE_CHARS):
-                d = b.find(b"0", end)  # no digit of the run can start a candidate (a digit is before it)
+            if end < n and t[end] != _SPACE and t[end] != _COLON:
+                d = t.find(b" 0", end) + 1
                 continue
-            segments.append(sql[last:p])
+            segments.append(sql[last : d - 1])
             numbers.append(True)
-            found.append(sql[p:end])
-            last = pos = end
+            found.append(sql[d - 1 : end - 1])
+            last = end - 1
+            pos = end
         if q < pos:
-            q = b.find(b"'", pos)
+            q = t.find(b"'", pos)
         if d < pos:
-            d = b.find(b"0", pos)
+            d = t.find(b" 0", pos) + 1
     segments.append(sql[last:])
     return (tuple(segments), tuple(numbers)), found
 
@@ -466,7 +481,7 @@ def _placeholder(tt: TokenType, n: int) -> str:
 _MARKS = ("hw@lit", "90900")
 
 
-def _literal(tt: TokenType, text: str) -> exp.Literal:
+def _literal(tt: TokenType, text: str) -> exp.Expression:
     return exp.Literal.string(text) if tt == TokenType.STRING else exp.Literal.number(text)
 
 
@@ -548,9 +563,10 @@ def _retoken(
 
 Pieces = tuple[str | int, ...]  # text, and the number of the literal whose rendering goes between
 # An entry whose expression holds placeholders: its index, the expression as a ``str.format`` text (each
-# literal's number in braces), what makes the entry of its fields' values (``frozen_maker``), its fields' values,
-# and the index of ``expression``.
-Slot = tuple[int, str, type, tuple[Any, ...], int]
+# literal's number in braces), or its pieces (text, number, text) where it holds one placeholder (two
+# concatenations instead of parsing a format), what makes the entry of its fields' values (``frozen_maker``),
+# its fields' values, and the index of ``expression``.
+Slot = tuple[int, str | tuple[str, int, str], Callable[..., Any], tuple[Any, ...], int]
 _PARTS = ("direct", "dataset_indirect", "output_indirect")
 
 
@@ -627,9 +643,11 @@ def _pieces(pattern: re.Pattern[str], number: dict[str, int], text: str) -> Piec
 
 _new_template = frozen_maker(_Template)
 _new_tevent = frozen_maker(_Event, post_init=False)  # its ``merging`` given as ``__post_init__`` makes it
+# (the class itself where ``reuse`` is compiled: a native class has no slots' member descriptors)
+_TEVENT_SLOTS = _new_tevent is not _Event
 
 
-def _make_template(
+def _template_of(
     result: StatementResult,
     sql: str,
     shape: Shape | None,
@@ -638,6 +656,8 @@ def _make_template(
     layered: bool,
     fixed: tuple[tuple[int, str], ...] = (),
 ) -> _Template:
+    """The template of ``result``, extracted from the placeholder text ``sql`` (its ``shape`` where an event
+    has diagnostics), each placeholder rendered as in ``renders``, but the literals of ``fixed``."""
     properties = None if layered else dict(run.external_catalog_properties)
     kept = {n for n, _ in fixed}
     live = tuple(r for n, r in enumerate(renders) if n not in kept)
@@ -650,7 +670,7 @@ def _make_template(
     token_at = {_start_of(tok, sql)[1:]: k for k, tok in enumerate(tokens)}
     events = []
     for e in result.events:
-        parts = (e.direct, e.dataset_indirect, e.output_indirect)
+        parts: tuple[tuple[Any, ...], ...] = (e.direct, e.dataset_indirect, e.output_indirect)
         slots = []
         for items in parts:
             found = []
@@ -669,14 +689,27 @@ def _make_template(
         )
         slots_of = tuple(slots)
         name = f"\x1f{e.target.table}".encode()
-        events.append(_new_tevent(e, slots_of, parts, diagnostics, name, _merging(parts, slots_of)))
+        events.append(
+            _new_tevent(e, slots_of, parts, diagnostics, name, _merging(parts, slots_of))
+            if _TEVENT_SLOTS
+            else _Event(e, slots_of, parts, diagnostics, name)
+        )
     return _new_template(result, sql, shape, renders, pattern, tuple(events), properties, fixed)
+
+
+# called through the module's name (a module attribute, read at each call also where ``reuse`` is compiled),
+# so that a test can wrap it
+_make_template = _template_of
 
 
 def _slot(k: int, entry: Any, pieces: Pieces) -> Slot:
     """The ``Slot`` of the ``k``-th entry of a part, its expression in ``pieces``."""
     names = _field_names(type(entry))
-    fmt = "".join(p.replace("{", "{{").replace("}", "}}") if isinstance(p, str) else f"{{{p}}}" for p in pieces)
+    fmt: str | tuple[str, int, str]
+    if len(pieces) == 3:  # text, number, text
+        fmt = (str(pieces[0]), int(pieces[1]), str(pieces[2]))
+    else:
+        fmt = "".join(p.replace("{", "{{").replace("}", "}}") if isinstance(p, str) else f"{{{p}}}" for p in pieces)
     return k, fmt, frozen_maker(type(entry)), tuple(getattr(entry, n) for n in names), names.index("expression")
 
 
@@ -789,8 +822,8 @@ class StatementReuse:
         if _changed(state, ex) or not _reusable(result):
             self._put(key, _REFUSED)
         elif entry is None:
-            first = self._firsts < max(1, self.size // 4)
-            self._put(key, _First(sight, run, index, result.statements[0]) if first else _SEEN)
+            keep = self._firsts < max(1, self.size // 4)
+            self._put(key, _First(sight, run, index, result.statements[0]) if keep else _SEEN)
         else:
             self._put(key, self._verified(ex, run, index, _First(sight, run, index, result.statements[0])))
         return result
@@ -863,13 +896,13 @@ class StatementReuse:
             result = ex.extract_text(sight.sql, run)
             if _changed(state, ex) or not _reusable(result):
                 return _REFUSED, result
-            real = result.statements[0]
-            if _held(real, ()):
+            own = result.statements[0]
+            if _held(own, ()):
                 return _REFUSED, result
-            shape = sight.shape() if any(e.diagnostics for e in real.events) else None
-            template = _make_template(real, sight.sql, shape, (), run, ex.catalog.version > 0)
+            shape = sight.shape() if any(e.diagnostics for e in own.events) else None
+            template = _make_template(own, sight.sql, shape, (), run, ex.catalog.version > 0)
             again = self._instantiate(ex, template, sight, run, index)
-            return (template if again is not None and _same(again, real, run.timestamp is None) else _REFUSED), result
+            return (template if again is not None and _same(again, own, run.timestamp is None) else _REFUSED), result
         draft = self._draft(ex, sight)
         if draft is None or not _plain(draft.piece.tree, ex.options.statements):
             return None
@@ -981,9 +1014,12 @@ class StatementReuse:
             merging = te.merging
             if (merging[0] and _merged(lists[1])) or (merging[1] and _merged(lists[2])):
                 return None  # the extraction keeps the first of entries of one text: the template has both
+            # the template's event id where the query id is its own (a first sight's: the template was extracted
+            # with the statement's run): the extraction's ``make_event_id`` of that query id and the same target
+            eid = e.event_id if ctx.query_id == c.query_id else event_id(ctx.query_id, te.name)
             events.append(
                 _new_event(  # positional: the fields in ``_KNOWN_FIELDS``'s order (``_MODEL_KNOWN``)
-                    event_id(ctx.query_id, te.name),
+                    eid,
                     e.source_command,
                     e.target,
                     e.sources,
@@ -999,12 +1035,12 @@ class StatementReuse:
                 if _MODEL_KNOWN
                 else replace(
                     e,
-                    event_id=event_id(ctx.query_id, te.name),
+                    event_id=eid,
                     direct=lists[0],
                     dataset_indirect=lists[1],
                     output_indirect=lists[2],
                     context=ctx,
-                    diagnostics=diagnostics,
+                    diagnostics=diagnostics,  # type: ignore[arg-type]  # the ``_diagnostics`` (not None here)
                 )
             )
         s = t.result
@@ -1057,11 +1093,12 @@ def _with(x: Any, **changes: Any) -> Any:
 # entry is a frozen value: one whose expression came out the same again (a status, a level, a region) is
 # the same object (as the template's entries without placeholders are), not made again (some 800
 # instructions a field). The slot is kept with them (its id is not reused while it is here).
-_MADE: dict[int, tuple[Slot, dict[str, Any]]] = {}
+_MADE: dict[int, tuple[Any, dict[str, Any]]] = {}  # (a ``Slot`` as ``Any``: a compiled tuple type is unboxed,
+# and each use would box a new object, of another id)
 _MADE_SLOTS, _MADE_PER_SLOT = 4096, 16
 
 
-def _patched(items: tuple[Any, ...], slots: tuple[Slot, ...], news: list[str]) -> tuple[Any, ...]:
+def _patched(items: tuple[Any, ...], slots: tuple[Any, ...], news: list[str]) -> tuple[Any, ...]:
     """The entries with the placeholders of their expressions replaced (the others kept as they are)."""
     if not slots:
         return items
@@ -1069,7 +1106,7 @@ def _patched(items: tuple[Any, ...], slots: tuple[Slot, ...], news: list[str]) -
     made = _MADE
     for slot in slots:
         k, fmt, make, values, at = slot
-        expression = fmt.format(*news)
+        expression = fmt.format(*news) if type(fmt) is str else fmt[0] + news[fmt[1]] + fmt[2]
         known = made.get(id(slot))
         if known is None or known[0] is not slot:
             if len(made) >= _MADE_SLOTS:
@@ -1144,7 +1181,8 @@ def _neutral(tree: exp.Expression, types: list[TokenType], kept: frozenset[int])
     }
     places: dict[int, bool] = {}
     literal, expression = exp.Literal, exp.Expr
-    stack = [tree]  # every node once, as ``tree.walk()`` (whose generators cost some 2,400 instructions a node)
+    # every node once, as ``tree.walk()`` (whose generators cost some 2,400 instructions a node)
+    stack: list[Any] = [tree]
     pop, push = stack.pop, stack.append
     while stack:
         node = pop()
@@ -1206,7 +1244,7 @@ def _kind(x: Any) -> int:
     return bits
 
 
-def _neutral_at(node: exp.Expression) -> bool:
+def _neutral_at(node: Any) -> bool:
     """The literal ``node``'s value shows only in the text of the expressions that hold it: the
     extractor reads no value there (as it reads an ordinal, a path, a partition value, a pivoted or
     an output name), and the parser makes a literal of any string or number token there.
@@ -1246,13 +1284,13 @@ def _neutral_at(node: exp.Expression) -> bool:
         return False
     if type(other) is not exp.Column and other.find(exp.Column) is None:
         return False
-    condition: exp.Expression = parent
+    condition: Any = parent
     while _kind(condition.parent) & _CONNECT:
         condition = condition.parent
     return not _kind(condition.parent) & _ASSIGN
 
 
-def _outside(node: exp.Expression | None) -> bool:
+def _outside(node: Any) -> bool:
     """No ancestor of ``node`` is of ``_NEVER_UNDER``."""
     while node is not None:
         if _kind(node) & _NEVER:
