@@ -1,9 +1,11 @@
 """The store's cost of history ingestion's re-run batches in executed instructions (callgrind).
 
-    PYTHONPATH=src:bench .venv/bin/python bench/store_rerun_instructions.py [--batches N] [--keep DIR]
+    PYTHONPATH=src:bench .venv/bin/python bench/store_rerun_instructions.py [--pickle FILE] [--split]
+    PYTHONPATH=src:bench .venv/bin/python bench/store_rerun_instructions.py --rows 60000 --distinct 400 --timed
 
 The batches ``ingest_history`` hands to ``record_batch`` in a reuse-on run of ``reuse_bench``'s log
-(10,000 rows, 1,000 distinct statements: 8,001 events in 17 batches) are collected once (in this
+(10,000 rows, 1,000 distinct statements: 8,001 events in 17 batches; ``--rows``/``--distinct`` for
+another log, e.g. more runs of each job) are collected once (in this
 process, no valgrind) and pickled in one piece, so that a re-run shares the objects of its first
 sight as it did; the events extraction marked as redacted are marked again after loading
 (``secrets._REDACTED``), so the store takes the same path as in the run. Then two processes run
@@ -11,8 +13,11 @@ under ``valgrind --tool=callgrind`` with ``PYTHONHASHSEED=0``: both load the bat
 SQLite store, the second also records the first ``--batches`` of them (default: all); the difference
 is printed per event, with the first batch (first sights mostly) apart when ``--split``.
 
+``--timed``: no valgrind, the CPU time of the replay per event instead, the first and the last
+quarter of the batches apart (a re-run whose cost grows with its job's history shows there).
+
 Run it with ``PYTHONPATH`` at another tree's ``src`` (and this ``bench``) to compare two versions;
-``--pickle FILE`` reuses the batches made by an earlier run (made by the same code: the pickled
+``--pickle FILE`` reuses the batches made by an earlier run (made by either tree: the pickled
 events are model objects, which both trees share).
 """
 
@@ -44,7 +49,7 @@ def _proxy(m: types.MappingProxyType[Any, Any]) -> tuple[Any, ...]:
 copyreg.pickle(types.MappingProxyType, _proxy)  # an event's properties (each object once: shared stays shared)
 
 
-def make(path: Path) -> None:
+def make(path: Path, rows: int = 10_000, distinct: int = 1000) -> None:
     """Collect the reuse-on run's ``record_batch`` calls and pickle them with their redaction marks."""
     import reuse_bench
     from headwater.history.synthetic import generate_rerun_log, synthetic_schema, write_jsonl
@@ -65,7 +70,7 @@ def make(path: Path) -> None:
         schema = tmp / "schema.json"
         schema.write_text(json.dumps(synthetic_schema()))
         log = tmp / "log.jsonl"
-        write_jsonl(generate_rerun_log(10_000, distinct=1000), log)
+        write_jsonl(generate_rerun_log(rows, distinct=distinct), log)
         LineageStore.record_batch = keep  # type: ignore[method-assign]
         try:
             reuse_bench.end_to_end(log, schema, 10_000, tmp, -1)
@@ -94,12 +99,42 @@ def workload(path: Path, batches: int) -> None:
     os._exit(0)  # no interpreter finalisation (its collections walk the caches)
 
 
+def timed(path: Path) -> None:
+    """CPU time of the replay per event, in batches of the log's order (first and last quarters apart)."""
+    import time
+
+    from headwater.model import secrets
+    from headwater.store import open_store
+
+    kept, marks = pickle.loads(path.read_bytes())
+    for b, m in zip(kept, marks, strict=True):
+        for e, marked in zip(b, m, strict=True):
+            if marked:
+                secrets._REDACTED[id(e)] = e
+    spent: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        store = open_store(f"sqlite:///{Path(tmp) / 'store.db'}")
+        for batch in kept:
+            start = time.process_time()
+            store.record_batch(batch)
+            spent.append(time.process_time() - start)
+        store.close()
+    q = max(1, len(kept) // 4)
+    for name, part in (("first quarter", slice(0, q)), ("last quarter", slice(len(kept) - q, None))):
+        n = sum(len(b) for b in kept[part])
+        print(f"  {name}: {sum(spent[part]) / n * 1e6:.1f} us CPU per event ({n:,} events)")
+    print(f"  all: {sum(spent) / sum(map(len, kept)) * 1e6:.1f} us CPU per event")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--batches", type=int, default=1000, help="record the first N batches")
     ap.add_argument("--pickle", type=Path, help="the batches (made here if the file does not exist)")
     ap.add_argument("--split", action="store_true", help="also the first batch alone")
     ap.add_argument("--keep", type=Path, help="keep the profile of the full replay here")
+    ap.add_argument("--rows", type=int, default=10_000, help="rows of the generated log (when made here)")
+    ap.add_argument("--distinct", type=int, default=1000, help="its distinct statements")
+    ap.add_argument("--timed", action="store_true", help="CPU time of the replay in this process instead")
     ap.add_argument("--run", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="hw-rerun-cg-") as d:
@@ -108,7 +143,10 @@ def main() -> None:
             workload(path, args.run)
             return
         if not path.exists():
-            make(path)
+            make(path, args.rows, args.distinct)
+        if args.timed:
+            timed(path)
+            return
         kept, _ = pickle.loads(path.read_bytes())
         n = min(args.batches, len(kept))
         events = sum(len(b) for b in kept[:n])

@@ -769,6 +769,8 @@ def _latest(conn: Connection, jobs: Sequence[int]) -> tuple[dict[int, int], dict
     return latest, last
 
 
+_SCOPE = itemgetter(8)
+"""An edge's scope (``facts.Edge``)."""
 _Sig = tuple[list[Any], list[tuple[Any, ...]]]
 """What a job's open edges are exactly (``OpenEdges``, ``_rerun``): the edges (``Facts.edges``) of the
 recording that left them so, and the key of the open edge each one is, in the same order."""
@@ -1058,11 +1060,16 @@ def apply(
             if by_database:
                 members = _send_memberships(conn, fresh)
         update_properties(conn, todo, ids, latest, texts, propped)
-        uses: dict[int | None, int] = {}
+        uses: dict[int | None, int] = {}  # recordings with edges of each scope
         for f in todo:
+            if not f.edges:
+                continue
             job = ids[f.job] if f.job else None
-            for s in {ids[sc] if sc else job for sc in {e[8] for e in f.edges}}:
-                uses[s] = uses.get(s, 0) + 1
+            if any(map(_SCOPE, f.edges)):  # (in C: most recordings scope no edge)
+                for s in {ids[sc] if sc else job for sc in set(map(_SCOPE, f.edges))}:
+                    uses[s] = uses.get(s, 0) + 1
+            else:
+                uses[job] = uses.get(job, 0) + 1
         state: dict[int, dict[tuple[Any, ...], _Edge]] = {}
         sigs: dict[int, tuple[list[Any], list[tuple[Any, ...]]]] = {}
         misses = []
