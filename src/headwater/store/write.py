@@ -1129,9 +1129,9 @@ def apply(
                 latest[job] = t
                 # what the job holds now is exactly what this recording asserted, one edge each: a
                 # re-run's edges can be compared with its edges (``_rerun``)
-                want = per_scope.get(job)
-                if want is not None and len(per_scope) == 1 and len(want) == len(f.edges) == len(state.get(job, ())):
-                    sigs[job] = (f.edges, list(want))
+                mine = per_scope.get(job)
+                if mine is not None and len(per_scope) == 1 and len(mine) == len(f.edges) == len(state.get(job, ())):
+                    sigs[job] = (f.edges, list(mine))
         inserts = [r for r in rows if r[_TO] is not None]
         contains, since, implied = _contains(
             conn, specs, born, ids, fresh, known.since, by_database=MEMBERSHIPS_BY_DATABASE
