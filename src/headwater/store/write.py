@@ -34,8 +34,8 @@ import zlib
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import chain
-from operator import itemgetter
+from itertools import chain, compress
+from operator import itemgetter, ne
 from typing import Any
 
 from sqlalchemy import Connection
@@ -769,29 +769,55 @@ def _latest(conn: Connection, jobs: Sequence[int]) -> tuple[dict[int, int], dict
     return latest, last
 
 
+_SCOPE = itemgetter(8)
+"""An edge's scope (``facts.Edge``)."""
+_Sig = tuple[list[Any], list[tuple[Any, ...]]]
+"""What a job's open edges are exactly (``OpenEdges``, ``_rerun``): the edges (``Facts.edges``) of the
+recording that left them so, and the key of the open edge each one is, in the same order."""
+
+
 @dataclass(slots=True)
 class OpenEdges:
     """A writer's cache of jobs' open edges as ``_load_open`` reads them, so that a re-run which
     asserts what its job already holds needs no read of them (SQLite only).
 
-    An entry is kept with the id of the job's newest event row when it was made: every write that
-    changes a job's open edges (a recording of it, here or in another process) adds an event row of
-    that job with a greater id, and every deletion or rename changes the membership epoch, which
-    clears the cache (``LineageStore._write``). So an entry whose id is still the job's newest is the
-    job's open edges. Only states with every edge stored (ids known) are kept, and their ``_Edge``
-    objects are never changed in place (``apply`` replaces one whose start moves)."""
+    An entry is kept with the id of the job's newest event row when it was made, and the time of
+    its latest event: every write that changes a job's open edges (a recording of it, here or in
+    another process) adds an event row of that job with a greater id, and every deletion or rename
+    changes the membership epoch, which clears the cache (``LineageStore._write``). So an entry
+    whose id is still the job's newest is the job's open edges. Only states with every edge stored
+    (ids known) are kept, and their ``_Edge`` objects are never changed in place (``apply``
+    replaces one whose start moves).
 
-    jobs: dict[int, tuple[int, dict[tuple[Any, ...], _Edge]]] = field(default_factory=dict)
+    ``top``: the store's largest event id when the cache was last made current as a whole. While the
+    store's largest event id is still ``top`` (read in the same statement as the batch's event ids,
+    ``_stored``), no one else has recorded anything since: every entry is right as it stands, and
+    the ids and times of the cached jobs' newest events need no read (``_latest``). A transaction
+    that finds another largest id (another writer's events) checks each job it records as before,
+    and when it commits the cache keeps only the entries it made."""
+
+    jobs: dict[int, tuple[int, dict[tuple[Any, ...], _Edge], int | None, _Sig | None]] = field(default_factory=dict)
     gone: set[int] = field(default_factory=set)  # staged: jobs whose entries are no longer right
     edges: int = 0  # in all entries
+    top: int | None = None
+    """Committed: see above. Staged: the store's largest event id after the transaction's writes."""
+    start: int | None = None
+    """Staged: the store's largest event id its first recording found (-1: not known)."""
 
     def __len__(self) -> int:
         return self.edges
 
-    def keep(self, job: int, pk: int, current: dict[tuple[Any, ...], _Edge]) -> None:
+    def keep(
+        self,
+        job: int,
+        pk: int,
+        current: dict[tuple[Any, ...], _Edge],
+        latest: int | None = None,
+        sig: _Sig | None = None,
+    ) -> None:
         self.drop(job)
         self.gone.discard(job)
-        self.jobs[job] = (pk, current)
+        self.jobs[job] = (pk, current, latest, sig)
         self.edges += len(current)
 
     def drop(self, job: int) -> None:
@@ -800,12 +826,75 @@ class OpenEdges:
             self.edges -= len(old[1])
         self.gone.add(job)
 
+    def stage(self, top: int | None) -> None:
+        """Staged: a recording of the transaction found ``top`` as the store's largest event id."""
+        if self.start is None:
+            self.start = -1 if top is None else top
+        self.top = top
+
+    def current(self, top: int | None) -> bool:
+        """Committed: whether every entry is right without a check, the store's largest event id
+        being ``top``."""
+        return top is not None and top == self.top
+
     def update(self, other: OpenEdges) -> None:
+        """Add what a committed transaction staged in ``other``."""
+        if other.start is not None:
+            if other.start != self.top or other.top is None:
+                # another writer's events in between: entries this transaction did not make may be stale
+                self.jobs.clear()
+                self.edges = 0
+            self.top = other.top
         for job in other.gone:
             self.drop(job)
-        for job, (pk, current) in other.jobs.items():
-            self.keep(job, pk, current)
+        for job, (pk, current, latest, sig) in other.jobs.items():
+            self.keep(job, pk, current, latest, sig)
         self.gone.clear()
+
+
+def _rerun(
+    f: Facts, sig: _Sig, current: dict[tuple[Any, ...], _Edge], ids: dict[NodeKey, int], evpk: int, diff: _Diff
+) -> bool:
+    """A recording (not late) of a job whose open edges are exactly those ``sig`` tells, worked out
+    without ``_wanted``: when its edges are those of ``sig`` but for a few whose expression, labels or
+    masking changed (a re-run with other literals), only those are compared, closed and opened, as
+    the general loop of ``apply`` would. False (nothing done) when the edges differ otherwise."""
+    before, keys = sig
+    edges = f.edges
+    if len(edges) != len(before):
+        return False
+    changed = list(compress(range(len(edges)), map(ne, edges, before)))
+    for i in changed:
+        typ, src, dst, subtype, _, _, _, _, scope = edges[i]
+        if scope is not None or (typ, ids[src], ids[dst], subtype) != keys[i]:
+            return False
+    t = f.event_us
+    process = PROCESS_TYPES
+    for i in changed:
+        typ, src, dst, subtype, dep, expr, labels, masking, _ = edges[i]
+        key = keys[i]
+        cur = current[key]
+        if cur.attrs == (dep, expr, labels, 1 if masking else 0):
+            continue
+        row = [
+            typ,
+            key[1],
+            key[2],
+            subtype,
+            dep,
+            expr,
+            labels,
+            1 if masking else 0,
+            ids[f.job],  # type: ignore[index]
+            evpk,
+            0 if src[0] in process else 1,
+            0 if dst[0] in process else 1,
+            t,
+            OPEN,
+        ]
+        diff.close(cur, t)
+        current[key] = diff.open(row, f.run_key)
+    return True
 
 
 def _lock_jobs(conn: Connection, jobs: Sequence[int]) -> None:
@@ -924,16 +1013,37 @@ def apply(
     fresh = {ids[k] for k in fresh_keys}
     jobs = sorted({ids[f.job] for f in todo if f.job})
     stored_jobs = [j for j in jobs if j not in fresh]
+    pg = _pg(conn)
+    cached = open_known.jobs if open_known is not None and not pg else {}
+    # no one else recorded anything since the cache was current (SQLite): its jobs' newest event rows
+    # and times are those it holds
+    whole = (
+        open_staged is not None
+        and open_staged.start is None
+        and open_known is not None
+        and open_known.current(event_top)
+    )
+    if open_staged is not None and not pg:
+        open_staged.stage(event_top)
     _lock_jobs(conn, stored_jobs)
-    latest, last_pk = _latest(conn, stored_jobs)
+    if whole:
+        hits = [j for j in stored_jobs if j in cached and cached[j][2] is not None]
+        latest, last_pk = _latest(conn, [j for j in stored_jobs if j not in cached or cached[j][2] is None])
+        for j in hits:
+            pk, _, t, _ = cached[j]
+            last_pk[j] = pk
+            latest[j] = t  # type: ignore[assignment]
+    else:
+        latest, last_pk = _latest(conn, stored_jobs)
     pks = _new_events(conn, todo, {f.event_id: ids[f.job] if f.job else None for f in todo}, now, event_top)
+    if open_staged is not None and not pg and pks:
+        open_staged.top = max(open_staged.top or 0, max(pks.values()))
     result.duplicates += len(todo) - len(pks)  # recorded concurrently by another writer
     if len(pks) < len(todo):
         specs, born = _mentions([f for f in todo if f.event_id in pks])
     todo = sorted((f for f in todo if f.event_id in pks), key=lambda f: f.event_us)
     result.recorded = len(todo)
     result.event_ids = [f.event_id for f in todo]
-    pg = _pg(conn)
     pipeline, members = None, None
     by_database = bool(fresh) and MEMBERSHIPS_BY_DATABASE
     if pg and (by_database or any(f.job for f in todo)):
@@ -950,28 +1060,44 @@ def apply(
             if by_database:
                 members = _send_memberships(conn, fresh)
         update_properties(conn, todo, ids, latest, texts, propped)
-        wanted = [(f, _wanted(f, ids, pks[f.event_id])) for f in todo]
-        uses: dict[int | None, int] = {}
-        for _, w in wanted:
-            for s in w:
-                uses[s] = uses.get(s, 0) + 1
-        cached = open_known.jobs if open_known is not None and not _pg(conn) else {}
+        uses: dict[int | None, int] = {}  # recordings with edges of each scope
+        for f in todo:
+            if not f.edges:
+                continue
+            job = ids[f.job] if f.job else None
+            if any(map(_SCOPE, f.edges)):  # (in C: most recordings scope no edge)
+                for s in {ids[sc] if sc else job for sc in set(map(_SCOPE, f.edges))}:
+                    uses[s] = uses.get(s, 0) + 1
+            else:
+                uses[job] = uses.get(job, 0) + 1
         state: dict[int, dict[tuple[Any, ...], _Edge]] = {}
+        sigs: dict[int, tuple[list[Any], list[tuple[Any, ...]]]] = {}
         misses = []
         for s in sorted(s for s in uses if s is not None and s not in fresh):
             entry = cached.get(s)
             if entry is not None and entry[0] == last_pk.get(s):
                 state[s] = dict(entry[1])  # a copy: the loop below changes the dict, never its edges
+                if entry[3] is not None:
+                    sigs[s] = entry[3]
             else:
                 misses.append(s)
         state.update(_load_open(conn, misses))
         diff = _Diff()
         rows = diff.rows
-        for f, per_scope in wanted:
+        for f in todo:
             t = f.event_us
-            late_until = latest.get(ids[f.job]) if f.job else None
+            job = ids[f.job] if f.job else None
+            late_until = latest.get(job) if job is not None else None
             late = late_until is not None and t < late_until
+            if job is not None and not late:
+                sig = sigs.get(job)
+                if sig is not None and _rerun(f, sig, state[job], ids, pks[f.event_id], diff):
+                    sigs[job] = (f.edges, sig[1])
+                    latest[job] = t
+                    continue
+            per_scope = _wanted(f, ids, pks[f.event_id])
             for scope, want in per_scope.items():
+                sigs.pop(scope, None)  # type: ignore[arg-type]
                 if scope is None or (not late and scope in fresh and scope not in state and uses[scope] == 1):
                     rows.extend(want.values())  # nothing stored or pending for this scope: all new
                     continue
@@ -999,8 +1125,13 @@ def apply(
                 if not late:
                     for key in [k for k, e in current.items() if k not in want and e.run_key != f.run_key]:
                         diff.close(current.pop(key), t)
-            if f.job and not late:
-                latest[ids[f.job]] = t
+            if job is not None and not late:
+                latest[job] = t
+                # what the job holds now is exactly what this recording asserted, one edge each: a
+                # re-run's edges can be compared with its edges (``_rerun``)
+                mine = per_scope.get(job)
+                if mine is not None and len(per_scope) == 1 and len(mine) == len(f.edges) == len(state.get(job, ())):
+                    sigs[job] = (f.edges, list(mine))
         inserts = [r for r in rows if r[_TO] is not None]
         contains, since, implied = _contains(
             conn, specs, born, ids, fresh, known.since, by_database=MEMBERSHIPS_BY_DATABASE
@@ -1030,7 +1161,7 @@ def apply(
         else:  # the transaction's first batch: its own dicts, not used after it (no copy)
             staged.ids, staged.since = ids, since
     if open_staged is not None and not pg:
-        _keep_open(conn, open_staged, state, todo, ids, pks)
+        _keep_open(conn, open_staged, state, todo, ids, pks, latest, sigs)
     if pg:
         url = str(conn.engine.url)
         _written_since_check[url] = _written_since_check.get(url, 0) + len(inserts) + len(fresh) + len(todo)
@@ -1052,11 +1183,14 @@ def _keep_open(
     todo: Sequence[Facts],
     ids: dict[NodeKey, int],
     pks: dict[str, int],
+    latest: dict[int, int] | None = None,
+    sigs: dict[int, tuple[list[Any], list[tuple[Any, ...]]]] | None = None,
 ) -> None:
     """Stage the open edges of the batch's jobs that it read or kept in ``state``, with the id of
-    the job's newest event row (this batch's); the ids of the edges this batch opened are read back
-    (one look-up by event of the few a re-run changes). The jobs recorded for the first time only
-    once are not kept (nothing was read of them, and their edges are all new)."""
+    the job's newest event row (this batch's), the time of its latest event (``latest``) and what
+    its edges are exactly, if known (``sigs``, ``_rerun``); the ids of the edges this batch opened
+    are read back (one look-up by event of the few a re-run changes). The jobs recorded for the
+    first time only once are not kept (nothing was read of them, and their edges are all new)."""
     of_job: dict[int, list[int]] = {}
     for f in todo:
         if f.job:
@@ -1091,7 +1225,8 @@ def _keep_open(
                     break
                 current[key] = _Edge(e.attrs, e.run_key, e.valid_from, id=eid)
         else:
-            cache.keep(job, max(of_job[job]), current)
+            t = latest.get(job) if latest is not None else None
+            cache.keep(job, max(of_job[job]), current, t, sigs.get(job) if sigs is not None else None)
 
 
 def _seen_jobs(conn: Connection, todo: Sequence[Facts], ids: dict[NodeKey, int]) -> None:
