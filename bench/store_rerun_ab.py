@@ -32,12 +32,13 @@ from headwater.store import from_event, open_store, write
 from headwater.store.store import LineageStore
 
 
-def batches(tmp: Path) -> list[list[LineageInfo]]:
-    """The ``record_batch`` calls of a reuse-on ``ingest_history`` run of the re-run log."""
+def batches(tmp: Path, rows: int = 10_000, distinct: int = 1000) -> list[list[LineageInfo]]:
+    """The ``record_batch`` calls of a reuse-on ``ingest_history`` run of the re-run log (``rows``
+    rows of ``distinct`` statements), its files written in ``tmp``."""
     schema = tmp / "schema.json"
     schema.write_text(json.dumps(synthetic_schema()))
     log = tmp / "log.jsonl"
-    write_jsonl(generate_rerun_log(10_000, distinct=1000), log)
+    write_jsonl(generate_rerun_log(rows, distinct=distinct), log)
     kept: list[list[LineageInfo]] = []
     original = LineageStore.record_batch
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import copyreg
-import json
 import logging
 import os
 import pickle
@@ -51,31 +50,12 @@ copyreg.pickle(types.MappingProxyType, _proxy)  # an event's properties (each ob
 
 def make(path: Path, rows: int = 10_000, distinct: int = 1000) -> None:
     """Collect the reuse-on run's ``record_batch`` calls and pickle them with their redaction marks."""
-    import reuse_bench
-    from headwater.history.synthetic import generate_rerun_log, synthetic_schema, write_jsonl
     from headwater.model.secrets import is_redacted
-    from headwater.store.store import LineageStore
+    from store_rerun_ab import batches
 
     logging.getLogger("sqlglot").setLevel(logging.ERROR)
-    kept: list[list[Any]] = []
-    original = LineageStore.record_batch
-
-    def keep(self: LineageStore, events: Any) -> Any:
-        items = list(events)
-        kept.append(items)
-        return original(self, items)
-
     with tempfile.TemporaryDirectory(prefix="hw-rerun-cg-") as d:
-        tmp = Path(d)
-        schema = tmp / "schema.json"
-        schema.write_text(json.dumps(synthetic_schema()))
-        log = tmp / "log.jsonl"
-        write_jsonl(generate_rerun_log(rows, distinct=distinct), log)
-        LineageStore.record_batch = keep  # type: ignore[method-assign]
-        try:
-            reuse_bench.end_to_end(log, schema, 10_000, tmp, -1)
-        finally:
-            LineageStore.record_batch = original  # type: ignore[method-assign]
+        kept = batches(Path(d), rows, distinct)
     marks = [[is_redacted(e) for e in b] for b in kept]
     path.write_bytes(pickle.dumps((kept, marks), protocol=pickle.HIGHEST_PROTOCOL))
     print(f"{sum(map(len, kept)):,} events in {len(kept)} batches, {sum(map(sum, marks)):,} marked -> {path}")
