@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -146,3 +146,17 @@ def store_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
 def store(store_url: str) -> Iterator[LineageStore]:
     s = open_store(store_url)
     yield s
+
+
+def spy_on_reads(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[list[int]]:
+    """Wrap the reader ``module.name(conn, ids)`` (``write._load_open``, ``write._latest``) for the test:
+    the list it returns receives the ids of each call."""
+    seen: list[list[int]] = []
+    original = getattr(module, name)
+
+    def spy(conn: object, ids: Iterable[int]) -> object:
+        seen.append(list(ids))
+        return original(conn, ids)
+
+    monkeypatch.setattr(module, name, spy)
+    return seen

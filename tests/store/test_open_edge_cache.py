@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import select
-from tests.store.conftest import copy_event
+from tests.store.conftest import copy_event, spy_on_reads
 
 from headwater.model import LineageInfo
 from headwater.store import LineageStore, open_store, write
@@ -41,15 +41,7 @@ def _tables(store: LineageStore) -> list[list[tuple[Any, ...]]]:
 @pytest.fixture
 def loads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[int]]]:
     """The scopes each ``_load_open`` read."""
-    seen: list[list[int]] = []
-    original = write._load_open
-
-    def spy(conn: Any, scopes: Any) -> Any:
-        seen.append(list(scopes))
-        return original(conn, scopes)
-
-    monkeypatch.setattr(write, "_load_open", spy)
-    yield seen
+    yield spy_on_reads(monkeypatch, write, "_load_open")
 
 
 def test_a_rerun_reads_no_open_edges(tmp_path: Path, loads: list[list[int]]) -> None:

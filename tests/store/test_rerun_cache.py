@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import aliased
-from tests.store.conftest import _clear, copy_event
+from tests.store.conftest import _clear, copy_event, spy_on_reads
 
 from headwater.model import LineageInfo
 from headwater.store import LineageStore, open_store, write
@@ -94,14 +94,7 @@ def _with_and_without_cache(
 ) -> tuple[Any, Any, list[list[int]]]:
     """``scenario`` on two writers of ``url`` with the cache, then (the tables cleared) without it;
     the snapshots, the answers the scenario returned, and the jobs ``_latest`` read with the cache."""
-    reads: list[list[int]] = []
-    original = write._latest
-
-    def spy(conn: Any, jobs: Any) -> Any:
-        reads.append(list(jobs))
-        return original(conn, jobs)
-
-    monkeypatch.setattr(write, "_latest", spy)
+    reads = spy_on_reads(monkeypatch, write, "_latest")
     out = []
     for with_cache in (True, False):
         if not with_cache:  # no entries kept, and every recording through the general diff
@@ -215,12 +208,9 @@ def test_a_lone_writer_reads_no_newest_events_of_cached_jobs(tmp_path: Any, monk
         store.record(_run(6, target="v"))
         seen.append((list(loads), list(latest)))
 
-    loads: list[list[int]] = []
-    latest: list[list[int]] = []
+    loads = spy_on_reads(monkeypatch, write, "_load_open")
+    latest = spy_on_reads(monkeypatch, write, "_latest")
     seen: list[tuple[list[list[int]], list[list[int]]]] = []
-    load_open, read_latest = write._load_open, write._latest
-    monkeypatch.setattr(write, "_load_open", lambda c, s: (loads.append(list(s)), load_open(c, s))[1])
-    monkeypatch.setattr(write, "_latest", lambda c, j: (latest.append(list(j)), read_latest(c, j))[1])
     _with_and_without_cache(url, monkeypatch, scenario)
     cached_loads, cached_latest = seen[0]
     assert not [s for s in cached_loads if s]
