@@ -61,15 +61,22 @@ def make(path: Path, rows: int = 10_000, distinct: int = 1000) -> None:
     print(f"{sum(map(len, kept)):,} events in {len(kept)} batches, {sum(map(sum, marks)):,} marked -> {path}")
 
 
-def workload(path: Path, batches: int) -> None:
+def _load(path: Path) -> list[list[Any]]:
+    """The pickled batches, the events extraction redacted marked again (``secrets._REDACTED``)."""
     from headwater.model import secrets
-    from headwater.store import open_store
 
     kept, marks = pickle.loads(path.read_bytes())
     for b, m in zip(kept, marks, strict=True):
         for e, marked in zip(b, m, strict=True):
             if marked:
                 secrets._REDACTED[id(e)] = e
+    return kept
+
+
+def workload(path: Path, batches: int) -> None:
+    from headwater.store import open_store
+
+    kept = _load(path)
     with tempfile.TemporaryDirectory() as tmp:
         store = open_store(f"sqlite:///{Path(tmp) / 'store.db'}")
         for batch in kept[:batches]:
@@ -83,14 +90,9 @@ def timed(path: Path) -> None:
     """CPU time of the replay per event, in batches of the log's order (first and last quarters apart)."""
     import time
 
-    from headwater.model import secrets
     from headwater.store import open_store
 
-    kept, marks = pickle.loads(path.read_bytes())
-    for b, m in zip(kept, marks, strict=True):
-        for e, marked in zip(b, m, strict=True):
-            if marked:
-                secrets._REDACTED[id(e)] = e
+    kept = _load(path)
     spent: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         store = open_store(f"sqlite:///{Path(tmp) / 'store.db'}")

@@ -591,12 +591,8 @@ def redact_log_message(message: str) -> str:
     >>> redact_log_message("'CREATE USER etl IDENTIFIED BY 'hunter2'' contains unsupported syntax. Falling back.")
     "'CREATE USER etl IDENTIFIED BY '***'' contains unsupported syntax. Falling back."
     """
-    if not may_hold_secret(message):
-        return message
     m = _FALLBACK_WARNING.fullmatch(message)
-    if m is None:
-        return _redact_by_pattern(message)
-    return f"'{redact_sql(m[1])}'{m[2]}"
+    return redact_text(message) if m is None else f"'{redact_sql(m[1])}'{m[2]}"
 
 
 class SecretsLogFilter(logging.Filter):
