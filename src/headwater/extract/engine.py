@@ -15,7 +15,7 @@ from itertools import islice
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.dialects.dialect import Dialect
+from sqlglot.generator import Generator
 
 from headwater.catalog import Catalog, ColumnSchema, LayeredCatalog, Names, TableSchema
 from headwater.catalog.names import MYSQL_FAMILY
@@ -33,7 +33,7 @@ from headwater.extract.result import ExtractOptions, RunInfo, ScriptResult, Stat
 from headwater.extract.reuse import StatementReuse
 from headwater.extract.routines import ROUTINE_PROPERTY, SKIP_ROUTINE, Routine, batch_statements, routine_of
 from headwater.extract.scope import Relation, refs_of
-from headwater.extract.split import Piece, iter_script, split_script, sqlglot_dialect
+from headwater.extract.split import Piece, _dialect, iter_script, split_script, sqlglot_dialect
 from headwater.extract.statements import (
     NON_LINEAGE_COMMANDS,
     SKIP_INTERNAL,
@@ -78,7 +78,7 @@ class Extractor:
     ) -> None:
         self.options = options or ExtractOptions()
         self.dialect = sqlglot_dialect(self.options.dialect)
-        self.dialect_impl = Dialect.get_or_raise(self.dialect)
+        self.dialect_impl = _dialect(self.options.dialect)  # made once per name: a dialect is only settings
         self.names = Names.for_dialect(self.dialect)
         self.catalog = LayeredCatalog(catalog)
         self.session = Session(catalog_name, self.names.table_ident(database) if database else None)
@@ -87,13 +87,22 @@ class Extractor:
         """With ``view_nodes``: the views this extractor made events for (read as tables of their columns)."""
         self.external_views: Container[TableRef] = ()
         """With ``view_nodes``: views recorded elsewhere (a store's), read as tables of their columns too."""
-        generator = self.dialect_impl.generator()
-        # Athena's generator hands each statement to a Hive or a Trino generator and cannot render
-        # an expression itself: expressions are Trino's.
-        self._generator = getattr(generator, "_trino_generator", generator)
+        self._made_generator: Generator | None = None
         self.reuse = reuse
         self.index = 0
         """The index of the next statement in this session."""
+
+    @property
+    def _generator(self) -> Generator:
+        """This session's generator of expression texts, made at its first use (a query log's session of
+        re-runs whose events all come from reuse never makes one)."""
+        made = self._made_generator
+        if made is None:
+            generator = self.dialect_impl.generator()
+            # Athena's generator hands each statement to a Hive or a Trino generator and cannot render
+            # an expression itself: expressions are Trino's.
+            made = self._made_generator = getattr(generator, "_trino_generator", generator)
+        return made
 
     def run(self, sql: str, run: RunInfo | None = None) -> ScriptResult:
         """Extract every statement of ``sql`` (a script or a single statement)."""

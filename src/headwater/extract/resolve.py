@@ -34,6 +34,7 @@ from headwater.extract.trees import (
     grouping_keys,
     reads_table,
     scope_nodes,
+    sql_text,
     substitute,
 )
 from headwater.model import IndirectType, Severity
@@ -382,7 +383,7 @@ class Resolver(SourceBinder):
                 label = named.name
                 name = self.column_ident(named.this)
             else:
-                label = item.sql(dialect=self.names.dialect or None)
+                label = sql_text(item, self.names.dialect)
                 name = self.column_ident(label)
             names.append(name or "")
             labels.append(label)

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator
+from copy import deepcopy
 from typing import Final
 
 from sqlglot import exp
 
 from headwater.extract.scope import REF, UNRESOLVED
+from headwater.extract.split import _dialect
 
 # sqlglot's classes and functions as constants of this module: the compiled build reads a ``Final``
 # name directly, where ``exp.X`` in a function is two look-ups (the module ``exp``, then its attribute)
@@ -309,6 +311,69 @@ def _clone_counted(node: exp.Expression, state: _Within, memo: dict[int, exp.Exp
         new.meta[UNRESOLVED] = True
     memo[id(node)] = new
     return new
+
+
+_EXPR: Final = exp.Expr
+
+
+def render_copy(node: exp.Expr) -> exp.Expr:
+    """``node.copy()`` made for a generator to render: the same nodes, arguments, comments, types and
+    hashes, linked as sqlglot's ``__deepcopy__`` links them (``set``, ``append``), but each node's
+    metadata (token positions, flags) copied one level deep by ``dict`` instead of through
+    ``copy.deepcopy``, which is most of what ``Expression.copy`` costs. A generator reads metadata;
+    none writes into the metadata of a node it was given.
+
+    >>> import sqlglot
+    >>> item = sqlglot.parse_one("SELECT SUM(a * b) /* total */ FROM t").expressions[0]
+    >>> c = render_copy(item)
+    >>> c == item, c is item, c.parent, c.comments, c.this.this.meta == item.this.this.meta
+    (True, False, None, [' total '], True)
+    """
+    root = type(node)()
+    stack: list[tuple[exp.Expr, exp.Expr]] = [(node, root)]
+    while stack:
+        source, made = stack.pop()
+        comments = source.comments
+        if comments is not None:
+            made.comments = list(comments)
+        kind = source._type
+        if kind is not None:
+            made._type = deepcopy(kind)
+        meta = source._meta
+        if meta is not None:
+            made._meta = dict(meta)
+        if source._hash is not None:
+            made._hash = source._hash
+        for key, value in source.args.items():
+            if isinstance(value, _EXPR):
+                child = type(value)()
+                stack.append((value, child))
+                made.set(key, child)
+            elif type(value) is list:
+                made.args[key] = []
+                for v in value:
+                    if isinstance(v, _EXPR):
+                        child = type(v)()
+                        stack.append((v, child))
+                        made.append(key, child)
+                    else:
+                        made.append(key, v)
+            else:
+                made.args[key] = value
+    return root
+
+
+def sql_text(node: exp.Expr, dialect: str) -> str:
+    """``node.sql(dialect=sqlglot_dialect(dialect))``, the same text for less: the dialect made once per
+    name (``split._dialect``), and the generator given ``render_copy(node)`` (so it renders a root without
+    a parent and may change the copy as it likes, as with ``Expression.sql``'s own copy).
+
+    >>> import sqlglot
+    >>> item = sqlglot.parse_one("SELECT UPPER(o.region) FROM o", read="doris").expressions[0]
+    >>> sql_text(item, "doris") == item.sql(dialect="doris") == "UPPER(o.region)"
+    True
+    """
+    return _dialect(dialect).generate(render_copy(node), copy=False)
 
 
 def children(node: exp.Expression) -> Iterator[exp.Expression]:
