@@ -22,6 +22,7 @@ from sqlglot import exp
 
 from headwater.catalog import ColumnSchema, LayeredCatalog, Names, TableSchema
 from headwater.extract.exchange import table_renames
+from headwater.extract.trees import sql_text
 from headwater.model import TableRef
 
 
@@ -45,9 +46,7 @@ def table_ref(node: exp.Table, names: Names, session: Session) -> TableRef:
     )
 
 
-def _column_defs(
-    schema: exp.Schema, names: Names, dialect: str | None, tree: exp.Create | None = None
-) -> tuple[ColumnSchema, ...]:
+def _column_defs(schema: exp.Schema, names: Names, tree: exp.Create | None = None) -> tuple[ColumnSchema, ...]:
     """The declared columns, then Hive-style ``PARTITIONED BY (dt STRING)`` columns."""
     defs = list(schema.expressions)
     props = tree.args.get("properties") if tree is not None else None
@@ -60,7 +59,7 @@ def _column_defs(
             kind = c.args.get("kind")
             name = names.column_ident(c.this) or ""
             if name not in {x.name for x in cols}:
-                cols.append(ColumnSchema(name, kind.sql(dialect=dialect) if kind else None))
+                cols.append(ColumnSchema(name, sql_text(kind, names.dialect) if kind else None))
     return tuple(cols)
 
 
@@ -120,7 +119,7 @@ def apply_statement(tree: exp.Expression, catalog: LayeredCatalog, names: Names,
             if isinstance(target, exp.Schema) and isinstance(target.this, exp.Table):
                 catalog.put(
                     table_ref(target.this, names, session),
-                    TableSchema(_column_defs(target, names, dialect, tree), properties=_options(tree)),
+                    TableSchema(_column_defs(target, names, tree), properties=_options(tree)),
                 )
             elif isinstance(target, exp.Table):
                 like = next((p for p in tree.find_all(exp.LikeProperty)), None)
@@ -138,7 +137,7 @@ def apply_statement(tree: exp.Expression, catalog: LayeredCatalog, names: Names,
                         for c in target.expressions
                     )
                 query = _bind_tables(tree.expression, session)
-                schema = TableSchema(cols, view_sql=query.sql(dialect=dialect), view_dialect=names.dialect)
+                schema = TableSchema(cols, view_sql=sql_text(query, names.dialect), view_dialect=names.dialect)
                 if is_temporary(tree) and table.args.get("db") is None:
                     session.temp_views[names.table_ident(table.this) or ""] = schema
                 else:
@@ -170,7 +169,7 @@ def apply_statement(tree: exp.Expression, catalog: LayeredCatalog, names: Names,
             return
         cols = list(current.columns)
         for action in tree.args.get("actions") or []:
-            cols = _alter_columns(action, cols, names, dialect)
+            cols = _alter_columns(action, cols, names)
         catalog.put(ref, TableSchema(tuple(cols), current.view_sql, current.view_dialect))
 
 
@@ -194,15 +193,16 @@ def _doris_rename(text: str, catalog: LayeredCatalog, names: Names, session: Ses
     apply_statement(exp.Alter(this=table, kind="TABLE", actions=[rename]), catalog, names, session)
 
 
-def _alter_columns(
-    action: exp.Expression, cols: list[ColumnSchema], names: Names, dialect: str | None
-) -> list[ColumnSchema]:
+def _alter_columns(action: exp.Expression, cols: list[ColumnSchema], names: Names) -> list[ColumnSchema]:
     if isinstance(action, exp.ColumnDef):  # ADD COLUMN
         kind = action.args.get("kind")
-        return [*cols, ColumnSchema(names.column_ident(action.this) or "", kind.sql(dialect=dialect) if kind else None)]
+        return [
+            *cols,
+            ColumnSchema(names.column_ident(action.this) or "", sql_text(kind, names.dialect) if kind else None),
+        ]
     if isinstance(action, exp.Schema):  # ADD COLUMN (a INT, b INT)
         for c in action.expressions:
-            cols = _alter_columns(c, cols, names, dialect)
+            cols = _alter_columns(c, cols, names)
         return cols
     if isinstance(action, exp.Drop):
         dropped = {
