@@ -11,6 +11,7 @@ from sqlglot import exp
 from headwater.extract.split import split_script
 from headwater.extract.trees import render_copy, sql_text
 from tests.golden.harness import all_cases
+from tests.shared_data import shared_path
 
 # every dialect the golden cases are written in, and others whose generators change what they render
 DIALECTS = ("", "doris", "tsql", "oracle", "bigquery", "snowflake", "clickhouse", "trino", "spark", "mysql", "duckdb")
@@ -102,3 +103,20 @@ def test_a_render_copy_is_a_copy_in_all_a_generator_reads() -> None:
     made.this.meta["flag"]["nested"] = 2  # one level deep: the generator writes no metadata of a node it was given
     assert item.this.meta["flag"] == {"nested": 2}
     assert render_copy(exp.cast(exp.column("a"), "INT")).to.this == exp.DataType.Type.INT
+
+
+@pytest.mark.parametrize("name", ["insert_tpcds.sql", "tpcds.sql", "insert_tpch.sql"])
+def test_labels_of_the_benchmark_corpus(name: str) -> None:
+    """Every select item (and the nodes under it) of the TPC corpus, in three dialects."""
+    path = shared_path("corpus", name)
+    compared = 0
+    for piece in split_script(path.read_text(encoding="utf-8"), "generic"):
+        if piece.tree is None:
+            continue
+        before = piece.tree.sql()
+        for node in _nodes(piece.tree):
+            for dialect in ("", "doris", "tsql"):
+                assert sql_text(node, dialect) == node.sql(dialect=dialect), (dialect, node)
+                compared += 1
+        assert piece.tree.sql() == before
+    assert compared > 1000
