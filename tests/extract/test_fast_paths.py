@@ -12,7 +12,7 @@ from sqlglot import exp
 
 from headwater.extract.classify import _classify_walked, classify
 from headwater.extract.scope import UNRESOLVED, _refs_walked, column_node, refs_of
-from headwater.extract.split import _dialect, split_script
+from headwater.extract.split import dialect_of, split_script
 from headwater.model import TableRef
 from tests.golden.harness import all_cases
 
@@ -100,5 +100,5 @@ def test_a_piece_without_its_tree_keeps_every_other_field() -> None:
 
 
 def test_the_split_makes_each_dialect_once() -> None:
-    assert _dialect("doris") is _dialect("doris")
-    assert type(_dialect("doris")) is type(sqlglot.Dialect.get_or_raise("doris"))
+    assert dialect_of("doris") is dialect_of("doris")
+    assert type(dialect_of("doris")) is type(sqlglot.Dialect.get_or_raise("doris"))

@@ -66,7 +66,7 @@ def test_each_thread_splits_with_its_own() -> None:
     def work() -> None:
         for _ in range(20):
             results.append(_shapes(split.split_script(SCRIPT, "doris")))
-        tools.append(split._kept(split._dialect("doris"))[1])
+        tools.append(split._kept(split.dialect_of("doris"))[1])
 
     threads = [threading.Thread(target=work) for _ in range(4)]
     for t in threads:

@@ -33,7 +33,7 @@ from headwater.extract.result import ExtractOptions, RunInfo, ScriptResult, Stat
 from headwater.extract.reuse import StatementReuse
 from headwater.extract.routines import ROUTINE_PROPERTY, SKIP_ROUTINE, Routine, batch_statements, routine_of
 from headwater.extract.scope import Relation, refs_of
-from headwater.extract.split import Piece, _dialect, iter_script, split_script, sqlglot_dialect
+from headwater.extract.split import Piece, dialect_of, iter_script, split_script, sqlglot_dialect
 from headwater.extract.statements import (
     NON_LINEAGE_COMMANDS,
     SKIP_INTERNAL,
@@ -78,7 +78,7 @@ class Extractor:
     ) -> None:
         self.options = options or ExtractOptions()
         self.dialect = sqlglot_dialect(self.options.dialect)
-        self.dialect_impl = _dialect(self.options.dialect)  # made once per name: a dialect is only settings
+        self.dialect_impl = dialect_of(self.options.dialect)  # made once per name: a dialect is only settings
         self.names = Names.for_dialect(self.dialect)
         self.catalog = LayeredCatalog(catalog)
         self.session = Session(catalog_name, self.names.table_ident(database) if database else None)

@@ -65,7 +65,7 @@ from sqlglot.tokens import Token, TokenType
 from headwater.extract.collector import collector_paused
 from headwater.extract.context import generated_query_id, now_iso
 from headwater.extract.result import RunInfo, ScriptResult, StatementResult
-from headwater.extract.split import WINDOW, Piece, _dialect, _parse_chunk, _start_of, iter_script
+from headwater.extract.split import WINDOW, Piece, _parse_chunk, _start_of, dialect_of, iter_script
 from headwater.model import (
     ColumnRef,
     Diagnostic,
@@ -864,7 +864,7 @@ class StatementReuse:
                     for n, (i, tt) in enumerate(zip(plan.literal_tokens, types, strict=True))
                 }
                 _retoken(tokens, edits, plan.numbers, plan.literals, plan.literal_tokens)
-                piece = _parse_chunk(0, tokens, text, _dialect(ex.options.dialect), ex.options.limits)
+                piece = _parse_chunk(0, tokens, text, dialect_of(ex.options.dialect), ex.options.limits)
             else:
                 pieces = iter_script(text, ex.options.dialect, ex.options.limits)
                 piece = next(pieces, None)  # type: ignore[assignment]

@@ -136,7 +136,7 @@ def _steps(sql: str, dialect: str, limits: Limits | None) -> Iterator[Piece | _C
     past a limit), else its tokens to parse. A long script is tokenized a window at a time
     (``_Windows``), and the window's list lets go of each token as it is taken."""
     limits = limits or Limits.from_env()
-    d = _dialect(dialect)
+    d = dialect_of(dialect)
     oversized = list(oversized_spans(sql, limits.max_statement_bytes))
     masked = _mask(sql, oversized) if oversized else sql
     windows = _Windows(masked, d)
@@ -208,7 +208,7 @@ def _steps(sql: str, dialect: str, limits: Limits | None) -> Iterator[Piece | _C
 _DIALECTS: dict[str, Dialect] = {}
 
 
-def _dialect(name: str) -> Dialect:
+def dialect_of(name: str) -> Dialect:
     """The sqlglot dialect of ``name``, made once (``Dialect.get_or_raise`` of a name makes an
     instance at each call; a dialect holds only its settings, which nothing changes)."""
     d = _DIALECTS.get(name)

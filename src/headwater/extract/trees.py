@@ -15,7 +15,7 @@ from typing import Final
 from sqlglot import exp
 
 from headwater.extract.scope import REF, UNRESOLVED
-from headwater.extract.split import _dialect
+from headwater.extract.split import dialect_of
 
 # sqlglot's classes and functions as constants of this module: the compiled build reads a ``Final``
 # name directly, where ``exp.X`` in a function is two look-ups (the module ``exp``, then its attribute)
@@ -365,7 +365,7 @@ def render_copy(node: exp.Expr) -> exp.Expr:
 
 def sql_text(node: exp.Expr, dialect: str) -> str:
     """``node.sql(dialect=sqlglot_dialect(dialect))``, the same text for less: the dialect made once per
-    name (``split._dialect``), and the generator given ``render_copy(node)`` (so it renders a root without
+    name (``split.dialect_of``), and the generator given ``render_copy(node)`` (so it renders a root without
     a parent and may change the copy as it likes, as with ``Expression.sql``'s own copy).
 
     >>> import sqlglot
@@ -373,7 +373,7 @@ def sql_text(node: exp.Expr, dialect: str) -> str:
     >>> sql_text(item, "doris") == item.sql(dialect="doris") == "UPPER(o.region)"
     True
     """
-    return _dialect(dialect).generate(render_copy(node), copy=False)
+    return dialect_of(dialect).generate(render_copy(node), copy=False)
 
 
 def children(node: exp.Expression) -> Iterator[exp.Expression]:
