@@ -13,7 +13,8 @@ from headwater.extract.trees import render_copy, sql_text
 from tests.golden.harness import all_cases
 from tests.shared_data import shared_path
 
-# every dialect the golden cases are written in, and others whose generators change what they render
+# the dialects rendered to: the default, several the golden cases are written in, and others whose generators
+# rewrite what they render (T-SQL's booleans, Oracle, ClickHouse, Trino)
 DIALECTS = ("", "doris", "tsql", "oracle", "bigquery", "snowflake", "clickhouse", "trino", "spark", "mysql", "duckdb")
 
 
