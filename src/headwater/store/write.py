@@ -603,7 +603,7 @@ _URL_TEXTS: dict[int, tuple[object, str]] = {}
 
 def database_key(conn: Connection) -> str:
     """The text of the connection's engine URL (password hidden), which keys this module's state per
-    database; rendered once per URL object (``str(url)`` quotes every part of it anew, some 50 µs).
+    database; rendered once per URL object (``str(url)`` quotes every part of it anew, some 5 µs).
 
     >>> from sqlalchemy import create_engine
     >>> engine = create_engine("sqlite://")
