@@ -21,6 +21,7 @@ from headwater.store import fields as _fields
 from headwater.store import impact as _impact
 from headwater.store import jobs as _jobs
 from headwater.store import lineage as _lineage
+from headwater.store import statistics
 from headwater.store import summary as _summary
 from headwater.store import trace as _trace
 from headwater.store.engine import READ, write_lock
@@ -87,6 +88,7 @@ class LineageStore:
         return self.engine.dialect.name
 
     def close(self) -> None:
+        statistics.wait(self.engine)  # a look at PostgreSQL's statistics this store started
         self.engine.dispose()
 
     # ---------------------------------------------------------------- recording

@@ -40,6 +40,8 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from headwater.store import statistics
+from headwater.store.engine import database_key
 from headwater.store.errors import InvalidInput
 from headwater.store.facts import Facts, NodeKey, NodeSpec
 from headwater.store.names import now_us
@@ -598,26 +600,6 @@ _COPIES = "headwater_node_copies"
 
 
 _sequences: dict[str, str] = {}
-_URL_TEXTS: dict[int, tuple[object, str]] = {}
-
-
-def database_key(conn: Connection) -> str:
-    """The text of the connection's engine URL (password hidden), which keys this module's state per
-    database; rendered once per URL object (``str(url)`` quotes every part of it anew, some 5 µs).
-
-    >>> from sqlalchemy import create_engine
-    >>> engine = create_engine("sqlite://")
-    >>> with engine.connect() as conn:
-    ...     database_key(conn), database_key(conn) is database_key(conn)
-    ('sqlite://', True)
-    """
-    url = conn.engine.url
-    kept = _URL_TEXTS.get(id(url))
-    if kept is None or kept[0] is not url:
-        if len(_URL_TEXTS) >= 256:  # engines made and dropped (tests): the texts are cheap to remake
-            _URL_TEXTS.clear()
-        kept = _URL_TEXTS[id(url)] = (url, str(url))  # the URL held: its id stays its own
-    return kept[1]
 
 
 def _node_sequence(conn: Connection) -> str:
@@ -1010,7 +992,7 @@ def apply(
     result = WriteResult()
     now = now_us()
     if _pg(conn):
-        _analyze_if_grown(conn)
+        statistics.look_when_due(conn)
     for f in batch:
         check(f)
     unique: dict[str, Facts] = {}
@@ -1183,8 +1165,7 @@ def apply(
     if open_staged is not None and not pg:
         _keep_open(conn, open_staged, state, todo, ids, pks, latest, sigs)
     if pg:
-        url = database_key(conn)
-        _written_since_check[url] = _written_since_check.get(url, 0) + len(inserts) + len(fresh) + len(todo)
+        statistics.wrote(conn, len(inserts) + len(fresh) + len(todo))
     result.edges_opened = len(inserts) + implied
     result.edges_closed = len(diff.closes)
     return result
@@ -1283,35 +1264,6 @@ def _seen_jobs(conn: Connection, todo: Sequence[Facts], ids: dict[NodeKey, int])
         f"closed_us = CASE WHEN {newer} THEN NULL ELSE {t}.closed_us END"
     )
     _executemany(conn, sql, [seen[j] for j in sorted(seen)])
-
-
-ANALYZE_CHECK_ROWS = 2000
-"""Rows a process writes into one PostgreSQL database between two looks at its tables' statistics."""
-_written_since_check: dict[str, int] = {}
-
-
-def _analyze_if_grown(conn: Connection) -> None:
-    """PostgreSQL: ANALYZE the graph tables once they changed by half since their last analysis.
-
-    During a bulk load they grow faster than autovacuum analyzes them, and a planner that believes
-    them tiny answers each key lookup of the write path with a whole-table scan. The statistics are
-    read at the first write of a process and then after every ``ANALYZE_CHECK_ROWS`` rows it wrote
-    (not at every transaction: that read costs a round trip and a scan of the statistics views)."""
-    url = database_key(conn)
-    if _written_since_check.get(url, ANALYZE_CHECK_ROWS) < ANALYZE_CHECK_ROWS:
-        return
-    _written_since_check[url] = 0
-    q = (
-        "SELECT s.relname, s.n_mod_since_analyze, greatest(c.reltuples, 0) FROM pg_stat_user_tables s "
-        "JOIN pg_class c ON c.oid = s.relid WHERE s.relid IN (to_regclass(%s), to_regclass(%s), to_regclass(%s))"
-    )
-    grown = [
-        name
-        for name, modified, tuples in conn.exec_driver_sql(q, (nodes.name, edges.name, events.name))
-        if modified > max(1000, tuples / 2)
-    ]
-    for name in grown:
-        conn.exec_driver_sql(f"ANALYZE {name}")
 
 
 def _update_sql(conn: Connection, column: str) -> str:
