@@ -28,6 +28,7 @@ a rough guide, since its server is another process.)
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import sqlite3
 import statistics
@@ -56,6 +57,16 @@ def _clock() -> tuple[float, float]:
 def _rate(n: int, t0: tuple[float, float]) -> Rate:
     wall, cpu = _clock()
     return n / (wall - t0[0]), n / max(cpu - t0[1], 1e-9)
+
+
+def _quiet_heap() -> None:
+    """Collect, then freeze what this process holds (``gc.freeze``): the bench's own rows (every row
+    the store wrote, kept for the replay) would otherwise be walked by each full collection that falls
+    in a timed part. A ``record()`` leaves a few long-lived objects behind (the store's caches), so a
+    full collection comes every few hundred of them; one that walks the bench's ~1.8 million objects
+    halved the measured rate of ``record() x 300`` in some rounds and not in others."""
+    gc.collect()
+    gc.freeze()
 
 
 def record(
@@ -115,6 +126,7 @@ def record(
         write.insert_many = keep_many  # type: ignore[assignment]
         write.insert_memberships = keep_memberships  # type: ignore[assignment]
     store = open_store(f"sqlite:///{path}")
+    _quiet_heap()
     try:
         t0 = _clock()
         for i in range(0, len(events), 500):
@@ -122,6 +134,7 @@ def record(
             store.record_batch(events[i : i + 500])
         batch_rate = timed(len(events), t0)
         first_single = len(batches)
+        _quiet_heap()
         spent[:] = [0.0, 0.0]
         t0 = _clock()
         for e in single:
@@ -177,10 +190,12 @@ def postgresql(events: Sequence[Any], single: Sequence[Any]) -> tuple[Rate, Rate
         c.execute(text(f'CREATE SCHEMA "{schema}"'))
     try:
         store = open_store(f"{PG}?options=-csearch_path%3D{schema}")
+        _quiet_heap()
         t0 = _clock()
         for i in range(0, len(events), 500):
             store.record_batch(events[i : i + 500])
         batch = _rate(len(events), t0)
+        _quiet_heap()
         t0 = _clock()
         for e in single:
             store.record(e)
