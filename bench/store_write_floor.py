@@ -60,11 +60,12 @@ def _rate(n: int, t0: tuple[float, float]) -> Rate:
 
 
 def _quiet_heap() -> None:
-    """Collect, then freeze what this process holds (``gc.freeze``): the bench's own rows (every row
-    the store wrote, kept for the replay) would otherwise be walked by each full collection that falls
-    in a timed part. A ``record()`` leaves a few long-lived objects behind (the store's caches), so a
-    full collection comes every few hundred of them; one that walks the bench's ~1.8 million objects
-    halved the measured rate of ``record() x 300`` in some rounds and not in others."""
+    """Collect, then freeze what this process holds (``gc.freeze``): the bench's own objects (its
+    events, and every row the store wrote, kept for the replay) would otherwise be walked by each full
+    collection that falls in a timed part. A ``record()`` leaves a few long-lived objects behind (the
+    store's caches), so a full collection comes every few hundred of them; one that walks the bench's
+    ~1.8 million objects halved the measured rate of ``record() x 300`` in some rounds and not in
+    others."""
     gc.collect()
     gc.freeze()
 

@@ -21,8 +21,8 @@ from headwater.store import fields as _fields
 from headwater.store import impact as _impact
 from headwater.store import jobs as _jobs
 from headwater.store import lineage as _lineage
-from headwater.store import statistics
 from headwater.store import summary as _summary
+from headwater.store import table_statistics
 from headwater.store import trace as _trace
 from headwater.store.engine import READ, write_lock
 from headwater.store.errors import InvalidInput
@@ -88,7 +88,7 @@ class LineageStore:
         return self.engine.dialect.name
 
     def close(self) -> None:
-        statistics.wait(self.engine)  # a look at PostgreSQL's statistics this store started
+        table_statistics.wait(self.engine)  # a look at PostgreSQL's statistics this store started
         self.engine.dispose()
 
     # ---------------------------------------------------------------- recording

@@ -40,7 +40,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from headwater.store import statistics
+from headwater.store import table_statistics
 from headwater.store.engine import database_key
 from headwater.store.errors import InvalidInput
 from headwater.store.facts import Facts, NodeKey, NodeSpec
@@ -992,7 +992,7 @@ def apply(
     result = WriteResult()
     now = now_us()
     if _pg(conn):
-        statistics.look_when_due(conn)
+        table_statistics.look_when_due(conn)
     for f in batch:
         check(f)
     unique: dict[str, Facts] = {}
@@ -1165,7 +1165,7 @@ def apply(
     if open_staged is not None and not pg:
         _keep_open(conn, open_staged, state, todo, ids, pks, latest, sigs)
     if pg:
-        statistics.wrote(conn, len(inserts) + len(fresh) + len(todo))
+        table_statistics.wrote(conn, len(inserts) + len(fresh) + len(todo))
     result.edges_opened = len(inserts) + implied
     result.edges_closed = len(diff.closes)
     return result

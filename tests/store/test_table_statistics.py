@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import event, text
 from tests.store.conftest import _clear, guide
 
-from headwater.store import LineageStore, open_store, statistics
+from headwater.store import LineageStore, open_store, table_statistics
 from headwater.store.engine import READ, database_key, make_engine
 from headwater.store.migrate import upgrade
 
@@ -28,7 +28,7 @@ def pg_store(pg_url: str) -> Iterator[LineageStore]:
 
 
 def test_the_writer_never_waits_for_the_statistics(pg_store: LineageStore, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(statistics, "_written", {})  # this process's first write: a look is due
+    monkeypatch.setattr(table_statistics, "_written", {})  # this process's first write: a look is due
     seen: list[tuple[str, str]] = []
 
     def spy(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
@@ -36,7 +36,7 @@ def test_the_writer_never_waits_for_the_statistics(pg_store: LineageStore, monke
 
     event.listen(pg_store.engine, "before_cursor_execute", spy)
     assert pg_store.record(guide()).recorded == 1
-    look = statistics._looks[database_key(pg_store.engine)]
+    look = table_statistics._looks[database_key(pg_store.engine)]
     pg_store.close()  # waits for the look
     assert not look.is_alive()
     looked = [name for name, sql in seen if "pg_stat_user_tables" in sql]
@@ -60,7 +60,7 @@ def test_a_look_analyzes_the_tables_that_changed_by_half(pg_store: LineageStore)
             )
             conn.execute(text("SELECT pg_stat_force_next_flush()"))  # this connection's counts, once idle
             conn.execute(text("SELECT 1"))
-            assert "hw_nodes" in statistics.analyze_grown(engine)
+            assert "hw_nodes" in table_statistics.analyze_grown(engine)
             assert conn.execute(count).scalar_one() == before + 1
             # the analysis was committed: the planner's statistics describe the new rows (all created at 0)
             common = "SELECT most_common_vals::text FROM pg_stats WHERE schemaname = current_schema() AND "
