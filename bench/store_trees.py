@@ -57,7 +57,7 @@ def child(scale: float, single: int, postgresql: bool) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("trees", nargs="+", help="NAME=SRC: a tree's src directory; the first is the baseline")
+    ap.add_argument("trees", nargs="*", help="NAME=SRC: a tree's src directory; the first is the baseline")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--scale", type=float, default=1.0, help="1.0 = 10,000 tables, 8,000 events")
     ap.add_argument("--single", type=int, default=300, help="events recorded one per transaction")
@@ -67,13 +67,15 @@ def main() -> None:
     if args.child:
         child(args.scale, args.single, args.postgresql)
         return
+    if not args.trees or any("=" not in t for t in args.trees):
+        ap.error("give the trees as NAME=SRC (the first is the baseline), e.g. ff30947=/tmp/ff/src head=src")
     trees = [tuple(t.split("=", 1)) for t in args.trees]
     runs: dict[str, list[list[float]]] = {name: [] for name, _ in trees}
     flags = ["--scale", str(args.scale), "--single", str(args.single)] + (["--postgresql"] if args.postgresql else [])
     for _ in range(args.rounds):
         for name, src in trees:
             env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(src).resolve()), str(BENCH)])}
-            cmd = [sys.executable, str(BENCH / "store_trees.py"), "--child", "x", *flags]
+            cmd = [sys.executable, str(BENCH / "store_trees.py"), "--child", *flags]
             out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
             runs[name].append(json.loads(out.strip().splitlines()[-1]))
     figures = FIGURES[: 4 if args.postgresql else 2]
