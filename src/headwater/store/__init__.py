@@ -15,6 +15,7 @@ import threading
 from sqlalchemy import Engine
 
 from headwater.model.ol_naming import OpenLineageNaming
+from headwater.store import table_statistics
 from headwater.store.engine import default_url, make_engine, normalise_url
 from headwater.store.errors import AmbiguousNode, InvalidInput, NodeNotFound, StoreError
 from headwater.store.migrate import ensure_schema
@@ -75,6 +76,7 @@ def close_all() -> None:
     """Dispose every engine ``open_store`` made (tests, shutdown)."""
     with _engines_guard:
         for engine in _engines.values():
+            table_statistics.wait(engine)  # a look at PostgreSQL's statistics still using the engine
             engine.dispose()
         _engines.clear()
 
