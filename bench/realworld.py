@@ -1,0 +1,633 @@
+"""Accuracy on production SQL: public warehouses' SQL read from local mirrors, and a hand-labelled gold set.
+
+    python bench/realworld.py --mirrors /work/.mirror [--corpus NAME]... [--show] [--no-gold]
+    python bench/realworld.py --mirror mozilla/bigquery-etl=/path/to/repo ...
+
+Each corpus is described in ``bench/realworld/corpora.yaml`` (repository, commit, dialect, file
+selection and how a file becomes SQL); the repository's SQL is never in this repository, only read
+from a mirror: a bare git directory (read at the pinned commit) or a plain directory (read as it
+is). ``--mirrors DIR`` finds ``DIR/<owner>+<name>/repo`` (the layout of the ``fetch`` tool);
+``--mirror owner/name=PATH`` names one.
+
+Per corpus, once without a schema and, where the corpus has one, once with it, the files are
+extracted as one project (``headwater.project``: ordered by what they write and read, one
+session) and the report gives statements, parse failures, event status, events with an ERROR
+diagnostic (production SQL runs: every one is false), diagnostics by code, and four mechanical
+silent-wrong detectors (``bench/realworld_detect.py``), with how many of their hits are on
+COMPLETE events. ``bench/realworld/gold/*.yaml`` label target columns by hand (direct and
+indirect inputs); they are scored with ``bench/accuracy.py``'s ``Score``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import logging
+import re
+import subprocess
+import sys
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from accuracy import Score, column_name, table_name
+from headwater.catalog import Catalog, schema_from_data
+from headwater.extract.result import StatementResult
+from headwater.model import LineageInfo, Severity, Status
+from headwater.project import ProjectContext, order_files
+from realworld_detect import DETECTORS, Hit, detect
+
+HERE = Path(__file__).resolve().parent / "realworld"
+CORPORA = HERE / "corpora.yaml"
+GOLD = HERE / "gold"
+
+
+# --- corpora -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Corpus:
+    name: str
+    repo: str
+    commit: str | None
+    dialect: str
+    wrap: str  # bigquery-etl | dbt | script
+    include: list[str]
+    exclude: list[str] = field(default_factory=list)
+    schema: str | None = None  # bigquery-etl: the schema.yaml beside each query.sql
+    database: str | None = None
+    statements: str = "doris"  # ExtractOptions.statements: "all" makes a SELECT an event too
+    description: str = ""
+
+
+def load_corpora(path: Path = CORPORA) -> list[Corpus]:
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return [
+        Corpus(
+            c["name"],
+            c["repo"],
+            c.get("commit"),
+            c["dialect"],
+            c["wrap"],
+            list(c["include"]),
+            list(c.get("exclude") or []),
+            c.get("schema"),
+            c.get("database"),
+            c.get("statements", "doris"),
+            c.get("description", ""),
+        )
+        for c in doc["corpora"]
+    ]
+
+
+class Mirror:
+    """The files of a repository at a commit: a bare git directory, or a plain directory."""
+
+    def __init__(self, path: Path, commit: str | None) -> None:
+        self.path = path
+        self.git = (path / "HEAD").is_file() and (path / "objects").is_dir()
+        self.commit = commit or "HEAD"
+        if self.git and commit:
+            ok = subprocess.run(["git", "-C", str(path), "cat-file", "-e", f"{commit}^{{commit}}"], capture_output=True)
+            if ok.returncode:
+                raise SystemExit(f"{path}: commit {commit} is not in the mirror (fetch it again)")
+
+    def files(self) -> list[str]:
+        if self.git:
+            out = subprocess.run(
+                ["git", "-C", str(self.path), "ls-tree", "-r", "--name-only", self.commit],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            return sorted(out.splitlines())
+        return sorted(p.relative_to(self.path).as_posix() for p in self.path.rglob("*") if p.is_file())
+
+    def read_many(self, paths: list[str]) -> dict[str, str]:
+        if not self.git:
+            return {p: (self.path / p).read_text(encoding="utf-8", errors="replace") for p in paths}
+        batch = "".join(f"{self.commit}:{p}\n" for p in paths).encode()
+        out = subprocess.run(
+            ["git", "-C", str(self.path), "cat-file", "--batch"], input=batch, capture_output=True, check=True
+        ).stdout
+        texts: dict[str, str] = {}
+        pos = 0
+        for p in paths:
+            end = out.index(b"\n", pos)
+            header = out[pos:end].split()
+            size = int(header[2])
+            texts[p] = out[end + 1 : end + 1 + size].decode("utf-8", errors="replace")
+            pos = end + 1 + size + 1
+        return texts
+
+
+def selected(corpus: Corpus, paths: list[str]) -> list[str]:
+    def match(p: str, globs: list[str]) -> bool:
+        return any(fnmatch.fnmatchcase(p, g) for g in globs)
+
+    return [p for p in paths if match(p, corpus.include) and not match(p, corpus.exclude)]
+
+
+# --- turning a file into SQL ---------------------------------------------------------------------
+
+_JINJA = re.compile(r"\{\{|\{%|\{#")
+_COMMENT = re.compile(r"--[^\n]*|/\*.*?\*/", re.S)
+
+
+def strip_trailing_semicolons(sql: str) -> str:
+    """The query without the semicolons (and comment lines) after it."""
+    lines = sql.rstrip().splitlines()
+    while lines and (not lines[-1].strip() or lines[-1].lstrip().startswith("--")):
+        lines.pop()
+    text = "\n".join(lines).rstrip()
+    while text.endswith(";"):
+        text = text[:-1].rstrip()
+    return text
+
+
+def only_comments_before_query(sql: str) -> bool:
+    """True when the file is one query (``SELECT``/``WITH``/``(``), whatever comments come first."""
+    body = _COMMENT.sub(" ", sql).strip()
+    return bool(re.match(r"(?is)(select|with|\()\b", body)) and ";" not in strip_trailing_semicolons(body)
+
+
+def bigquery_etl_target(path: str) -> str | None:
+    parts = path.split("/")
+    if len(parts) != 5 or parts[0] != "sql":
+        return None
+    return f"{parts[1]}.{parts[2]}.{parts[3]}"
+
+
+def wrap_bigquery_etl(path: str, text: str) -> tuple[str | None, str]:
+    """``CREATE OR REPLACE TABLE `project.dataset.table` AS <query>`` (the target from the path);
+    a file that is a script (several statements, DECLARE, …) is kept as it is."""
+    if _JINJA.search(text):
+        return None, "jinja"
+    target = bigquery_etl_target(path)
+    if target is None:
+        return None, "path"
+    if not only_comments_before_query(text):
+        return text, "script"
+    return f"CREATE OR REPLACE TABLE `{target}` AS\n{strip_trailing_semicolons(text)}", "wrapped"
+
+
+_REF = re.compile(r"\{\{\s*ref\(\s*['\"]([^'\"]+)['\"]\s*(?:,\s*['\"]([^'\"]+)['\"]\s*)?\)\s*\}\}")
+_SOURCE = re.compile(r"\{\{\s*source\(\s*['\"]([^'\"]+)['\"]\s*,\s*['\"]([^'\"]+)['\"]\s*\)\s*\}\}")
+_CONFIG = re.compile(r"\{\{\s*config\((?:[^{}]|\{[^{}]*\})*\)\s*\}\}", re.S)
+_THIS = re.compile(r"\{\{\s*this\s*\}\}")
+_INCREMENTAL = re.compile(r"\{%-?\s*if\s+is_incremental\(\)\s*-?%\}(?:(?!\{%).)*\{%-?\s*endif\s*-?%\}", re.S)
+_JINJA_COMMENT = re.compile(r"\{#.*?#\}", re.S)
+
+
+def render_dbt(text: str, model: str) -> str | None:
+    """A dbt model rendered simply: ``ref('x')`` → ``x`` (``ref('p', 'x')`` → ``x``), ``source('a', 'b')``
+    → ``a.b``, ``{{ this }}`` → the model, ``config(…)`` and ``{% if is_incremental() %}…{% endif %}``
+    (a full refresh) dropped; None when any other Jinja is left."""
+    text = _JINJA_COMMENT.sub("", text)
+    text = _CONFIG.sub("", text)
+    text = _INCREMENTAL.sub("", text)
+    text = _REF.sub(lambda m: m.group(2) or m.group(1), text)
+    text = _SOURCE.sub(lambda m: f"{m.group(1)}.{m.group(2)}", text)
+    text = _THIS.sub(model, text)
+    return None if _JINJA.search(text) else text
+
+
+def wrap_dbt(path: str, text: str) -> tuple[str | None, str]:
+    model = Path(path).stem
+    rendered = render_dbt(text, model)
+    if rendered is None:
+        return None, "jinja"
+    if not only_comments_before_query(rendered):
+        return None, "not-a-query"
+    return f"CREATE TABLE {model} AS\n{strip_trailing_semicolons(rendered)}", "wrapped"
+
+
+_VAR = re.compile(r"\$\{(?:hiveconf:|hivevar:)?([A-Za-z_][\w.]*)\}")
+_NAME_BEFORE = re.compile(r"(?i)(from|join|table|into|exists|view|update|\.)\s*$")
+_USAGE = re.compile(r"(?m)^\s*--.*?(?:-d|--hivevar|--define)\s+([A-Za-z_]\w*)=(\S+)")
+
+
+def render_script(text: str) -> str:
+    """Hive/Spark variables (``${x}``): the value the file's usage comment gives (``-d x=wmf.t``) when
+    it is a name or a number; else, in a table position (after FROM, JOIN, TABLE, INTO…, or before a
+    dot) the name ``x``; inside quotes they stay; anywhere else the number ``0``."""
+    given = {m.group(1): m.group(2).rstrip("\\").strip() for m in _USAGE.finditer(text)}
+    given = {k: v for k, v in given.items() if re.fullmatch(r"[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*|\d+", v)}
+    out: list[str] = []
+    pos = 0
+    quote = None
+    for m in _VAR.finditer(text):
+        chunk = text[pos : m.start()]
+        for ch in chunk:
+            if quote is None and ch in "'\"":
+                quote = ch
+            elif ch == quote:
+                quote = None
+        out.append(chunk)
+        before = "".join(out)[-40:]
+        if quote is not None:
+            out.append(m.group(0))
+        elif m.group(1) in given:
+            out.append(given[m.group(1)])
+        elif _NAME_BEFORE.search(before) or text[m.end() : m.end() + 1] == ".":
+            out.append(m.group(1).replace(".", "_"))
+        else:
+            out.append("0")
+        pos = m.end()
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def wrap_script(path: str, text: str) -> tuple[str | None, str]:
+    if _JINJA.search(text):
+        return None, "jinja"
+    return render_script(text), "script"
+
+
+WRAPS = {"bigquery-etl": wrap_bigquery_etl, "dbt": wrap_dbt, "script": wrap_script}
+
+
+# --- schemas -------------------------------------------------------------------------------------
+
+_BQ_TYPES = {"INTEGER": "INT64", "FLOAT": "FLOAT64", "BOOLEAN": "BOOL", "RECORD": "STRUCT"}
+
+
+def bq_type(f: dict[str, Any]) -> str:
+    t = str(f.get("type") or "STRING").upper()
+    t = _BQ_TYPES.get(t, t)
+    if t == "STRUCT":
+        t = "STRUCT<" + ", ".join(f"`{s['name']}` {bq_type(s)}" for s in f.get("fields") or []) + ">"
+    if str(f.get("mode") or "").upper() == "REPEATED":
+        t = f"ARRAY<{t}>"
+    return t
+
+
+def bigquery_etl_schema(mirror: Mirror, queries: list[str]) -> dict[str, dict[str, str]]:
+    """headwater's schema-file data of the ``schema.yaml`` files beside the queries: one table each,
+    ``project.dataset.table`` with BigQuery types (RECORD → STRUCT<…>, REPEATED → ARRAY<…>)."""
+    wanted = {q.rsplit("/", 1)[0] + "/schema.yaml": q for q in queries}
+    have = set(mirror.files())
+    texts = mirror.read_many([p for p in wanted if p in have])
+    data: dict[str, dict[str, str]] = {}
+    for path, text in texts.items():
+        doc = yaml.safe_load(text) or {}
+        fields = doc.get("fields") or []
+        target = bigquery_etl_target(wanted[path])
+        if not fields or target is None:
+            continue
+        columns: dict[str, str] = {}
+        for f in fields:
+            if f["name"].lower() not in {c.lower() for c in columns}:
+                columns[f["name"]] = bq_type(f)
+        project, dataset, table = target.split(".")
+        data[f"`{project}`.`{dataset}`.`{table}`"] = columns
+    return data
+
+
+# --- running ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class FileRun:
+    path: str
+    sql: str
+    statements: list[StatementResult]
+
+
+@dataclass
+class Run:
+    corpus: Corpus
+    with_schema: bool
+    files: list[FileRun]
+    skipped: Counter[str]
+    catalog: Catalog
+    cycle: list[str] | None
+
+    @property
+    def events(self) -> list[tuple[str, StatementResult, LineageInfo]]:
+        return [(f.path, s, e) for f in self.files for s in f.statements for e in s.events]
+
+
+def prepare(corpus: Corpus, mirror: Mirror) -> tuple[dict[str, str], Counter[str], list[str]]:
+    """(path → SQL to extract, files left out by reason, every selected path)."""
+    paths = selected(corpus, mirror.files())
+    texts = mirror.read_many(paths)
+    wrap = WRAPS[corpus.wrap]
+    out: dict[str, str] = {}
+    skipped: Counter[str] = Counter()
+    for p in paths:
+        sql, how = wrap(p, texts[p])
+        if sql is None:
+            skipped[how] += 1
+        else:
+            out[p] = sql
+    return out, skipped, paths
+
+
+def run_corpus(corpus: Corpus, mirror: Mirror, with_schema: bool) -> Run:
+    sqls, skipped, paths = prepare(corpus, mirror)
+    catalog = None
+    if with_schema and corpus.schema == "bigquery-etl":
+        catalog = schema_from_data(bigquery_etl_schema(mirror, paths), dialect=corpus.dialect, source="schema.yaml")
+    return run_sqls(corpus, sqls, skipped, catalog, with_schema)
+
+
+def run_sqls(corpus: Corpus, sqls: dict[str, str], skipped: Counter[str], catalog: Any, with_schema: bool) -> Run:
+    ctx = ProjectContext(catalog, dialect=corpus.dialect, database=corpus.database, statements=corpus.statements)
+    pieces = {p: ctx.split(s) for p, s in sqls.items()}
+    order = order_files(pieces, corpus.dialect, corpus.database)
+    files = []
+    for p in order.order:
+        extraction = ctx.extract(p, sqls[p], pieces[p])
+        files.append(FileRun(p, sqls[p], [replace(s.result, events=s.events) for s in extraction.statements]))
+    return Run(corpus, with_schema, files, skipped, ctx.extractor.catalog, order.cycle)
+
+
+# --- the report ----------------------------------------------------------------------------------
+
+
+def has_error(event: LineageInfo) -> bool:
+    return any(d.severity == Severity.ERROR for d in event.diagnostics)
+
+
+@dataclass
+class Figures:
+    files: int = 0
+    skipped: Counter[str] = field(default_factory=Counter)
+    statements: int = 0
+    parse_failures: int = 0
+    other_failures: int = 0
+    events: int = 0
+    status: Counter[str] = field(default_factory=Counter)
+    error_events: int = 0
+    codes: Counter[tuple[str, str]] = field(default_factory=Counter)
+    examples: dict[tuple[str, str], list[str]] = field(default_factory=lambda: defaultdict(list))
+    hits: dict[str, list[Hit]] = field(default_factory=lambda: defaultdict(list))
+    failures: list[str] = field(default_factory=list)
+
+
+def figures(run: Run) -> Figures:
+    f = Figures(files=len(run.files), skipped=run.skipped)
+    for fr in run.files:
+        for s in fr.statements:
+            f.statements += 1
+            if s.error is not None and s.error.severity == Severity.ERROR:
+                if s.error.code == "parse_error":
+                    f.parse_failures += 1
+                else:
+                    f.other_failures += 1
+                f.failures.append(f"{fr.path}: {s.error.code}: {s.error.message[:100]}")
+            for e in s.events:
+                f.events += 1
+                f.status[e.status.value] += 1
+                f.error_events += has_error(e)
+                first = {}
+                for d in e.diagnostics:
+                    first.setdefault((d.severity.value, d.code), d)
+                for code, d in sorted(first.items()):
+                    f.codes[code] += 1
+                    if len(f.examples[code]) < 5 and not any(x.startswith(fr.path) for x in f.examples[code]):
+                        f.examples[code].append(f"{fr.path}:{d.line or s.line}: {d.message[:110]}")
+    for path, stmt, event in run.events:
+        for hit in detect(stmt.sql, run.corpus.dialect, event, run.catalog, path):
+            f.hits[hit.detector].append(hit)
+    return f
+
+
+def pct(n: int, d: int) -> str:
+    return f"{100 * n / d:.1f} %" if d else "-"
+
+
+def print_figures(run: Run, f: Figures, show: bool) -> None:
+    label = f"{run.corpus.name} ({run.corpus.dialect}, {'with' if run.with_schema else 'without'} schema)"
+    print(f"== {label}")
+    skipped = ", ".join(f"{k} {v}" for k, v in sorted(f.skipped.items())) or "none"
+    print(f"files {f.files} (left out: {skipped}); statements {f.statements}; parse failures {f.parse_failures};")
+    print(f"other failures {f.other_failures}; events {f.events}")
+    if run.cycle:
+        print(f"cycle: {len(run.cycle)} files run in name order")
+    for s in (Status.COMPLETE, Status.PARTIAL, Status.UNAVAILABLE):
+        print(f"  {s.value:<12}{f.status[s.value]:>6}  {pct(f.status[s.value], f.events):>8}")
+    print(f"  events with an ERROR diagnostic: {f.error_events}  ({pct(f.error_events, f.events)})")
+    print("  diagnostics by code (events carrying it):")
+    for (sev, code), n in sorted(f.codes.items(), key=lambda kv: (kv[0][0] != "ERROR", -kv[1], kv[0][1])):
+        print(f"    {sev:<8}{code:<32}{n:>6}")
+        if show and sev == "ERROR":
+            for p in f.examples[(sev, code)]:
+                print(f"            {p}")
+    print("  silent-wrong detectors: hits (on COMPLETE events)")
+    for name, title in DETECTORS.items():
+        hits = f.hits.get(name, [])
+        complete = sum(h.complete for h in hits)
+        print(f"    {name} {title:<48}{len(hits):>6}  ({complete})")
+        if show:
+            for h in hits[:8]:
+                print(f"            {h.path}: {h.what}")
+    if show and f.failures:
+        print("  failed statements:")
+        for line in f.failures[:20]:
+            print(f"    {line}")
+    print()
+
+
+# --- the gold set ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Label:
+    corpus: str
+    repo: str
+    commit: str
+    path: str
+    target: str | None
+    column: str
+    direct: set[str]
+    indirect: set[str]
+    constructs: list[str]
+
+
+def expand(ref: str, tables: dict[str, str]) -> str:
+    """``alias.col`` / ``alias.(a.b)`` with ``alias`` from the label's ``tables`` → ``table.col`` /
+    ``table.a.b``, lower case (as ``accuracy.column_name`` renders a ``ColumnRef``)."""
+    if ref.endswith(")") and ".(" in ref:
+        table, _, column = ref[:-1].partition(".(")
+    else:
+        table, _, column = ref.rpartition(".")
+    return f"{tables.get(table, table)}.{column}".lower()
+
+
+def load_gold(root: Path = GOLD) -> list[Label]:
+    labels = []
+    for path in sorted(root.glob("*.yaml")):
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        for entry in doc["columns"]:
+            tables = {**(doc.get("tables") or {}), **(entry.get("tables") or {})}
+            for column, spec in entry["targets"].items():
+                spec = spec or {}
+                labels.append(
+                    Label(
+                        doc["corpus"],
+                        doc["repo"],
+                        doc["commit"],
+                        entry["path"],
+                        entry.get("target"),
+                        str(column).lower(),
+                        {expand(r, tables) for r in spec.get("direct") or []},
+                        {expand(r, tables) for r in spec.get("indirect") or []},
+                        list(entry.get("constructs") or []),
+                    )
+                )
+    return labels
+
+
+@dataclass
+class Got:
+    found: bool = False
+    complete: bool = False
+    direct: set[str] = field(default_factory=set)
+    indirect: set[str] = field(default_factory=set)
+    codes: list[str] = field(default_factory=list)
+
+
+def answer(run: Run, label: Label) -> Got:
+    got = Got()
+    for path, _stmt, event in run.events:
+        if path != label.path:
+            continue
+        if label.target and table_name(event.target.table) != label.target.lower():
+            continue
+        if not any(d.target_column.lower() == label.column for d in event.direct):
+            continue
+        got.found = True
+        got.complete = event.status == Status.COMPLETE
+        for d in event.direct:
+            if d.target_column.lower() == label.column:
+                got.direct.update(column_name(i.column) for i in d.inputs)
+        for i in event.dataset_indirect:
+            got.indirect.update(column_name(c) for c in i.sources)
+        for i in event.output_indirect:
+            if (i.target_column or "").lower() == label.column:
+                got.indirect.update(column_name(c) for c in i.sources)
+        got.codes = sorted({d.code for d in event.diagnostics})
+        break
+    return got
+
+
+@dataclass
+class GoldScore:
+    columns: int = 0
+    missing: int = 0
+    direct: Score = field(default_factory=Score)
+    indirect: Score = field(default_factory=Score)
+    exact: int = 0
+    wrong_complete: int = 0
+
+
+def _add(score: Score, expected: set[str], got: set[str]) -> None:
+    score.cases += 1
+    score.exact += int(expected == got)
+    score.tp += len(expected & got)
+    score.fp += len(got - expected)
+    score.fn += len(expected - got)
+
+
+def prf(s: Score) -> tuple[float, float, float]:
+    p = s.tp / (s.tp + s.fp) if s.tp + s.fp else 1.0
+    r = s.tp / (s.tp + s.fn) if s.tp + s.fn else 1.0
+    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+
+
+def score_gold(run: Run, labels: list[Label], show: bool) -> GoldScore:
+    g = GoldScore()
+    for label in labels:
+        got = answer(run, label)
+        g.columns += 1
+        g.missing += not got.found
+        _add(g.direct, label.direct, got.direct)
+        _add(g.indirect, label.indirect, got.indirect)
+        right = got.direct == label.direct and got.indirect == label.indirect
+        g.exact += right
+        wrong_complete = got.found and got.complete and not right
+        g.wrong_complete += wrong_complete
+        if show and not right:
+            flag = " WRONG-BUT-COMPLETE" if wrong_complete else ""
+            print(f"  - {label.path} :: {label.column}{flag} {'' if got.found else '(no such target column)'}")
+            for kind, exp_, have in (("direct", label.direct, got.direct), ("indirect", label.indirect, got.indirect)):
+                for x in sorted(have - exp_):
+                    print(f"      {kind} false   {x}")
+                for x in sorted(exp_ - have):
+                    print(f"      {kind} missed  {x}")
+            if got.codes:
+                print(f"      diagnostics: {', '.join(got.codes)}")
+    return g
+
+
+def print_gold(name: str, g: GoldScore) -> None:
+    dp, dr, df = prf(g.direct)
+    ip, ir, i_f = prf(g.indirect)
+    print(
+        f"  gold {name}: {g.columns} columns ({g.missing} not found); direct P/R/F1 "
+        f"{100 * dp:.1f}/{100 * dr:.1f}/{100 * df:.1f}; indirect P/R/F1 {100 * ip:.1f}/{100 * ir:.1f}/{100 * i_f:.1f}; "
+        f"exact {g.exact}; wrong but COMPLETE {g.wrong_complete}"
+    )
+
+
+# --- main ------------------------------------------------------------------------------------------
+
+
+def mirror_path(corpus: Corpus, mirrors: Path | None, named: dict[str, Path]) -> Path | None:
+    if corpus.repo in named:
+        return named[corpus.repo]
+    if mirrors is not None:
+        p = mirrors / corpus.repo.replace("/", "+") / "repo"
+        if p.exists():
+            return p
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mirrors", type=Path, help="a directory of mirrors: DIR/<owner>+<name>/repo")
+    ap.add_argument("--mirror", action="append", default=[], help="owner/name=PATH (a bare git dir or a directory)")
+    ap.add_argument("--corpora", type=Path, default=CORPORA, help="the corpus descriptions")
+    ap.add_argument("--gold", type=Path, default=GOLD, help="the directory of gold labels")
+    ap.add_argument("--corpus", action="append", help="run only these corpora (by name)")
+    ap.add_argument("--show", action="store_true", help="example files per ERROR code, detector hits, gold misses")
+    ap.add_argument("--no-gold", action="store_true")
+    ap.add_argument("--schema", choices=("both", "without", "with"), default="both")
+    args = ap.parse_args(argv)
+    logging.getLogger("sqlglot").setLevel(logging.ERROR)
+    named = {}
+    for item in args.mirror:
+        repo, _, path = item.partition("=")
+        named[repo] = Path(path)
+    labels = [] if args.no_gold or not args.gold.exists() else load_gold(args.gold)
+    for corpus in load_corpora(args.corpora):
+        if args.corpus and corpus.name not in args.corpus:
+            continue
+        path = mirror_path(corpus, args.mirrors, named)
+        if path is None:
+            print(f"== {corpus.name}: no mirror of {corpus.repo} given (--mirror {corpus.repo}=PATH); skipped\n")
+            continue
+        mirror = Mirror(path, corpus.commit)
+        runs = [False, True] if corpus.schema else [False]
+        if args.schema != "both":
+            runs = [r for r in runs if r == (args.schema == "with")]
+        mine = [lb for lb in labels if lb.corpus == corpus.name]
+        for with_schema in runs:
+            run = run_corpus(corpus, mirror, with_schema)
+            print_figures(run, figures(run), args.show)
+            if mine:
+                g = score_gold(run, mine, args.show)
+                print_gold(f"{corpus.name} {'with' if with_schema else 'without'} schema", g)
+                print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

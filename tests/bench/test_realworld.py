@@ -1,0 +1,222 @@
+"""bench/realworld.py's machinery over a tiny synthetic corpus made in a temporary directory (no mirror
+needed): corpus selection and wrapping, schema conversion, the report, the detectors, gold scoring."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+
+import realworld as rw
+import realworld_detect as det
+from headwater.catalog import schema_from_data
+from headwater.extract import ExtractOptions, Extractor
+from headwater.model import ColumnRef, IndirectLineage, IndirectType, TableRef
+
+CORPORA = """
+corpora:
+  - name: tiny-bq
+    repo: example/tiny
+    commit: null
+    dialect: bigquery
+    wrap: bigquery-etl
+    include: ["sql/*/*/*/query.sql"]
+    schema: bigquery-etl
+"""
+
+GOLD = """
+corpus: tiny-bq
+repo: example/tiny
+commit: null
+columns:
+  - path: sql/proj/ds/daily/query.sql
+    tables: {s: proj.ds.src}
+    targets:
+      client_id: {direct: [s.client_id], indirect: [s.day]}
+      total: {direct: [s.amount], indirect: [s.day]}
+"""
+
+
+def write(root: Path, rel: str, text: str) -> None:
+    p = root / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> tuple[Path, Path, Path]:
+    repo = tmp_path / "repo"
+    write(
+        repo,
+        "sql/proj/ds/daily/query.sql",
+        "-- daily totals\nSELECT client_id, amount AS total\nFROM `proj.ds.src`\nWHERE day = @d;\n",
+    )
+    write(
+        repo,
+        "sql/proj/ds/daily/schema.yaml",
+        "fields:\n- {name: client_id, type: STRING}\n- {name: total, type: FLOAT}\n",
+    )
+    write(repo, "sql/proj/ds/flat/query.sql", "SELECT d.client_id FROM `proj.ds.daily` AS d")
+    write(repo, "sql/proj/ds/templated/query.sql", "SELECT * FROM {{ table }}")
+    write(repo, "sql/proj/ds/notes.md", "not SQL")
+    corpora = tmp_path / "corpora.yaml"
+    corpora.write_text(CORPORA, encoding="utf-8")
+    gold = tmp_path / "gold"
+    write(gold, "tiny.yaml", GOLD)
+    return repo, corpora, gold
+
+
+def test_the_report_over_a_plain_directory(corpus: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    repo, corpora, gold = corpus
+    assert rw.main(["--corpora", str(corpora), "--gold", str(gold), "--mirror", f"example/tiny={repo}", "--show"]) == 0
+    out = capsys.readouterr().out
+    assert "== tiny-bq (bigquery, without schema)" in out and "== tiny-bq (bigquery, with schema)" in out
+    assert out.count("files 2 (left out: jinja 1); statements 2; parse failures 0;") == 2
+    assert "events with an ERROR diagnostic: 0" in out
+    # the two labelled columns are found and right, with and without the schema
+    assert out.count("gold tiny-bq") == 2
+    assert out.count("2 columns (0 not found); direct P/R/F1 100.0/100.0/100.0; indirect P/R/F1 100.0/100.0/100.0") == 2
+
+
+def test_the_report_over_a_bare_git_mirror_at_its_commit(corpus: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    repo, _, _ = corpus
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "c"], check=True)
+    commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    bare = tmp_path / "bare.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(repo), str(bare)], check=True)
+    mirror = rw.Mirror(bare, commit)
+    assert mirror.git and "sql/proj/ds/daily/query.sql" in mirror.files()
+    corpus_ = rw.load_corpora(corpus[1])[0]
+    sqls, skipped, _ = rw.prepare(corpus_, mirror)
+    assert sorted(sqls) == ["sql/proj/ds/daily/query.sql", "sql/proj/ds/flat/query.sql"] and skipped["jinja"] == 1
+    assert sqls["sql/proj/ds/daily/query.sql"].startswith("CREATE OR REPLACE TABLE `proj.ds.daily` AS\n-- daily totals")
+    assert not sqls["sql/proj/ds/daily/query.sql"].endswith(";")
+    with pytest.raises(SystemExit):
+        rw.Mirror(bare, "0" * 40)
+
+
+def test_bigquery_schema_yaml_becomes_headwater_schema(corpus: tuple[Path, Path, Path]) -> None:
+    assert rw.bq_type({"type": "RECORD", "mode": "REPEATED", "fields": [{"name": "key", "type": "STRING"}]}) == (
+        "ARRAY<STRUCT<`key` STRING>>"
+    )
+    assert rw.bq_type({"type": "INTEGER", "mode": "NULLABLE"}) == "INT64"
+    data = rw.bigquery_etl_schema(rw.Mirror(corpus[0], None), ["sql/proj/ds/daily/query.sql"])
+    assert data == {"`proj`.`ds`.`daily`": {"client_id": "STRING", "total": "FLOAT64"}}
+    cat = schema_from_data(data, dialect="bigquery")
+    assert cat.table(TableRef("proj", "ds", "daily")).column_names == ("client_id", "total")
+
+
+def test_dbt_models_render_simply_or_are_left_out() -> None:
+    text = (
+        "{{ config(materialized='incremental', cluster_by=['d']) }}\n"
+        "select a.x from {{ ref('stg_a') }} a join {{ source('raw', 'b') }} b on a.k = b.k\n"
+        "{% if is_incremental() %} where a.d > (select max(d) from {{ this }}) {% endif %}"
+    )
+    assert rw.render_dbt(text, "m").split() == [
+        "select",
+        "a.x",
+        "from",
+        "stg_a",
+        "a",
+        "join",
+        "raw.b",
+        "b",
+        "on",
+        "a.k",
+        "=",
+        "b.k",
+    ]
+    assert rw.render_dbt("select {{ dbt_utils.star(ref('a')) }} from {{ ref('a') }}", "m") is None
+    assert rw.wrap_dbt("models/m.sql", "select 1 as x from {{ ref('a') }}") == (
+        "CREATE TABLE m AS\nselect 1 as x from a",
+        "wrapped",
+    )
+
+
+def test_hive_variables_take_the_usage_comment_values() -> None:
+    text = (
+        "--   -d source_table=wmf.pageview_hourly \\\n"
+        "INSERT OVERWRITE TABLE ${destination_table} PARTITION (year=${year})\n"
+        "SELECT a FROM ${source_table} WHERE year = ${year} AND d = '${day}'"
+    )
+    out = rw.render_script(text)
+    assert "TABLE destination_table PARTITION (year=0)" in out
+    assert "FROM wmf.pageview_hourly WHERE year = 0 AND d = '${day}'" in out
+
+
+def event_of(sql: str, dialect: str = "bigquery"):
+    (event,) = Extractor(None, ExtractOptions(dialect=dialect)).run(sql).events
+    return event
+
+
+def test_alias_detector_flags_a_source_column_named_like_a_grouped_alias() -> None:
+    sql = "CREATE TABLE d.o AS SELECT DATE(ts) AS day, COUNT(*) AS n FROM d.t GROUP BY day"
+    event = event_of(sql)
+    t = TableRef("internal", "d", "t")
+    right = IndirectLineage(IndirectType.GROUP_BY, "DATE(t.ts)", (ColumnRef(t, "ts"),))
+    wrong = IndirectLineage(IndirectType.GROUP_BY, "t.day", (ColumnRef(t, "day"),))
+    ok = dataclasses.replace(event, dataset_indirect=(right,))
+    bad = dataclasses.replace(event, dataset_indirect=(wrong,))
+    assert [h.detector for h in det.detect(sql, "bigquery", ok, None, "f")] == []
+    hits = det.detect(sql, "bigquery", bad, None, "f")
+    assert [h.detector for h in hits] == ["a"] and hits[0].complete == (bad.status.value == "COMPLETE")
+    # a column the statement really reads under that name is no leak
+    sql2 = "CREATE TABLE d.o AS SELECT DATE(ts) AS day, MAX(day) AS m FROM d.t GROUP BY day"
+    assert det.detect(sql2, "bigquery", dataclasses.replace(event_of(sql2), dataset_indirect=(wrong,)), None, "f") == []
+
+
+def test_unnest_detector_flags_an_element_field_bound_to_the_table() -> None:
+    sql = "CREATE TABLE d.o AS SELECT m.name FROM d.h AS h, UNNEST(h.metadata) AS m"
+    event = event_of(sql)
+    h = TableRef("internal", "d", "h")
+    (d,) = event.direct
+    bad = dataclasses.replace(event, direct=(dataclasses.replace(d, sources=(ColumnRef(h, "name"),)),))
+    good = dataclasses.replace(event, direct=(dataclasses.replace(d, sources=(ColumnRef(h, "metadata.name"),)),))
+    assert [x.detector for x in det.detect(sql, "bigquery", bad, None, "f")] == ["b"]
+    assert det.detect(sql, "bigquery", good, None, "f") == []
+
+
+def test_window_detector_flags_named_window_keys_missing_from_window_lineage() -> None:
+    sql = "CREATE TABLE d.o AS SELECT id, LAG(s) OVER w AS prev FROM d.t WINDOW w AS (PARTITION BY k ORDER BY v)"
+    event = event_of(sql)
+    t = TableRef("internal", "d", "t")
+    keys = tuple(IndirectLineage(IndirectType.WINDOW, c, (ColumnRef(t, c),), target_column="prev") for c in ("k", "v"))
+    assert [
+        x.detector for x in det.detect(sql, "bigquery", dataclasses.replace(event, output_indirect=()), None, "f")
+    ] == ["c"]
+    assert det.detect(sql, "bigquery", dataclasses.replace(event, output_indirect=keys), None, "f") == []
+
+
+def test_known_table_detector_flags_a_column_the_table_does_not_have() -> None:
+    sql = "CREATE TABLE d.o AS SELECT a FROM d.t"
+    cat = schema_from_data({"d.t": {"a": "INT64", "b": "STRING"}}, dialect="bigquery")
+    event = event_of(sql)
+    t = TableRef("internal", "d", "t")
+    (d,) = event.direct
+    bad = dataclasses.replace(event, direct=(dataclasses.replace(d, sources=(ColumnRef(t, "zz"),)),))
+    assert det.detect(sql, "bigquery", event, cat, "f") == []
+    assert [x.detector for x in det.detect(sql, "bigquery", bad, cat, "f")] == ["d"]
+
+
+def test_gold_labels_expand_aliases_and_struct_fields(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "g.yaml",
+        "corpus: c\nrepo: r\ncommit: x\ntables: {s: p.d.src}\ncolumns:\n"
+        "  - path: f.sql\n    target: result\n    targets:\n      A: {direct: [s.(rec.f)], indirect: [s.k, other.t.c]}\n",
+    )
+    (label,) = rw.load_gold(tmp_path)
+    assert (label.column, label.target, label.direct, label.indirect) == (
+        "a",
+        "result",
+        {"p.d.src.rec.f"},
+        {"p.d.src.k", "other.t.c"},
+    )
