@@ -267,6 +267,13 @@ def bq_type(f: dict[str, Any]) -> str:
     return t
 
 
+class _TolerantLoader(yaml.SafeLoader):
+    """bigquery-etl's schema files use their own tags (``!include-field-description``): read as null."""
+
+
+_TolerantLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
+
+
 def bigquery_etl_schema(mirror: Mirror, queries: list[str]) -> dict[str, dict[str, str]]:
     """headwater's schema-file data of the ``schema.yaml`` files beside the queries: one table each,
     ``project.dataset.table`` with BigQuery types (RECORD → STRUCT<…>, REPEATED → ARRAY<…>)."""
@@ -275,7 +282,7 @@ def bigquery_etl_schema(mirror: Mirror, queries: list[str]) -> dict[str, dict[st
     texts = mirror.read_many([p for p in wanted if p in have])
     data: dict[str, dict[str, str]] = {}
     for path, text in texts.items():
-        doc = yaml.safe_load(text) or {}
+        doc = yaml.load(text, Loader=_TolerantLoader) or {}  # a SafeLoader
         fields = doc.get("fields") or []
         target = bigquery_etl_target(wanted[path])
         if not fields or target is None:
@@ -307,6 +314,7 @@ class Run:
     skipped: Counter[str]
     catalog: Catalog
     cycle: list[str] | None
+    schema: Catalog | None = None
 
     @property
     def events(self) -> list[tuple[str, StatementResult, LineageInfo]]:
@@ -345,7 +353,22 @@ def run_sqls(corpus: Corpus, sqls: dict[str, str], skipped: Counter[str], catalo
     for p in order.order:
         extraction = ctx.extract(p, sqls[p], pieces[p])
         files.append(FileRun(p, sqls[p], [replace(s.result, events=s.events) for s in extraction.statements]))
-    return Run(corpus, with_schema, files, skipped, ctx.extractor.catalog, order.cycle)
+    return Run(corpus, with_schema, files, skipped, ctx.extractor.catalog, order.cycle, catalog)
+
+
+class KnownColumns:
+    """The tables whose columns are known for detector d: the project's (its DDL and the statements
+    that wrote them), except a table a statement wrote with doubt (an event not COMPLETE: its columns
+    may be partly unknown), which only the schema file may answer."""
+
+    def __init__(self, run: Run) -> None:
+        self.run = run
+        self.uncertain = {e.target.table for _, _, e in run.events if e.status != Status.COMPLETE}
+
+    def table(self, ref: Any) -> Any:
+        if ref in self.uncertain:
+            return self.run.schema.table(ref) if self.run.schema is not None else None
+        return self.run.catalog.table(ref)
 
 
 # --- the report ----------------------------------------------------------------------------------
@@ -393,8 +416,9 @@ def figures(run: Run) -> Figures:
                     f.codes[code] += 1
                     if len(f.examples[code]) < 5 and not any(x.startswith(fr.path) for x in f.examples[code]):
                         f.examples[code].append(f"{fr.path}:{d.line or s.line}: {d.message[:110]}")
+    known = KnownColumns(run)
     for path, stmt, event in run.events:
-        for hit in detect(stmt.sql, run.corpus.dialect, event, run.catalog, path):
+        for hit in detect(stmt.sql, run.corpus.dialect, event, known, path):  # type: ignore[arg-type]
             f.hits[hit.detector].append(hit)
     return f
 

@@ -182,7 +182,7 @@ def unnest_fields(tree: exp.Expression) -> tuple[dict[str, str], set[int]]:
 
 
 def named_window_keys(tree: exp.Expression) -> list[tuple[str, set[str]]]:
-    """(window name, its key column names) for each named window an ``OVER`` uses."""
+    """(window name, its key column names) for each named window an ``OVER`` uses (once each)."""
     out = []
     for select in tree.find_all(exp.Select):
         defs = {}
@@ -195,7 +195,8 @@ def named_window_keys(tree: exp.Expression) -> list[tuple[str, set[str]]]:
             for win in proj.find_all(exp.Window):
                 ref = win.args.get("alias")
                 if isinstance(ref, exp.Identifier) and ref.name.lower() in defs and defs[ref.name.lower()]:
-                    out.append((ref.name, defs[ref.name.lower()]))
+                    if (ref.name, defs[ref.name.lower()]) not in out:
+                        out.append((ref.name, defs[ref.name.lower()]))
     return out
 
 
