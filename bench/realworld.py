@@ -62,6 +62,7 @@ class Corpus:
     schema: str | None = None  # bigquery-etl: the schema.yaml beside each query.sql
     database: str | None = None
     statements: str = "doris"  # ExtractOptions.statements: "all" makes a SELECT an event too
+    strip_comments: bool = False  # the runner strips "--" comments first (MySQL needs a space after "--")
     description: str = ""
 
 
@@ -79,6 +80,7 @@ def load_corpora(path: Path = CORPORA) -> list[Corpus]:
             c.get("schema"),
             c.get("database"),
             c.get("statements", "doris"),
+            bool(c.get("strip_comments")),
             c.get("description", ""),
         )
         for c in doc["corpora"]
@@ -154,6 +156,24 @@ def only_comments_before_query(sql: str) -> bool:
     """True when the file is one query (``SELECT``/``WITH``/``(``), whatever comments come first."""
     body = _COMMENT.sub(" ", sql).strip()
     return bool(re.match(r"(?is)(select|with|\()\b", body)) and ";" not in strip_trailing_semicolons(body)
+
+
+def strip_line_comments(text: str) -> str:
+    """``--`` comments blanked to the end of their line (outside quotes), as a runner that strips them
+    before sending the SQL does (MySQL itself needs a space after ``--``)."""
+    out = []
+    for line in text.splitlines():
+        quote = None
+        for k, ch in enumerate(line):
+            if quote is None and ch in "'\"`":
+                quote = ch
+            elif ch == quote:
+                quote = None
+            elif quote is None and line.startswith("--", k):
+                line = line[:k]
+                break
+        out.append(line)
+    return "\n".join(out)
 
 
 def bigquery_etl_target(path: str) -> str | None:
@@ -329,7 +349,7 @@ def prepare(corpus: Corpus, mirror: Mirror) -> tuple[dict[str, str], Counter[str
     out: dict[str, str] = {}
     skipped: Counter[str] = Counter()
     for p in paths:
-        sql, how = wrap(p, texts[p])
+        sql, how = wrap(p, strip_line_comments(texts[p]) if corpus.strip_comments else texts[p])
         if sql is None:
             skipped[how] += 1
         else:

@@ -194,9 +194,9 @@ def named_window_keys(tree: exp.Expression) -> list[tuple[str, set[str]]]:
         for proj in select.expressions:
             for win in proj.find_all(exp.Window):
                 ref = win.args.get("alias")
-                if isinstance(ref, exp.Identifier) and ref.name.lower() in defs and defs[ref.name.lower()]:
-                    if (ref.name, defs[ref.name.lower()]) not in out:
-                        out.append((ref.name, defs[ref.name.lower()]))
+                keys = defs.get(ref.name.lower()) if isinstance(ref, exp.Identifier) else None
+                if keys and (ref.name, keys) not in out:
+                    out.append((ref.name, keys))
     return out
 
 

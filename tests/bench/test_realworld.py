@@ -220,3 +220,8 @@ def test_gold_labels_expand_aliases_and_struct_fields(tmp_path: Path) -> None:
         {"p.d.src.rec.f"},
         {"p.d.src.k", "other.t.c"},
     )
+
+
+def test_line_comments_are_stripped_outside_quotes() -> None:
+    text = "SELECT a, --Most recent\n'--kept' AS b, `x--y` FROM t -- end"
+    assert rw.strip_line_comments(text) == "SELECT a, \n'--kept' AS b, `x--y` FROM t "
