@@ -16,6 +16,7 @@ from sqlglot import exp
 from headwater.extract.binder import Binder
 from headwater.extract.scope import REF, UNRESOLVED, Alts, Scope, Source, column_node
 from headwater.extract.trees import clone
+from headwater.extract.unnest import element_field
 from headwater.extract.variant import FIELD_PATH
 from headwater.model import ColumnRef, Severity, TableRef
 
@@ -28,6 +29,9 @@ _exp_column: Final = exp.column
 _exp_to_identifier: Final = exp.to_identifier
 
 _IDENTIFIER: Final = exp.Identifier
+_UNNEST: Final = exp.Unnest
+# the functions whose value is an element of their array argument (``UNNEST(t.arr).f`` is ``UNNEST(t.arr.f)``)
+_ELEMENT_FUNCS: Final = frozenset({exp.Unnest, exp.Explode, exp.ExplodeOuter})
 LeafKey = tuple[object, object, object, object]
 
 
@@ -173,6 +177,8 @@ class ColumnBinder(Binder):
             path = parts[1:]
         if not base:
             return None
+        if any(b._meta and b._meta.get(UNRESOLVED) for b in base):  # the column itself is not bound
+            return base
         return [struct_field(b, path, self.column_ident) for b in base]
 
     def _unqualified(self, scope: Scope, name: str, col: exp.Column) -> Alts | None:
@@ -216,8 +222,16 @@ class ColumnBinder(Binder):
             )
         if src.table is not None:
             if src.columns is not None and src.has(name) is False:
-                return self._unresolved(
-                    node, "unknown_column", f"column {name} is not in table {src.table.qualified}", Severity.ERROR
+                if not (isinstance(node, _COLUMN) and node.args.get("table")):
+                    return self._unresolved(
+                        node, "unknown_column", f"column {name} is not in table {src.table.qualified}", Severity.ERROR
+                    )
+                # ``o.x``: the SQL names the table; a catalog that lacks the column is stale, the edge is kept
+                self.diag(
+                    "column_not_in_catalog",
+                    f"column {name} is not in the catalog's table {src.table.qualified}, which the SQL names: "
+                    "the column is kept (the catalog may be out of date)",
+                    node,
                 )
             table = src.table
             key = (table.catalog, table.database, table.name, name)  # TableRef's fields: hashed without it
@@ -229,11 +243,17 @@ class ColumnBinder(Binder):
         if rel is None:
             return self._unresolved(node, "unknown_column", f"column {name}: its relation is unknown", Severity.ERROR)
         idx = rel.index(name)
+        if idx is None and rel.element is not None:  # an array's element: a field of it (``unnest``)
+            field = element_field(self, src, rel, name, node)
+            if field is not None:
+                return field
         element = rel.index(src.alias)
         if idx is None and element is not None and isinstance(node, _COLUMN) and node.args.get("table"):
             # UNNEST(array_of_structs) AS i … i.sku: a field of the element, which the alias names
             field = _IDENTIFIER(this=node.name, quoted=bool(node.this.args.get("quoted")))
             return [_DOT(this=clone(alt), expression=field.copy()) for alt in rel.columns[element]]
+        if idx is None and rel.fields is not None:  # a field of a struct expression's ``.*``
+            return rel.fields(name)
         if idx is None and rel.open is not None and not rel.open.opaque:
             return self._from_source(rel.open, name, node)  # through a ``*`` over one unknown source
         if idx is None:
@@ -315,6 +335,11 @@ def struct_field(
     >>> c.sql(), str(c.meta[REF])
     ('w.asset.id', 'internal.db.w.asset.id')
     """
+    if type(base) in _ELEMENT_FUNCS and path:  # a field of an array's element: the array's field
+        arg = base.expressions[0] if type(base) is _UNNEST and len(base.expressions) == 1 else base.this
+        if isinstance(arg, _COLUMN) and arg._meta and arg.meta.get(REF) is not None:
+            field = struct_field(arg, path, ident)
+            return _UNNEST(expressions=[field]) if type(base) is _UNNEST else base.__class__(this=field)
     ref = base.meta.get(REF) if isinstance(base, _COLUMN) and base._meta else None
     if ref is not None:
         names = [ident(p) or p.name for p in path]
