@@ -31,7 +31,7 @@ _exp_to_identifier: Final = exp.to_identifier
 _IDENTIFIER: Final = exp.Identifier
 _UNNEST: Final = exp.Unnest
 # the functions whose value is an element of their array argument (``UNNEST(t.arr).f`` is ``UNNEST(t.arr.f)``)
-_ELEMENT_FUNCS: Final = frozenset({exp.Unnest, exp.Explode, exp.ExplodeOuter})
+_ELEMENT_FUNCS: Final = frozenset({exp.Unnest, exp.Explode, exp.ExplodeOuter, exp.Inline})
 LeafKey = tuple[object, object, object, object]
 
 

@@ -18,7 +18,7 @@ from headwater.extract.guards import EmptyName, view_refused
 from headwater.extract.scope import Alts, Relation, Scope, Source
 from headwater.extract.storage import table_storage
 from headwater.extract.trees import QUERY_TYPES, clone
-from headwater.extract.unnest import ELEMENT_DIALECTS, element_relation, qualifies
+from headwater.extract.unnest import ELEMENT_DIALECTS, element_relation, qualifies, row_fields
 from headwater.model import IndirectType, Severity, TableRef
 from headwater.model.slots import slot_setters
 
@@ -189,8 +189,16 @@ class SourceBinder(ColumnBinder):
                 rel.labels.append(labels[-1])
                 rel.columns.append([_UNNEST(expressions=[clone(a)]) for a in resolved[0]])
             return Source(alias=alias or names[0], load=lambda: rel)
+        fields = len(cols) - (1 if offset and not isinstance(offset, _IDENTIFIER) and len(cols) > len(args) else 0)
+        by_position = (
+            row_fields(self, func, resolved[0], fields)
+            if len(args) == 1 and fields > 1 and (isinstance(func, _UNNEST | _INLINE))
+            else None
+        )
         columns: list[Alts] = []
-        for i in range(len(names)):
+        if by_position is not None:  # the columns named by position are the fields of the array's rows
+            columns.extend(by_position)
+        for i in range(len(columns), len(names)):
             alts = resolved[min(i, len(resolved) - 1)] if resolved else []
             if isinstance(func, _UNNEST):
                 columns.append([_UNNEST(expressions=[clone(a)]) for a in alts])

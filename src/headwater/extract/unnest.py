@@ -268,3 +268,18 @@ def element_of(rel: Relation) -> list[exp.Expression]:
     if inner is None or inner.element is None or not inner.columns:
         return []
     return [clone(alt) for alt in inner.columns[0]]
+
+
+def row_fields(binder: ColumnBinder, func: exp.Expression, alts: Alts, count: int) -> list[Alts] | None:
+    """Trino ``UNNEST(rows) AS u(a, b)``, Spark ``inline(rows) AS a, b``: the columns named by position
+    are the fields of the array's row (struct) type, when the array's text or its column's type tells
+    them (``UNNEST(t.items.sku)``); None when it does not."""
+    out: list[Alts] = [[] for _ in range(count)]
+    for alt in alts:
+        element = _UNNEST(expressions=[clone(alt)]) if isinstance(func, _UNNEST) else func.__class__(this=clone(alt))
+        found = _fields(binder, alt, element)
+        if found is None or len(found[2]) < count:
+            return None
+        for i in range(count):
+            out[i].extend(found[2][i])
+    return out
