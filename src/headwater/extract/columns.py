@@ -340,6 +340,9 @@ def struct_field(
         if isinstance(arg, _COLUMN) and arg._meta and arg.meta.get(REF) is not None:
             field = struct_field(arg, path, ident)
             return _UNNEST(expressions=[field]) if type(base) is _UNNEST else base.__class__(this=field)
+    value = _struct_member(base, ident(path[0]) or path[0].name, ident) if path else None
+    if value is not None:  # ``(SELECT AS STRUCT x AS f).f``, ``STRUCT(x AS f).f``: the member's value
+        return struct_field(value, path[1:], ident) if len(path) > 1 else clone(value)
     ref = base.meta.get(REF) if isinstance(base, _COLUMN) and base._meta else None
     if ref is not None:
         names = [ident(p) or p.name for p in path]
@@ -352,3 +355,18 @@ def struct_field(
         quoted = part.args.get("quoted") if isinstance(part, _IDENTIFIER) else False
         node = _DOT(this=node, expression=_IDENTIFIER(this=part.name, quoted=quoted))
     return node
+
+
+def _struct_member(base: exp.Expression, name: str, ident: Callable[[Any], str | None]) -> exp.Expression | None:
+    """The value of member ``name`` of a struct written out: BigQuery ``(SELECT AS STRUCT x AS f, …)``
+    (its resolved form, without FROM) or ``STRUCT(x AS f, …)``; None for any other expression."""
+    node = base.this if isinstance(base, exp.Subquery) else base
+    written = isinstance(node, exp.Select) and node.args.get("kind") == "STRUCT" and not node.args.get("from_")
+    if not written and not isinstance(node, exp.Struct):
+        return None
+    for m in node.expressions:
+        if isinstance(m, exp.Alias) and ident(m.args.get("alias")) == name:
+            return m.this
+        if isinstance(m, exp.PropertyEQ) and isinstance(m.this, _IDENTIFIER) and ident(m.this) == name:
+            return m.expression
+    return None

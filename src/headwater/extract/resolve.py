@@ -414,7 +414,7 @@ class Resolver(SourceBinder):
         replaced = replaced or {}
         if qualifier is not None:
             src = self._find_source(scope, qualifier)
-            if src is None and any(s.has(qualifier) is not False for s in scope.sources.values()):
+            if src is None and self._may_be_column(scope, node):
                 self.diag(  # ``s.*`` over a struct column s
                     "star_unknown_columns", f"{qualifier}.*: the fields of struct {qualifier} are unknown", node
                 )
@@ -459,6 +459,21 @@ class Resolver(SourceBinder):
                 items.append(_COLUMN(this=_IDENTIFIER(this=col, quoted=True), table=table))
         return unknown
 
+    def _may_be_column(self, scope: Scope, node: exp.Expression) -> bool:
+        """Whether the path before ``.*`` in ``node`` (``s.*``, ``t.s.*``, ``payload.fields.*``) may be a
+        struct column of this scope or an outer one (a correlated ``SELECT AS STRUCT s.* …``)."""
+        parts = node.parts[:-1] if isinstance(node, _COLUMN) else []
+        first = parts[0] if parts else None
+        s: Scope | None = scope
+        while s is not None and first is not None:
+            name = self.column_ident(first) or ""
+            alias = self.table_ident(first) or ""
+            for src in s.sources.values():
+                if (src.alias == alias and len(parts) > 1) or src.has(name) is not False:
+                    return True
+            s = s.parent
+        return False
+
     def _replaced(
         self, star: exp.Expression, names: list[str], labels: list[str], items: list[exp.Expression], start: int
     ) -> None:
@@ -474,7 +489,11 @@ class Resolver(SourceBinder):
     def _struct_source(self, struct: exp.Expression, scope: Scope) -> Source:
         """The rows of ``struct.*`` whose fields are unknown: a name read from them is that field
         (``unnest.pushed_field``), resolved in ``scope`` when it is read."""
-        ranges = {s.alias for s in scope.sources.values()}
+        ranges: set[str] = set()
+        outer: Scope | None = scope
+        while outer is not None:  # the aliases of this scope and the outer ones (a correlated row)
+            ranges.update(s.alias for s in outer.sources.values())
+            outer = outer.parent
 
         def field(name: str, struct: exp.Expression = struct, scope: Scope = scope) -> Alts:
             return self.resolve(pushed_field(struct, name, ranges, self), scope)
