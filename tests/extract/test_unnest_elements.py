@@ -257,3 +257,20 @@ def test_the_cli_reads_the_typed_schema(tmp_path) -> None:
         ["metadata.name"],
         ["metadata.value"],
     ]
+
+
+def test_a_correlated_select_as_struct_over_a_struct_column_is_no_error() -> None:
+    e = event(
+        "SELECT * REPLACE ((SELECT AS STRUCT jsonPayload.* REPLACE ((SELECT AS STRUCT jsonPayload.fields.* "
+        "EXCEPT (user_id), SHA256(jsonPayload.fields.user_id) AS user_id) AS fields)) AS jsonPayload) FROM d.logs"
+    )
+    assert errors(e) == [] and "unknown_qualifier" not in codes(e)
+    assert reads(e) == [("jsonpayload", ["logs.jsonpayload.fields.user_id"])]
+
+
+def test_a_member_of_a_struct_subquery_is_its_value() -> None:
+    e = event(
+        "WITH a AS (SELECT * REPLACE ((SELECT AS STRUCT p.* REPLACE (SHA256(p.email) AS email)) AS p) FROM d.logs) "
+        "SELECT a.p.email AS e FROM a"
+    )
+    assert [d.expression for d in e.direct] == ["SHA256(logs.p.email)"]
