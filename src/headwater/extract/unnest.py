@@ -67,8 +67,10 @@ def element_relation(binder: ColumnBinder, alts: Alts, name: str, label: str, st
         if found is not None:
             break
     if found is None:  # the fields are unknown: open when the element may be a struct
-        return Relation(names, labels, columns, complete=not struct, element=name)
+        return Relation(names, labels, columns, complete=not struct, element=name if struct else None)
     field_names, field_labels, field_columns = found
+    if not field_names:  # an array of scalars: the element is the row's one column
+        return Relation(names, labels, columns)
     for n, lab, col in zip(field_names, field_labels, field_columns, strict=True):
         if n and n not in names:
             names.append(n)
