@@ -274,3 +274,34 @@ def test_a_member_of_a_struct_subquery_is_its_value() -> None:
         "SELECT a.p.email AS e FROM a"
     )
     assert [d.expression for d in e.direct] == ["SHA256(logs.p.email)"]
+
+
+def test_an_unused_element_alias_may_be_a_struct() -> None:
+    # glam: ``FROM scalars_data, UNNEST(scalar_aggregates) s1`` with the fields read unqualified
+    e = event(
+        "WITH sd AS (SELECT os, scalar_aggregates FROM d.src) SELECT os, metric FROM sd, UNNEST(scalar_aggregates) s1"
+    )
+    assert reads(e) == [("os", ["src.os"]), ("metric", ["src.scalar_aggregates.metric"])]
+    assert errors(e) == []
+
+
+def test_unnest_of_an_array_agg_of_structs_is_its_members() -> None:
+    e = event(
+        "WITH s AS (SELECT id, ARRAY_AGG(STRUCT(d, dau) ORDER BY d) AS arr FROM d.base GROUP BY id), "
+        "x AS (SELECT * REPLACE (ARRAY(SELECT STRUCT(d, c.dau) FROM UNNEST(arr) AS c) AS arr) FROM s), "
+        "e AS (SELECT c.*, x.* EXCEPT (arr) FROM x, UNNEST(arr) AS c) SELECT SUM(dau) AS s, * FROM e GROUP BY id"
+    )
+    assert reads(e) == [("s", ["base.dau"]), ("d", ["base.d"]), ("dau", ["base.dau"]), ("id", ["base.id"])]
+    assert errors(e) == [] and e.status is Status.COMPLETE
+
+
+@pytest.mark.parametrize("known", [True, False])
+def test_a_table_alias_as_a_value_is_its_row(known: bool) -> None:
+    head = "WITH g AS (SELECT build_hour, v, n FROM d.x), " if known else "WITH "
+    src = "g" if known else "d.x"
+    e = event(
+        f"{head}a AS (SELECT ARRAY_AGG(t ORDER BY t.n DESC LIMIT 1)[OFFSET(0)] AS top_row FROM {src} t "
+        "GROUP BY build_hour), b AS (SELECT top_row.* FROM a) SELECT v FROM b"
+    )
+    assert reads(e) == [("v", ["x.v", "x.n"])]
+    assert errors(e) == [] and "unknown_column" not in codes(e)

@@ -30,6 +30,8 @@ _exp_to_identifier: Final = exp.to_identifier
 
 _IDENTIFIER: Final = exp.Identifier
 _UNNEST: Final = exp.Unnest
+_ALIAS_NODE: Final = exp.Alias
+_STRUCT_NODE: Final = exp.Struct
 # the functions whose value is an element of their array argument (``UNNEST(t.arr).f`` is ``UNNEST(t.arr.f)``)
 _ELEMENT_FUNCS: Final = frozenset({exp.Unnest, exp.Explode, exp.ExplodeOuter, exp.Inline})
 LeafKey = tuple[object, object, object, object]
@@ -135,6 +137,14 @@ class ColumnBinder(Binder):
             return [clone(alt) for alt in scope.lateral[name]]
         s = scope
         while s is not None:
+            if s.sources.get(self.table_ident(args.get("this")) or "") is not None and not any(
+                src.has(name) for src in s.sources.values()
+            ):  # a table's alias, and no table of its scope has such a column: its row as a value
+                row = self._row_value(s, self.table_ident(args.get("this")) or "", col)
+                if row is not None:
+                    if s is not scope:
+                        scope.outer_hit = True
+                    return row
             bound = self._unqualified(s, name, col)
             if bound is not None:
                 if s is not scope:
@@ -147,7 +157,37 @@ class ColumnBinder(Binder):
             return self._unresolved(
                 col, "unknown_column", f"column {name} with no table to read it from", Severity.ERROR
             )
+        row = self._row_value(scope, self.table_ident(args.get("this")) or "", col)
+        if row is not None:
+            return row
         return self._unresolved(col, "unknown_column", f"column {name} is in no table of its scope", Severity.ERROR)
+
+    def _row_value(self, scope: Scope, alias: str, col: exp.Column) -> Alts | None:
+        """A table's alias used as a value (BigQuery ``ARRAY_AGG(t ORDER BY …)``, PostgreSQL's row
+        value): the row, ``STRUCT(t.a AS a, …)`` when its columns are known; None when ``alias``
+        names no source in scope."""
+        s: Scope | None = scope
+        while s is not None:
+            src = next((x for x in s.sources.values() if x.alias == alias), None)
+            if src is not None:
+                if s is not scope:
+                    scope.outer_hit = True
+                names = src.known_columns()
+                if names is None:
+                    marker = self._unresolved(
+                        col, "star_unknown_columns", f"{alias}: a table's row as a value, whose columns are unknown"
+                    )
+                    if src.table is not None:  # a field read from it later is that table's column
+                        marker[0].meta[UNRESOLVED] = src.table
+                    return marker
+                members: list[exp.Expression] = []
+                for n in names:
+                    alts = self._from_source(src, n, col)
+                    if alts:
+                        members.append(_ALIAS_NODE(this=clone(alts[0]), alias=_IDENTIFIER(this=n, quoted=True)))
+                return [_STRUCT_NODE(expressions=members)]
+            s = s.parent
+        return None
 
     @staticmethod
     def _lateral_alias_applies(scope: Scope, name: str) -> bool:
@@ -340,6 +380,18 @@ def struct_field(
         if isinstance(arg, _COLUMN) and arg._meta and arg.meta.get(REF) is not None:
             field = struct_field(arg, path, ident)
             return _UNNEST(expressions=[field]) if type(base) is _UNNEST else base.__class__(this=field)
+    if path and type(base) is exp.Bracket and type(base.this) is exp.ArrayAgg:
+        # ``ARRAY_AGG(row …)[OFFSET(0)].f``: the field of the aggregated rows (``ARRAY_AGG(row.f …)[…]``)
+        out = base.copy()
+        holder: exp.Expression = out.this
+        while isinstance(holder.this, exp.Limit | exp.Order):
+            holder = holder.this
+        holder.set("this", struct_field(holder.this, path, ident))
+        return out
+    row = base.meta.get(UNRESOLVED) if path and isinstance(base, _COLUMN) and base._meta else None
+    if isinstance(row, TableRef):  # a field of the row of a table whose columns are unknown: its column
+        leaf = column_node(row, ident(path[0]) or path[0].name)
+        return struct_field(leaf, path[1:], ident) if len(path) > 1 else leaf
     value = _struct_member(base, ident(path[0]) or path[0].name, ident) if path else None
     if value is not None:  # ``(SELECT AS STRUCT x AS f).f``, ``STRUCT(x AS f).f``: the member's value
         return struct_field(value, path[1:], ident) if len(path) > 1 else clone(value)

@@ -18,7 +18,7 @@ from headwater.extract.guards import EmptyName, view_refused
 from headwater.extract.scope import Alts, Relation, Scope, Source
 from headwater.extract.storage import table_storage
 from headwater.extract.trees import QUERY_TYPES, clone
-from headwater.extract.unnest import ELEMENT_DIALECTS, element_relation, qualifies, row_fields
+from headwater.extract.unnest import ELEMENT_DIALECTS, element_relation, may_be_struct, row_fields
 from headwater.model import IndirectType, Severity, TableRef
 from headwater.model.slots import slot_setters
 
@@ -182,7 +182,7 @@ class SourceBinder(ColumnBinder):
         if isinstance(func, _UNNEST) and len(args) == 1 and len(cols) <= 1 and self.names.dialect in ELEMENT_DIALECTS:
             # BigQuery: the fields of a struct element are columns of the row
             named = bool(cols) or alias is not None
-            struct = not named or qualifies(_enclosing_select(node), alias or names[0], self)
+            struct = not named or may_be_struct(_enclosing_select(node), alias or names[0], self)
             rel = element_relation(self, resolved[0], names[0], labels[0], struct)
             if offset:
                 rel.names.append(names[-1])

@@ -15,7 +15,8 @@ element (``x``, ``x.key``). ``element_relation`` builds that relation: the eleme
 When neither tells, the element's fields are unknown and the relation is *open* (incomplete): a
 name it might have binds to it as a field of the element, never to the outer table, unless a
 source that certainly has the name is in scope (``columns._candidates``). An aliased element whose
-alias the query never uses as a qualifier is taken for a scalar (``UNNEST(tags) AS tag``).
+alias the query reads as a value and never as a qualifier is taken for a scalar (``UNNEST(tags) AS
+tag`` … ``tag``).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ _SELECT: Final = exp.Select
 _STRUCT: Final = exp.Struct
 _TUPLE: Final = exp.Tuple
 _UNNEST: Final = exp.Unnest
+_ELEMENT_FUNCS: Final = frozenset({exp.Unnest, exp.Explode, exp.ExplodeOuter, exp.Inline})
 _ARRAY_TYPE: Final = exp.DataType.Type.ARRAY
 _STRUCT_TYPE: Final = exp.DataType.Type.STRUCT
 
@@ -98,15 +100,20 @@ def element_field(binder: ColumnBinder, src: Source, rel: Relation, name: str, n
     return [struct_field(alt, [ident], binder.column_ident) for alt in rel.columns[0]]
 
 
-def qualifies(select: exp.Expression | None, alias: str, binder: ColumnBinder) -> bool:
-    """Whether ``alias`` qualifies a column (``alias.f``) anywhere in ``select``."""
+def may_be_struct(select: exp.Expression | None, alias: str, binder: ColumnBinder) -> bool:
+    """Whether the element named ``alias`` may be a struct, as ``select`` uses it: unless it is only
+    read as a value (``UNNEST(tags) AS tag`` … ``tag``), never as a qualifier (``alias.f``)."""
     if select is None:
-        return False
+        return True
+    bare = False
     for col in select.find_all(_COLUMN):
         table = col.args.get("table")
-        if table is not None and binder.table_ident(table) == alias:
-            return True
-    return False
+        if table is not None:
+            if binder.table_ident(table) == alias:
+                return True
+        elif isinstance(col.this, _IDENTIFIER) and binder.column_ident(col.this) == alias:
+            bare = True
+    return not bare
 
 
 def _fields(
@@ -115,7 +122,7 @@ def _fields(
     """The element's fields (names, labels, values) when the array's text or its column's type
     tells them; empty lists for an array of scalars; None when unknown."""
     rows = _literal_rows(alt)
-    if rows is not None:
+    if rows is not None and any(rows[0]):
         field_labels, values = rows
         names = [binder.column_ident(n) or "" for n in field_labels]
         return names, field_labels, values
@@ -149,9 +156,17 @@ def _literal_rows(alt: exp.Expression) -> tuple[list[str], list[Alts]] | None:
             if isinstance(inner, _DATA_TYPE) and inner.is_type(_STRUCT_TYPE):
                 typed = [f.this.this for f in inner.expressions if isinstance(f, _COLUMN_DEF)]
         alt = alt.this
-    if not isinstance(alt, _ARRAY) or not alt.expressions:
+    if isinstance(alt, exp.ArrayAgg):  # ``ARRAY_AGG(STRUCT(a, b) [ORDER BY …] [LIMIT n])``: rows of that struct
+        value = alt.this
+        while isinstance(value, exp.Limit | exp.Order | exp.Distinct | exp.IgnoreNulls | exp.RespectNulls):
+            value = value.this if not isinstance(value, exp.Distinct) else (value.expressions or [None])[0]
+        if not isinstance(value, _STRUCT):
+            return None
+        items = [value]
+    elif not isinstance(alt, _ARRAY) or not alt.expressions:
         return None
-    items = alt.expressions
+    else:
+        items = alt.expressions
     if len(items) == 1 and isinstance(items[0], _SELECT) and items[0].args.get("kind") == "STRUCT":
         outputs = items[0].expressions
         if not all(isinstance(o, _ALIAS) for o in outputs):
@@ -180,7 +195,14 @@ def _field_label(e: exp.Expression) -> str:
         return e.alias
     if isinstance(e, _PROPERTY_EQ) and isinstance(e.this, _IDENTIFIER):
         return e.this.this
-    if isinstance(e, _COLUMN):  # ``STRUCT(t.a)``: BigQuery names the field after the column
+    # ``STRUCT(t.a, c.f)``: BigQuery names a field after the column or field it is (here resolved:
+    # ``t.a``, ``t.s.f``, ``UNNEST(t.arr.f)``, ``(expr).f``)
+    while type(e) in _ELEMENT_FUNCS and len(e.expressions if type(e) is _UNNEST else [e.this]) == 1:
+        e = e.expressions[0] if type(e) is _UNNEST else e.this
+    if isinstance(e, _COLUMN):
+        ref = e.meta.get(REF) if e._meta else None
+        return ref.column.rsplit(".", 1)[-1] if ref is not None else e.name
+    if isinstance(e, exp.Dot):
         return e.name
     return ""
 
