@@ -305,3 +305,29 @@ def test_a_table_alias_as_a_value_is_its_row(known: bool) -> None:
     )
     assert reads(e) == [("v", ["x.v", "x.n"])]
     assert errors(e) == [] and "unknown_column" not in codes(e)
+
+
+def test_a_struct_of_an_element_field_renders() -> None:
+    # sqlglot's BigQuery generator fails on ``STRUCT(UNNEST(x) AS a)`` (an internal_error before)
+    e = event("SELECT STRUCT(tag AS x, m.name AS n) AS s FROM d.t0, UNNEST(tags) AS tag, UNNEST(t0.meta) AS m")
+    assert e.direct[0].expression.startswith("STRUCT((UNNEST(t0.tags)) AS x")
+    assert reads(e) == [("s", ["t0.tags", "t0.meta.name"])]
+
+
+def test_if_of_written_structs_star_names_their_members() -> None:
+    e = event(
+        "WITH a AS (SELECT *, IF(x IS DISTINCT FROM y, STRUCT(x AS plan_id, z AS ended), (NULL, NULL)).* FROM d.t) "
+        "SELECT FIRST_VALUE(plan_id IGNORE NULLS) OVER (ORDER BY v) AS p, ended FROM a"
+    )
+    assert reads(e) == [("p", ["t.v", "t.x", "t.y"]), ("ended", ["t.x", "t.y", "t.z"])]
+    assert e.direct[1].expression == "IF(t.x IS DISTINCT FROM t.y, t.z, NULL)"
+
+
+def test_ignore_nulls_over_a_window_argument_renders() -> None:
+    # sqlglot moves IGNORE NULLS into the argument's window ORDER BY and fails (an internal_error before)
+    e = event(
+        "WITH a AS (SELECT id, LEAD(p) OVER (PARTITION BY id ORDER BY ts) AS nxt, ts FROM d.h) "
+        "SELECT FIRST_VALUE(IF(nxt IS NULL, NULL, nxt) IGNORE NULLS) OVER (ORDER BY ts) AS f FROM a"
+    )
+    assert sorted(reads(e)[0][1]) == ["h.id", "h.p", "h.ts"]
+    assert "IGNORE NULLS" in e.direct[0].expression

@@ -30,7 +30,7 @@ _exp_to_identifier: Final = exp.to_identifier
 
 _IDENTIFIER: Final = exp.Identifier
 _UNNEST: Final = exp.Unnest
-_ALIAS_NODE: Final = exp.Alias
+_PROPERTY_EQ: Final = exp.PropertyEQ
 _STRUCT_NODE: Final = exp.Struct
 # the functions whose value is an element of their array argument (``UNNEST(t.arr).f`` is ``UNNEST(t.arr.f)``)
 _ELEMENT_FUNCS: Final = frozenset({exp.Unnest, exp.Explode, exp.ExplodeOuter, exp.Inline})
@@ -184,7 +184,7 @@ class ColumnBinder(Binder):
                 for n in names:
                     alts = self._from_source(src, n, col)
                     if alts:
-                        members.append(_ALIAS_NODE(this=clone(alts[0]), alias=_IDENTIFIER(this=n, quoted=True)))
+                        members.append(_PROPERTY_EQ(this=_IDENTIFIER(this=n, quoted=True), expression=clone(alts[0])))
                 return [_STRUCT_NODE(expressions=members)]
             s = s.parent
         return None
@@ -384,7 +384,7 @@ def struct_field(
         # ``ARRAY_AGG(row …)[OFFSET(0)].f``: the field of the aggregated rows (``ARRAY_AGG(row.f …)[…]``)
         out = base.copy()
         holder: exp.Expression = out.this
-        while isinstance(holder.this, exp.Limit | exp.Order):
+        while isinstance(holder.this, exp.Limit | exp.Order | exp.IgnoreNulls | exp.RespectNulls):
             holder = holder.this
         holder.set("this", struct_field(holder.this, path, ident))
         return out

@@ -37,7 +37,7 @@ from headwater.extract.trees import (
     sql_text,
     substitute,
 )
-from headwater.extract.unnest import element_of, pushed_field
+from headwater.extract.unnest import element_of, pushed_field, written_fields
 from headwater.model import IndirectType, Severity
 
 # sqlglot's classes and functions as constants of this module: the compiled build reads a ``Final``
@@ -368,6 +368,10 @@ class Resolver(SourceBinder):
                     self._replaced(star, names, labels, items, start)
                 continue
             if isinstance(item, _DOT) and isinstance(item.expression, _STAR):  # ``IF(…).*``
+                fields = written_fields(item.this)
+                if fields is not None:  # its members are written out: each is an output
+                    self._struct_members(item, fields, scope, names, labels, items)
+                    continue
                 self.diag(
                     "star_unknown_columns",
                     f"{item.sql(dialect=self.names.dialect or None)[:60]}: the fields of a struct expression "
@@ -473,6 +477,37 @@ class Resolver(SourceBinder):
                     return True
             s = s.parent
         return False
+
+    def _struct_members(
+        self,
+        item: exp.Dot,
+        fields: list[exp.Expression],
+        scope: Scope,
+        names: list[str],
+        labels: list[str],
+        items: list[exp.Expression],
+    ) -> None:
+        """``IF(c, STRUCT(a AS x, …), …).* [EXCEPT …] [REPLACE …]``: each member of the written-out
+        struct, its value the field of the expression (``IF(c, a, …)``)."""
+        star = item.expression
+        excluded = {self.column_ident(c.this if isinstance(c, _COLUMN) else c) for c in star.args.get("except_") or []}
+        replaced = {
+            self.column_ident(r.args["alias"]) or "": r.this
+            for r in star.args.get("replace") or []
+            if isinstance(r, _ALIAS)
+        }
+        ranges: set[str] = set()
+        outer: Scope | None = scope
+        while outer is not None:
+            ranges.update(s.alias for s in outer.sources.values())
+            outer = outer.parent
+        for ident in fields:
+            name = self.column_ident(ident) or ""
+            if name in excluded:
+                continue
+            names.append(name)
+            labels.append(ident.name)
+            items.append(replaced[name] if name in replaced else pushed_field(item.this, name, ranges, self))
 
     def _replaced(
         self, star: exp.Expression, names: list[str], labels: list[str], items: list[exp.Expression], start: int

@@ -281,6 +281,14 @@ def pushed_field(struct: exp.Expression, name: str, ranges: Container[str], bind
         )
     if isinstance(struct, exp.Paren):
         return pushed_field(struct.this, name, ranges, binder)
+    if isinstance(struct, _STRUCT):  # ``STRUCT(x AS name, …)``: the member's value
+        for m in struct.expressions:
+            if isinstance(m, _PROPERTY_EQ | _ALIAS) and binder.column_ident(_field_label(m)) == name:
+                return _field_value(m).copy()
+    if isinstance(struct, _TUPLE | exp.Null) and all(
+        isinstance(e, exp.Null) for e in (struct.expressions if isinstance(struct, _TUPLE) else [struct])
+    ):  # ``(NULL, NULL)``: every field is NULL
+        return exp.Null()
     return exp.Dot(this=struct.copy(), expression=ident)
 
 
@@ -307,3 +315,24 @@ def row_fields(binder: ColumnBinder, func: exp.Expression, alts: Alts, count: in
         for i in range(count):
             out[i].extend(found[2][i])
     return out
+
+
+def written_fields(struct: exp.Expression | None) -> list[exp.Expression] | None:
+    """The members of a struct expression written out, through IF / COALESCE / parentheses
+    (``IF(c, STRUCT(a AS x, b AS y), (NULL, NULL))``: ``x``, ``y``), as the identifiers that name
+    them; None when no branch is a STRUCT whose members all have names."""
+    if isinstance(struct, exp.Paren):
+        return written_fields(struct.this)
+    if isinstance(struct, exp.If):
+        return written_fields(struct.args.get("true")) or written_fields(struct.args.get("false"))
+    if isinstance(struct, exp.Coalesce):
+        for e in [struct.this, *struct.expressions]:
+            found = written_fields(e)
+            if found:
+                return found
+        return None
+    if isinstance(struct, _STRUCT) and struct.expressions:
+        names = [m.this if isinstance(m, _PROPERTY_EQ) else m.args.get("alias") for m in struct.expressions]
+        if all(isinstance(n, _IDENTIFIER) for n in names):
+            return names
+    return None
