@@ -52,7 +52,7 @@ class Case:
     dialect: str
     sql: str
     statements: str
-    schema: dict[str, list[str]]
+    schema: dict[str, list[str] | dict[str, str]]
     read: set[str]
     write: set[str]
     edges: set[str]
@@ -126,14 +126,17 @@ def column_name(ref: ColumnRef) -> str:
     return f"{table_name(ref.table)}.{ref.column.lower()}"
 
 
-def catalog_of(schema: dict[str, list[str]], dialect: str) -> MemoryCatalog:
-    """The case's schema, its names folded as the dialect folds unquoted identifiers."""
+def catalog_of(schema: dict[str, list[str] | dict[str, str]], dialect: str) -> MemoryCatalog:
+    """The case's schema, its names folded as the dialect folds unquoted identifiers (a table's
+    columns a list of names, or a mapping of each name to its type)."""
     names = Names.for_dialect(sqlglot_dialect(dialect))
     cat = MemoryCatalog()
     for name, cols in schema.items():
         db, _, t = qualify_table(name).rpartition(".")
         ref = TableRef("internal", names.table_ident(db), names.table_ident(t) or t)
-        cat.put(ref, TableSchema(tuple(ColumnSchema(names.column_ident(str(c)) or str(c)) for c in cols)))
+        typed = cols.items() if isinstance(cols, dict) else ((c, None) for c in cols)
+        columns = tuple(ColumnSchema(names.column_ident(str(c)) or str(c), typ) for c, typ in typed)
+        cat.put(ref, TableSchema(columns))
     return cat
 
 

@@ -58,3 +58,19 @@ def test_a_doris_event_read_through_a_view_reads_the_view_too(store: LineageStor
     up = store.get_upstream("r.t", max_depth=1, node_types=["DATASET"])
     assert sorted(n.name for n in up.nodes) == ["internal.m.v", "internal.r.t", "internal.s.orders"]
     assert [o.field.name for o in store.get_field_origin("r.t.doubled").origins] == ["internal.s.orders.amount"]
+
+
+def test_a_table_written_by_a_star_over_unknown_columns_stays_open(store: LineageStore) -> None:
+    # issue 34 (6): its listed columns are certain, a name it might have binds to it (no unknown_column)
+    store.record_batch(
+        extract_script("CREATE TABLE d.accounts AS SELECT *, 1 AS flag FROM src.h", dialect="bigquery").events
+    )
+    cat = StoreCatalog(store, "bigquery")
+    assert cat.table(_t("d", "accounts")).open
+    e = (
+        Extractor(cat, ExtractOptions(dialect="bigquery"))
+        .run("INSERT INTO d.out SELECT a.account_name, flag FROM d.accounts AS a")
+        .events[0]
+    )
+    assert [[c.column for c in d.sources] for d in e.direct] == [["account_name"], ["flag"]]
+    assert "unknown_column" not in [d.code for d in e.diagnostics]

@@ -48,6 +48,9 @@ class TableSchema:
     view_sql: str | None = None
     view_dialect: str | None = None
     properties: tuple[tuple[str, str], ...] = ()
+    # the columns listed are certain, and the table may have others (a ``CREATE TABLE … AS SELECT *``
+    # over a table whose columns are unknown): a name it might have binds to it, unlisted or not
+    open: bool = False
     _names: tuple[str, ...] = field(init=False, repr=False, compare=False)
     _types: dict[str, str | None] = field(init=False, repr=False, compare=False)
 

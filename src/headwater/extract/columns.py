@@ -16,6 +16,7 @@ from sqlglot import exp
 from headwater.extract.binder import Binder
 from headwater.extract.scope import REF, UNRESOLVED, Alts, Scope, Source, column_node
 from headwater.extract.trees import clone
+from headwater.extract.unnest import element_field
 from headwater.extract.variant import FIELD_PATH
 from headwater.model import ColumnRef, Severity, TableRef
 
@@ -28,6 +29,11 @@ _exp_column: Final = exp.column
 _exp_to_identifier: Final = exp.to_identifier
 
 _IDENTIFIER: Final = exp.Identifier
+_UNNEST: Final = exp.Unnest
+_PROPERTY_EQ: Final = exp.PropertyEQ
+_STRUCT_NODE: Final = exp.Struct
+# the functions whose value is an element of their array argument (``UNNEST(t.arr).f`` is ``UNNEST(t.arr.f)``)
+_ELEMENT_FUNCS: Final = frozenset({exp.Unnest, exp.Explode, exp.ExplodeOuter, exp.Inline})
 LeafKey = tuple[object, object, object, object]
 
 
@@ -131,6 +137,14 @@ class ColumnBinder(Binder):
             return [clone(alt) for alt in scope.lateral[name]]
         s = scope
         while s is not None:
+            if s.sources.get(self.table_ident(args.get("this")) or "") is not None and not any(
+                src.has(name) for src in s.sources.values()
+            ):  # a table's alias, and no table of its scope has such a column: its row as a value
+                row = self._row_value(s, self.table_ident(args.get("this")) or "", col)
+                if row is not None:
+                    if s is not scope:
+                        scope.outer_hit = True
+                    return row
             bound = self._unqualified(s, name, col)
             if bound is not None:
                 if s is not scope:
@@ -143,7 +157,37 @@ class ColumnBinder(Binder):
             return self._unresolved(
                 col, "unknown_column", f"column {name} with no table to read it from", Severity.ERROR
             )
+        row = self._row_value(scope, self.table_ident(args.get("this")) or "", col)
+        if row is not None:
+            return row
         return self._unresolved(col, "unknown_column", f"column {name} is in no table of its scope", Severity.ERROR)
+
+    def _row_value(self, scope: Scope, alias: str, col: exp.Column) -> Alts | None:
+        """A table's alias used as a value (BigQuery ``ARRAY_AGG(t ORDER BY …)``, PostgreSQL's row
+        value): the row, ``STRUCT(t.a AS a, …)`` when its columns are known; None when ``alias``
+        names no source in scope."""
+        s: Scope | None = scope
+        while s is not None:
+            src = next((x for x in s.sources.values() if x.alias == alias), None)
+            if src is not None:
+                if s is not scope:
+                    scope.outer_hit = True
+                names = src.known_columns()
+                if names is None:
+                    marker = self._unresolved(
+                        col, "star_unknown_columns", f"{alias}: a table's row as a value, whose columns are unknown"
+                    )
+                    if src.table is not None:  # a field read from it later is that table's column
+                        marker[0].meta[UNRESOLVED] = src.table
+                    return marker
+                members: list[exp.Expression] = []
+                for n in names:
+                    alts = self._from_source(src, n, col)
+                    if alts:
+                        members.append(_PROPERTY_EQ(this=_IDENTIFIER(this=n, quoted=True), expression=clone(alts[0])))
+                return [_STRUCT_NODE(expressions=members)]
+            s = s.parent
+        return None
 
     @staticmethod
     def _lateral_alias_applies(scope: Scope, name: str) -> bool:
@@ -173,6 +217,8 @@ class ColumnBinder(Binder):
             path = parts[1:]
         if not base:
             return None
+        if any(b._meta and b._meta.get(UNRESOLVED) for b in base):  # the column itself is not bound
+            return base
         return [struct_field(b, path, self.column_ident) for b in base]
 
     def _unqualified(self, scope: Scope, name: str, col: exp.Column) -> Alts | None:
@@ -216,8 +262,16 @@ class ColumnBinder(Binder):
             )
         if src.table is not None:
             if src.columns is not None and src.has(name) is False:
-                return self._unresolved(
-                    node, "unknown_column", f"column {name} is not in table {src.table.qualified}", Severity.ERROR
+                if not (isinstance(node, _COLUMN) and node.args.get("table")):
+                    return self._unresolved(
+                        node, "unknown_column", f"column {name} is not in table {src.table.qualified}", Severity.ERROR
+                    )
+                # ``o.x``: the SQL names the table; a catalog that lacks the column is stale, the edge is kept
+                self.diag(
+                    "column_not_in_catalog",
+                    f"column {name} is not in the catalog's table {src.table.qualified}, which the SQL names: "
+                    "the column is kept (the catalog may be out of date)",
+                    node,
                 )
             table = src.table
             key = (table.catalog, table.database, table.name, name)  # TableRef's fields: hashed without it
@@ -229,11 +283,17 @@ class ColumnBinder(Binder):
         if rel is None:
             return self._unresolved(node, "unknown_column", f"column {name}: its relation is unknown", Severity.ERROR)
         idx = rel.index(name)
+        if idx is None and rel.element is not None:  # an array's element: a field of it (``unnest``)
+            field = element_field(self, src, rel, name, node)
+            if field is not None:
+                return field
         element = rel.index(src.alias)
         if idx is None and element is not None and isinstance(node, _COLUMN) and node.args.get("table"):
             # UNNEST(array_of_structs) AS i … i.sku: a field of the element, which the alias names
             field = _IDENTIFIER(this=node.name, quoted=bool(node.this.args.get("quoted")))
             return [_DOT(this=clone(alt), expression=field.copy()) for alt in rel.columns[element]]
+        if idx is None and rel.fields is not None:  # a field of a struct expression's ``.*``
+            return rel.fields(name)
         if idx is None and rel.open is not None and not rel.open.opaque:
             return self._from_source(rel.open, name, node)  # through a ``*`` over one unknown source
         if idx is None:
@@ -315,6 +375,26 @@ def struct_field(
     >>> c.sql(), str(c.meta[REF])
     ('w.asset.id', 'internal.db.w.asset.id')
     """
+    if type(base) in _ELEMENT_FUNCS and path:  # a field of an array's element: the array's field
+        arg = base.expressions[0] if type(base) is _UNNEST and len(base.expressions) == 1 else base.this
+        if isinstance(arg, _COLUMN) and arg._meta and arg.meta.get(REF) is not None:
+            field = struct_field(arg, path, ident)
+            return _UNNEST(expressions=[field]) if type(base) is _UNNEST else base.__class__(this=field)
+    if path and type(base) is exp.Bracket and type(base.this) is exp.ArrayAgg:
+        # ``ARRAY_AGG(row …)[OFFSET(0)].f``: the field of the aggregated rows (``ARRAY_AGG(row.f …)[…]``)
+        out = base.copy()
+        holder: exp.Expression = out.this
+        while isinstance(holder.this, exp.Limit | exp.Order | exp.IgnoreNulls | exp.RespectNulls):
+            holder = holder.this
+        holder.set("this", struct_field(holder.this, path, ident))
+        return out
+    row = base.meta.get(UNRESOLVED) if path and isinstance(base, _COLUMN) and base._meta else None
+    if isinstance(row, TableRef):  # a field of the row of a table whose columns are unknown: its column
+        leaf = column_node(row, ident(path[0]) or path[0].name)
+        return struct_field(leaf, path[1:], ident) if len(path) > 1 else leaf
+    value = _struct_member(base, ident(path[0]) or path[0].name, ident) if path else None
+    if value is not None:  # ``(SELECT AS STRUCT x AS f).f``, ``STRUCT(x AS f).f``: the member's value
+        return struct_field(value, path[1:], ident) if len(path) > 1 else clone(value)
     ref = base.meta.get(REF) if isinstance(base, _COLUMN) and base._meta else None
     if ref is not None:
         names = [ident(p) or p.name for p in path]
@@ -327,3 +407,18 @@ def struct_field(
         quoted = part.args.get("quoted") if isinstance(part, _IDENTIFIER) else False
         node = _DOT(this=node, expression=_IDENTIFIER(this=part.name, quoted=quoted))
     return node
+
+
+def _struct_member(base: exp.Expression, name: str, ident: Callable[[Any], str | None]) -> exp.Expression | None:
+    """The value of member ``name`` of a struct written out: BigQuery ``(SELECT AS STRUCT x AS f, …)``
+    (its resolved form, without FROM) or ``STRUCT(x AS f, …)``; None for any other expression."""
+    node = base.this if isinstance(base, exp.Subquery) else base
+    written = isinstance(node, exp.Select) and node.args.get("kind") == "STRUCT" and not node.args.get("from_")
+    if not written and not isinstance(node, exp.Struct):
+        return None
+    for m in node.expressions:
+        if isinstance(m, exp.Alias) and ident(m.args.get("alias")) == name:
+            return m.this
+        if isinstance(m, exp.PropertyEQ) and isinstance(m.this, _IDENTIFIER) and ident(m.this) == name:
+            return m.expression
+    return None

@@ -584,7 +584,8 @@ class Extractor:
 
     def _register_ctas(self, target: TableRef, rel: Relation, column_list: list[str] | None = None) -> None:
         names = column_list or rel.names
-        self.catalog.put(target, TableSchema(tuple(ColumnSchema(n) for n in names)))
+        columns = tuple(ColumnSchema(n) for n in names)
+        self.catalog.put(target, TableSchema(columns, open=not column_list and not rel.complete))
 
     def context_for(
         self,

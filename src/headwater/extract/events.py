@@ -214,8 +214,52 @@ def leaf_texts(generator: object) -> LeafColumns | None:
         for func in _function_classes():
             if func not in own:  # rendered by ``function_fallback_sql`` before
                 own[func] = names
+    struct = own.get(exp.Struct)
+    if struct is not None:
+        own[exp.Struct] = StructMembers(struct)
+    for nulls, words in ((exp.IgnoreNulls, "IGNORE NULLS"), (exp.RespectNulls, "RESPECT NULLS")):
+        handler = own.get(nulls)
+        if handler is not None:
+            own[nulls] = NullsClause(handler, words)
     generator._dispatch = own  # type: ignore[attr-defined]
     return leaves
+
+
+class NullsClause:
+    """The generator's handler of ``IGNORE NULLS`` / ``RESPECT NULLS``, which moves the clause into the
+    function's argument list and fails (``'NoneType' object has no attribute 'copy'``) when that argument
+    holds a window's ``ORDER BY`` (``FIRST_VALUE(IF(LEAD(x) OVER (ORDER BY t) …) IGNORE NULLS)``, a
+    resolved column): then ``FUNC(…) IGNORE NULLS``. The handler is given a copy (it changes the tree)."""
+
+    def __init__(self, handler: Any, words: str) -> None:
+        self.handler = handler
+        self.words = words
+
+    def __call__(self, generator: Any, node: Any) -> str:
+        try:
+            made: str = self.handler(generator, node.copy())
+        except AttributeError:
+            made = f"{generator.sql(node.this)} {self.words}"
+        return made
+
+
+class StructMembers:
+    """The generator's handler of ``STRUCT(…)``, given members ``UNNEST(x) AS a`` parenthesised: sqlglot's
+    BigQuery generator makes such a member ``alias_(UNNEST(x), a)``, which sets the identifier as the
+    UNNEST's table alias, and then fails on it (``'Identifier' object has no attribute 'columns'``)."""
+
+    def __init__(self, handler: Any) -> None:
+        self.handler = handler
+
+    def __call__(self, generator: Any, node: Any) -> str:
+        members = node.expressions
+        if any(type(m) is exp.PropertyEQ and type(m.expression) is exp.Unnest for m in members):
+            node = node.copy()
+            for m in node.expressions:
+                if type(m) is exp.PropertyEQ and type(m.expression) is exp.Unnest:
+                    m.set("expression", exp.Paren(this=m.expression))
+        made: str = self.handler(generator, node)
+        return made
 
 
 _FALLBACK: Final = Generator.function_fallback_sql

@@ -37,6 +37,7 @@ from headwater.extract.trees import (
     sql_text,
     substitute,
 )
+from headwater.extract.unnest import element_of, pushed_field, written_fields
 from headwater.model import IndirectType, Severity
 
 # sqlglot's classes and functions as constants of this module: the compiled build reads a ``Final``
@@ -359,11 +360,18 @@ class Resolver(SourceBinder):
                     for r in star.args.get("replace") or []
                     if isinstance(r, _ALIAS)
                 }
+                start = len(names)
                 unknown = self._expand_star(scope, qualifier, excluded, item, names, labels, items, replaced)
                 complete = complete and not unknown
                 open_sources.update((id(src), src) for src in unknown)
+                if unknown:  # ``* REPLACE (x AS c)`` over unknown columns: the REPLACE names ``c``
+                    self._replaced(star, names, labels, items, start)
                 continue
             if isinstance(item, _DOT) and isinstance(item.expression, _STAR):  # ``IF(…).*``
+                fields = written_fields(item.this)
+                if fields is not None:  # its members are written out: each is an output
+                    self._struct_members(item, fields, scope, names, labels, items)
+                    continue
                 self.diag(
                     "star_unknown_columns",
                     f"{item.sql(dialect=self.names.dialect or None)[:60]}: the fields of a struct expression "
@@ -371,6 +379,9 @@ class Resolver(SourceBinder):
                     item,
                 )
                 complete = False
+                src = self._struct_source(item.this, scope)
+                open_sources[id(src)] = src
+                self._replaced(item.expression, names, labels, items, len(names))
                 continue
             inner = item.this if isinstance(item, _ALIAS) else item
             if isinstance(item, _ALIAS):
@@ -407,11 +418,13 @@ class Resolver(SourceBinder):
         replaced = replaced or {}
         if qualifier is not None:
             src = self._find_source(scope, qualifier)
-            if src is None and any(s.has(qualifier) is not False for s in scope.sources.values()):
+            if src is None and self._may_be_column(scope, node):
                 self.diag(  # ``s.*`` over a struct column s
                     "star_unknown_columns", f"{qualifier}.*: the fields of struct {qualifier} are unknown", node
                 )
-                return [Source(alias=qualifier, opaque="STRUCT")]
+                parts = [p.copy() for p in node.parts[:-1]] if isinstance(node, _COLUMN) else []
+                struct = _COLUMN(**dict(zip(("this", "table", "db", "catalog"), reversed(parts), strict=False)))
+                return [self._struct_source(struct, scope)]
             if src is None:
                 self.diag("unknown_qualifier", f"{qualifier}.* names no table in scope", node, Severity.ERROR)
                 return [Source(alias=qualifier, opaque="unknown qualifier")]
@@ -449,6 +462,79 @@ class Resolver(SourceBinder):
                 table = None if qualifier is None and col in scope.merged else _IDENTIFIER(this=key, quoted=True)
                 items.append(_COLUMN(this=_IDENTIFIER(this=col, quoted=True), table=table))
         return unknown
+
+    def _may_be_column(self, scope: Scope, node: exp.Expression) -> bool:
+        """Whether the path before ``.*`` in ``node`` (``s.*``, ``t.s.*``, ``payload.fields.*``) may be a
+        struct column of this scope or an outer one (a correlated ``SELECT AS STRUCT s.* …``)."""
+        parts = node.parts[:-1] if isinstance(node, _COLUMN) else []
+        first = parts[0] if parts else None
+        s: Scope | None = scope
+        while s is not None and first is not None:
+            name = self.column_ident(first) or ""
+            alias = self.table_ident(first) or ""
+            for src in s.sources.values():
+                if (src.alias == alias and len(parts) > 1) or src.has(name) is not False:
+                    return True
+            s = s.parent
+        return False
+
+    def _struct_members(
+        self,
+        item: exp.Dot,
+        fields: list[exp.Expression],
+        scope: Scope,
+        names: list[str],
+        labels: list[str],
+        items: list[exp.Expression],
+    ) -> None:
+        """``IF(c, STRUCT(a AS x, …), …).* [EXCEPT …] [REPLACE …]``: each member of the written-out
+        struct, its value the field of the expression (``IF(c, a, …)``)."""
+        star = item.expression
+        excluded = {self.column_ident(c.this if isinstance(c, _COLUMN) else c) for c in star.args.get("except_") or []}
+        replaced = {
+            self.column_ident(r.args["alias"]) or "": r.this
+            for r in star.args.get("replace") or []
+            if isinstance(r, _ALIAS)
+        }
+        ranges: set[str] = set()
+        outer: Scope | None = scope
+        while outer is not None:
+            ranges.update(s.alias for s in outer.sources.values())
+            outer = outer.parent
+        for ident in fields:
+            name = self.column_ident(ident) or ""
+            if name in excluded:
+                continue
+            names.append(name)
+            labels.append(ident.name)
+            items.append(replaced[name] if name in replaced else pushed_field(item.this, name, ranges, self))
+
+    def _replaced(
+        self, star: exp.Expression, names: list[str], labels: list[str], items: list[exp.Expression], start: int
+    ) -> None:
+        """The ``REPLACE (expr AS c)`` columns of a ``*`` whose columns are unknown: ``c`` is an output,
+        the expression its value (the star's other columns stay unknown)."""
+        for r in star.args.get("replace") or []:
+            name = self.column_ident(r.args.get("alias")) if isinstance(r, _ALIAS) else None
+            if name and name not in names[start:]:
+                names.append(name)
+                labels.append(r.alias)
+                items.append(r.this)
+
+    def _struct_source(self, struct: exp.Expression, scope: Scope) -> Source:
+        """The rows of ``struct.*`` whose fields are unknown: a name read from them is that field
+        (``unnest.pushed_field``), resolved in ``scope`` when it is read."""
+        ranges: set[str] = set()
+        outer: Scope | None = scope
+        while outer is not None:  # the aliases of this scope and the outer ones (a correlated row)
+            ranges.update(s.alias for s in outer.sources.values())
+            outer = outer.parent
+
+        def field(name: str, struct: exp.Expression = struct, scope: Scope = scope) -> Alts:
+            return self.resolve(pushed_field(struct, name, ranges, self), scope)
+
+        rel = Relation([], [], [], complete=False, fields=field)
+        return Source(alias=f"__struct{len(scope.sources)}", load=lambda: rel)
 
     # ------------------------------------------------------------------ expressions
 
@@ -523,15 +609,23 @@ class Resolver(SourceBinder):
         rel = self.relation(query, scope, scope.ctes)
         parent = node.parent
         scalar = not isinstance(parent, _PREDICATES)
-        if scalar and len(rel.columns) == 1:
+        struct = isinstance(query, _SELECT) and query.args.get("kind") == "STRUCT"  # BigQuery SELECT AS STRUCT
+        if scalar and len(rel.columns) == 1 and not struct:
             return [self._take(alt) for alt in rel.columns[0]]
         # a predicate subquery: render what it compares, over its base tables. EXISTS compares no
         # output (its select list is irrelevant), only its correlation predicates.
         if isinstance(parent, _EXISTS):
             outputs: list[exp.Expression] = [_STAR()]
+        elif struct:  # its fields by name (``unnest`` reads them from ``ARRAY(SELECT AS STRUCT …)``)
+            outputs = [_ALIAS(this=self._take(alts[0]), alias=_IDENTIFIER(this=n, quoted=True))
+                       for n, alts in zip(rel.names, rel.columns, strict=True) if alts and n]  # fmt: skip
         else:
-            outputs = [self._take(alts[0]) for alts in rel.columns if alts] or [_STAR()]
+            outputs = [self._take(alts[0]) for alts in rel.columns if alts]
+        if not outputs:
+            outputs = element_of(rel) or [_STAR()]
         select = _SELECT(expressions=outputs)
+        if struct and not isinstance(parent, _EXISTS):
+            select.set("kind", "STRUCT")
         if rel.tables:
             select.set("from_", _FROM(this=_table_node(rel.tables[0].name)))
             for t in rel.tables[1:]:

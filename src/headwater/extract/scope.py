@@ -44,6 +44,12 @@ class Relation:
     # the one source of unknown columns a ``*`` passed through: a name the relation does not list
     # can only be that source's column (``SELECT user_id FROM (SELECT *, … FROM u) x``)
     open: Source | None = None
+    # the rows of an array's elements (UNNEST, EXPLODE: ``headwater.extract.unnest``): the name of the
+    # column that is the whole element, listed first; the names after it are the element's struct fields
+    element: str | None = None
+    # the rows of a struct expression's ``.*`` (``s.*``, ``IF(c, cur, prev).*``): a name the relation
+    # does not list is that field of the struct, resolved by this function
+    fields: Callable[[str], Alts] | None = None
     _index: dict[str, int] | None = None
 
     def __init__(
@@ -55,6 +61,8 @@ class Relation:
         tables: list[TableRef] | None = None,
         correlated: list[exp.Expression] | None = None,
         open: Source | None = None,
+        element: str | None = None,
+        fields: Callable[[str], Alts] | None = None,
         _index: dict[str, int] | None = None,
     ) -> None:
         self.names = names
@@ -65,6 +73,8 @@ class Relation:
         self.correlated = [] if correlated is None else correlated
         self.open = open
         self._index = _index
+        self.element = element
+        self.fields = fields
 
     def index(self, name: str) -> int | None:
         if self._index is None:
@@ -89,6 +99,7 @@ class Source:
     opaque: str | None = None  # a construct whose columns cannot be known (UNNEST, table function…)
     _relation: Relation | None = None
     _cols: frozenset[str] | None = field(default=None, repr=False, compare=False)  # ``columns`` as a set
+    partial: bool = False  # a table whose ``columns`` are certain, and which may have others (``TableSchema.open``)
 
     def __init__(
         self,
@@ -99,6 +110,7 @@ class Source:
         opaque: str | None = None,
         _relation: Relation | None = None,
         _cols: frozenset[str] | None = None,
+        partial: bool = False,
     ) -> None:
         self.alias = alias
         self.table = table
@@ -107,6 +119,7 @@ class Source:
         self.opaque = opaque
         self._relation = _relation
         self._cols = _cols
+        self.partial = partial
 
     @property
     def relation(self) -> Relation | None:
@@ -117,10 +130,12 @@ class Source:
     def known_columns(self) -> list[str] | None:
         """Normalised column names, or None when they are unknown."""
         if self.table is not None:
-            return self.columns
+            return None if self.partial else self.columns
         rel = self.relation
         if rel is None or not rel.complete:
             return None
+        if rel.element is not None and len(rel.names) > 1:  # an element of struct type: its fields
+            return rel.names[1:]
         return rel.names
 
     def has(self, name: str) -> bool | None:
@@ -131,11 +146,15 @@ class Source:
                 if self.columns is None:
                     return None
                 cols = self._cols = frozenset(self.columns)
-            return name in cols
+            if name in cols:
+                return True
+            return None if self.partial else False
         rel = self.relation
-        if rel is None or not rel.complete:
+        if rel is None:
             return None
-        return rel.index(name) is not None
+        if rel.index(name) is not None:  # a column a relation lists is certain, its others known or not
+            return True
+        return False if rel.complete else None
 
 
 @dataclass(init=False)

@@ -18,6 +18,7 @@ from headwater.extract.guards import EmptyName, view_refused
 from headwater.extract.scope import Alts, Relation, Scope, Source
 from headwater.extract.storage import table_storage
 from headwater.extract.trees import QUERY_TYPES, clone
+from headwater.extract.unnest import ELEMENT_DIALECTS, element_relation, may_be_struct, row_fields
 from headwater.model import IndirectType, Severity, TableRef
 from headwater.model.slots import slot_setters
 
@@ -37,6 +38,7 @@ _INLINE: Final = exp.Inline
 _LATERAL: Final = exp.Lateral
 _LITERAL: Final = exp.Literal
 _PIVOT_ALIAS: Final = exp.PivotAlias
+_SELECT: Final = exp.Select
 _STAR: Final = exp.Star
 _SUBQUERY: Final = exp.Subquery
 _TABLE: Final = exp.Table
@@ -58,6 +60,14 @@ def _parenthesised_tables(node: exp.Subquery) -> bool:
     while isinstance(inner, _SUBQUERY) and not inner.args.get("alias"):
         inner = inner.this
     return isinstance(inner, _TABLE)
+
+
+def _enclosing_select(node: exp.Expression) -> exp.Expression | None:
+    """The SELECT whose FROM clause holds ``node``."""
+    parent = node.parent
+    while parent is not None and not isinstance(parent, _SELECT):
+        parent = parent.parent
+    return parent
 
 
 class SourceBinder(ColumnBinder):
@@ -169,8 +179,26 @@ class SourceBinder(ColumnBinder):
             names.append((self.column_ident(offset) or "") if named else "offset")
             labels.append(offset.name if named else "offset")
         resolved = [self.resolve(a, scope) for a in args]
+        if isinstance(func, _UNNEST) and len(args) == 1 and len(cols) <= 1 and self.names.dialect in ELEMENT_DIALECTS:
+            # BigQuery: the fields of a struct element are columns of the row
+            named = bool(cols) or alias is not None
+            struct = not named or may_be_struct(_enclosing_select(node), alias or names[0], self)
+            rel = element_relation(self, resolved[0], names[0], labels[0], struct)
+            if offset:
+                rel.names.append(names[-1])
+                rel.labels.append(labels[-1])
+                rel.columns.append([_UNNEST(expressions=[clone(a)]) for a in resolved[0]])
+            return Source(alias=alias or names[0], load=lambda: rel)
+        fields = len(cols) - (1 if offset and not isinstance(offset, _IDENTIFIER) and len(cols) > len(args) else 0)
+        by_position = (
+            row_fields(self, func, resolved[0], fields)
+            if len(args) == 1 and fields > 1 and (isinstance(func, _UNNEST | _INLINE))
+            else None
+        )
         columns: list[Alts] = []
-        for i in range(len(names)):
+        if by_position is not None:  # the columns named by position are the fields of the array's rows
+            columns.extend(by_position)
+        for i in range(len(columns), len(names)):
             alts = resolved[min(i, len(resolved) - 1)] if resolved else []
             if isinstance(func, _UNNEST):
                 columns.append([_UNNEST(expressions=[clone(a)]) for a in alts])
@@ -226,7 +254,7 @@ class SourceBinder(ColumnBinder):
             if self.report_unknown_tables:
                 self._unknown_table(ref, node)
             return Source(alias=alias or name, table=ref, columns=None)
-        return Source(alias=alias or name, table=ref, columns=list(schema.column_names))
+        return Source(alias=alias or name, table=ref, columns=list(schema.column_names), partial=schema.open)
 
     def _unknown_table(self, ref: TableRef, node: exp.Table) -> None:
         """A table the catalog does not describe: a WARNING (the statement is PARTIAL) when the base

@@ -202,7 +202,7 @@ def clone(node: exp.Expression, memo: dict[int, exp.Expression] | None = None) -
         leaf: exp.Expression = cls()
         leaf.args = dict(node.args)
         if node._meta and UNRESOLVED in node._meta:
-            leaf.meta[UNRESOLVED] = True
+            leaf.meta[UNRESOLVED] = node._meta[UNRESOLVED]  # True, or the table of a row value
         memo[id(node)] = leaf
         return leaf
     kwargs: dict[str, object] = {}
@@ -218,7 +218,7 @@ def clone(node: exp.Expression, memo: dict[int, exp.Expression] | None = None) -
     new = cls(**kwargs)
     meta = node._meta
     if meta and UNRESOLVED in meta:
-        new.meta[UNRESOLVED] = True
+        new.meta[UNRESOLVED] = meta[UNRESOLVED]
     memo[id(node)] = new
     return new
 
@@ -281,7 +281,7 @@ def _clone_counted(node: exp.Expression, state: _Within, memo: dict[int, exp.Exp
         leaf: exp.Expression = cls()  # ``leaf_copy``
         leaf.args = dict(node.args)
         if meta and UNRESOLVED in meta:
-            leaf.meta[UNRESOLVED] = True
+            leaf.meta[UNRESOLVED] = meta[UNRESOLVED]
         memo[id(node)] = leaf
         return leaf
     kwargs: dict[str, object] = {}
@@ -308,7 +308,7 @@ def _clone_counted(node: exp.Expression, state: _Within, memo: dict[int, exp.Exp
             kwargs[key] = value
     new = cls(**kwargs)
     if meta and UNRESOLVED in meta:
-        new.meta[UNRESOLVED] = True
+        new.meta[UNRESOLVED] = meta[UNRESOLVED]
     memo[id(node)] = new
     return new
 
@@ -520,5 +520,5 @@ def _shallow(node: exp.Expression) -> exp.Expression:
         if REF in meta:
             new.meta[REF] = meta[REF]
         if UNRESOLVED in meta:
-            new.meta[UNRESOLVED] = True
+            new.meta[UNRESOLVED] = meta[UNRESOLVED]
     return new

@@ -102,7 +102,8 @@ class StoreCatalog:
         if event.source_command is SourceCommand.CREATE_VIEW:
             self._views.add(ref)
             return TableSchema(columns, view_sql=event.context.sql, view_dialect=self.dialect)
-        return TableSchema(columns)
+        # a ``*`` over unknown columns wrote it: the columns listed are certain, others may exist
+        return TableSchema(columns, open=any(d.code == "star_unknown_columns" for d in event.diagnostics))
 
     def _defined(self, name: str) -> TableSchema | None:
         """The columns of the dataset's recorded DDL (``from_ddl``), for a table nothing writes yet."""
