@@ -37,6 +37,7 @@ from headwater.model.codec import EventFormatError
 from headwater.model.ol_naming import OpenLineageNaming, Place
 from headwater.model.ol_restore import headwater_facet, restore_event
 from headwater.model.secrets import redact_run_event
+from headwater.model.storage import without_userinfo
 from headwater.store.errors import InvalidInput
 from headwater.store.facts import Facts, FactsBuilder, NodeKey
 from headwater.store.from_event import event_facts
@@ -69,6 +70,7 @@ class _Datasets:
         self.namespaces = tuple(namespaces)
 
     def key(self, namespace: str, name: str) -> NodeKey:
+        namespace = without_userinfo(namespace)  # ``postgres://etl:PW@db:5432`` is ``postgres://db:5432``
         t = self.naming.table(namespace, name, self.namespaces)
         if t is not None:
             return self.b.dataset(t.catalog, t.database, t.name)
@@ -145,7 +147,7 @@ def run_event_facts(
     assert t is not None
     run_id = _get(_get(event, "run", "event", Mapping), "runId", "event.run")
     job_d = _get(event, "job", "event", Mapping)
-    job_ns, job_nm = _get(job_d, "namespace", "event.job"), _get(job_d, "name", "event.job")
+    job_ns, job_nm = without_userinfo(_get(job_d, "namespace", "event.job")), _get(job_d, "name", "event.job")
     event_type = str(event.get("eventType") or "OTHER").upper()
     if event_type not in EVENT_TYPES:
         raise InvalidInput("event.eventType", f"{event.get('eventType')!r} is not one of {', '.join(EVENT_TYPES)}")
