@@ -475,6 +475,9 @@ def serve(
     body_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds a client has to send a request's body.")] = 60.0,
     keep_alive_timeout: Annotated[int, typer.Option(min=1, help="Seconds an idle keep-alive connection is kept.")] = 5,
     max_connections: Annotated[int, typer.Option(min=1, help="Open connections at most; more are refused.")] = 256,
+    max_body_mb: Annotated[
+        float, typer.Option(min=0.001, help="Request bodies hold at most this many MiB; larger ones get 413.")
+    ] = 16.0,
     workers: Annotated[
         int, typer.Option(min=1, max=64, help="Server processes (each with its own connection pool).")
     ] = 1,
@@ -518,6 +521,7 @@ def serve(
             cors_origins=cors_origin or (),
             limits=limits,
             workers=workers,
+            max_body=int(max_body_mb * 1024 * 1024),
         )
     except (UnsafeBind, ValueError) as exc:
         _fail(str(exc))

@@ -24,6 +24,7 @@ from headwater.catalog import ColumnSchema, LayeredCatalog, Names, TableSchema
 from headwater.extract.exchange import table_renames
 from headwater.extract.trees import sql_text
 from headwater.model import TableRef
+from headwater.model.storage import without_userinfo
 
 
 @dataclass
@@ -35,7 +36,11 @@ class Session:
     temp_views: dict[str, TableSchema] = field(default_factory=dict)  # session-scoped, not in a database
 
     def ref(self, name: str, database: str | None = None, catalog: str | None = None) -> TableRef:
-        return TableRef(catalog or self.catalog, database or self.database, name)
+        catalog, database = catalog or self.catalog, database or self.database
+        if "@" in name or "@" in catalog or (database is not None and "@" in database):  # `s3://K:S@b`.t
+            name, catalog = without_userinfo(name), without_userinfo(catalog)
+            database = without_userinfo(database) if database is not None else None
+        return TableRef(catalog, database, name)
 
 
 def table_ref(node: exp.Table, names: Names, session: Session) -> TableRef:

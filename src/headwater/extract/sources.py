@@ -21,6 +21,7 @@ from headwater.extract.trees import QUERY_TYPES, clone
 from headwater.extract.unnest import ELEMENT_DIALECTS, element_relation, may_be_struct, row_fields
 from headwater.model import IndirectType, Severity, TableRef
 from headwater.model.slots import slot_setters
+from headwater.model.storage import without_userinfo
 
 # sqlglot's classes and functions as constants of this module: the compiled build reads a ``Final``
 # name directly, where ``exp.X`` in a function is two look-ups (the module ``exp``, then its attribute)
@@ -226,11 +227,15 @@ class SourceBinder(ColumnBinder):
         """The normalised reference of a table name, with session defaults applied."""
         catalog = self.table_ident(node.args.get("catalog")) or self.catalog_name
         db = self.table_ident(node.args.get("db")) or self.database
+        name = self.table_ident(node.this) or ""
+        if "@" in catalog or (db is not None and "@" in db) or "@" in name:  # `s3://KEY:SECRET@bucket`.t
+            catalog, name = without_userinfo(catalog), without_userinfo(name)
+            db = without_userinfo(db) if db is not None else None
         made: TableRef = _NEW(TableRef)  # ``TableRef(catalog, db, name)``, each field set by its slot
         s = _TABLE_REF
         s[0](made, catalog)
         s[1](made, db)
-        s[2](made, self.table_ident(node.this) or "")
+        s[2](made, name)
         return made
 
     def _table_source(self, node: exp.Table, scope: Scope, alias: str | None) -> Source:

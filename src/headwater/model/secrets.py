@@ -220,6 +220,12 @@ _PAIR = re.compile(r"(?<![\w.\-])([\w.\-]+)(\s*=\s*)([^&;,\s'\"`)]+)")
 _SCHEME_CREDENTIAL = re.compile(r"(?i)(^['\"`]?\s*|authorization:\s*)(bearer|basic)(\s+)([A-Za-z0-9._~+/=\-]{8,})")
 _STRINGS = {TokenType.STRING, TokenType.NATIONAL_STRING, TokenType.RAW_STRING, TokenType.HEREDOC_STRING}
 _NAMES = {TokenType.STRING, TokenType.IDENTIFIER, TokenType.VAR}
+# what compares a column with a literal, either way round (``password != '…'``, ``'…' = password``)
+_COMPARE = {
+    getattr(TokenType, n)
+    for n in ("EQ", "NEQ", "NULLSAFE_EQ", "LIKE", "ILIKE", "RLIKE", "GLOB", "SIMILAR_TO", "GT", "GTE", "LT", "LTE")
+    if hasattr(TokenType, n)
+}
 _BARE_NAMES = {TokenType.IDENTIFIER, TokenType.VAR}
 
 
@@ -345,9 +351,23 @@ def redacted(event: LineageInfo, dialect: str = "") -> LineageInfo:
             for name in ("direct", "dataset_indirect", "output_indirect")
         }
         changed = {name: items for name, items in lists.items() if items is not getattr(event, name)}
-    if sql != ctx.sql:
-        changed["context"] = dataclasses.replace(ctx, sql=sql)
+    props = ctx.external_catalog_properties
+    clean = _redacted_properties(props)
+    if sql != ctx.sql or clean is not props:
+        changed["context"] = dataclasses.replace(ctx, sql=sql, external_catalog_properties=clean)
     return dataclasses.replace(event, **changed) if changed else event  # type: ignore[arg-type]
+
+
+def _redacted_properties(props: Mapping[str, str]) -> Mapping[str, str]:
+    """``redact(props)``, or ``props`` itself when it holds nothing to redact (tested once, joined).
+
+    >>> _redacted_properties({"password": "pw", "uri": "jdbc:mysql://u:pw@h/db", "k": "v"})
+    {'uri': 'jdbc:mysql://u:***@h/db', 'k': 'v'}
+    """
+    if not props or not may_hold_secret("\x00".join([*props, *(v for v in props.values() if isinstance(v, str))])):
+        return props
+    clean = redact(props)
+    return props if clean == props else clean
 
 
 _REDACTED: weakref.WeakValueDictionary[int, LineageInfo] = weakref.WeakValueDictionary()
@@ -406,14 +426,55 @@ def _redacted_expressions(items: tuple[Any, ...], dialect: str) -> tuple[Any, ..
 
 
 def redact_run_event(event: Mapping[str, Any]) -> Mapping[str, Any]:
-    """An OpenLineage RunEvent with its SQL job facet's query redacted (a copy when it changes)."""
-    job = event.get("job")
-    facets = job.get("facets") if isinstance(job, dict) else None
-    facet = facets.get("sql") if isinstance(facets, dict) else None
-    query = facet.get("query") if isinstance(facet, dict) else None
-    if not isinstance(query, str) or redact_sql(query) == query:
-        return event
-    return {**event, "job": {**job, "facets": {**facets, "sql": {**facet, "query": redact_sql(query)}}}}
+    """An OpenLineage RunEvent with its secrets masked (``redact_document``): its SQL job facet's query
+    redacted as SQL, its ``sourceCode`` by pattern, any ``dataSource.uri``'s password, any
+    ``spark_properties`` value of a sensitive key. The event itself when nothing changes.
+
+    >>> e = {"job": {"facets": {"sql": {"query": "SELECT a FROM t WHERE password = 'pw'"}}},
+    ...      "inputs": [{"facets": {"dataSource": {"uri": "postgres://etl:pw@db:5432"}}}]}
+    >>> r = redact_run_event(e)
+    >>> r["job"]["facets"]["sql"]["query"], r["inputs"][0]["facets"]["dataSource"]["uri"]
+    ("SELECT a FROM t WHERE password = '***'", 'postgres://etl:***@db:5432')
+    """
+    return redact_document(event)  # type: ignore[no-any-return]
+
+
+_SQL_KEYS = frozenset(("query", "sql", "transform_expression"))
+"""Keys of a document whose strings are SQL text (``redact_sql``); ``sourceCode`` and
+``description`` ones are free text that may quote code (``redact_text``)."""
+_TEXT_KEYS = frozenset(("sourcecode", "description", "transformationdescription"))
+
+
+def redact_document(value: Any, key: str = "") -> Any:
+    """A parsed JSON document (an OpenLineage event, a ``record_lineage`` call) with its secrets
+    masked, for storing it: a string under a sensitive key (``is_sensitive``) is the mask; SQL and
+    code under ``_SQL_KEYS`` / ``_TEXT_KEYS`` are redacted as such; any other string has
+    ``mask_value``'s forms masked (a URL's password, ``password=…`` pairs, ``Bearer`` credentials).
+    Objects and arrays are copied only where something changes (the same object otherwise).
+
+    >>> redact_document({"metadata": {"db_password": "pw", "conn": "jdbc:postgresql://u:pw@h/db", "n": 1}})
+    {'metadata': {'db_password': '***', 'conn': 'jdbc:postgresql://u:***@h/db', 'n': 1}}
+    """
+    if isinstance(value, str):
+        if not value:
+            return value
+        low = key.lower()
+        if low in _SQL_KEYS:
+            return redact_sql(value)
+        if low in _TEXT_KEYS:
+            return redact_text(value)
+        if key and is_sensitive(key):
+            return MASK
+        if "@" in value or "=" in value or " " in value:  # mask_value's forms hold one of these
+            return mask_value(value)
+        return value
+    if isinstance(value, Mapping):
+        items = {k: redact_document(v, str(k)) for k, v in value.items()}
+        return value if all(items[k] is v for k, v in value.items()) else items
+    if isinstance(value, list):
+        out = [redact_document(v, key) for v in value]
+        return value if all(a is b for a, b in zip(out, value, strict=True)) else out
+    return value
 
 
 def _quoted_mask(raw: str) -> str:
@@ -493,6 +554,8 @@ def _redact_sql(sql: str, dialect: str) -> str:
             raw = sql[t.start : tokens[end].end + 1]
             if named is not None and (is_sensitive(key) if named[1] else is_sensitive_column(key)):
                 raw = _quoted_mask(raw)
+            elif t.token_type in _STRINGS and is_sensitive_column(_name_after(tokens, end)):
+                raw = _quoted_mask(raw)  # ``'…' = password``, ``'…' AS db_password``
             elif t.token_type in _STRINGS:
                 raw = mask_value(raw)
             out.append(raw)
@@ -528,8 +591,13 @@ def _key_before(tokens: list[Token], k: int) -> tuple[str, bool] | None:
     whether that name is written as a string (a property's name, ``'aws_key'``) rather than as a
     column's name (``aws_key``, ``"aws_key"``)."""
     j = k - 1
-    if j >= 0 and tokens[j].token_type is TokenType.EQ:
+    listed = _listed_for(tokens, j)
+    if listed is not None:
+        return listed
+    if j >= 0 and tokens[j].token_type in _COMPARE:
         j -= 1
+        if j >= 0 and tokens[j].token_type is TokenType.NOT:  # NOT LIKE
+            j -= 1
     if j < 0:
         return None
     prev = tokens[j]
@@ -542,11 +610,53 @@ def _key_before(tokens: list[Token], k: int) -> tuple[str, bool] | None:
     return None
 
 
+def _listed_for(tokens: list[Token], j: int) -> tuple[str, bool] | None:
+    """The column whose ``IN (…)`` list holds the literal after ``tokens[j]``, if it is one:
+    ``password IN ('a', 'b')``, ``t.pwd NOT IN ('a')``."""
+    while j >= 0 and (tokens[j].token_type is TokenType.COMMA or tokens[j].token_type in _STRINGS):
+        j -= 1
+    if j < 2 or tokens[j].token_type is not TokenType.L_PAREN or tokens[j - 1].token_type is not TokenType.IN:
+        return None
+    j -= 2
+    if tokens[j].token_type is TokenType.NOT:
+        j -= 1
+    if j >= 0 and tokens[j].token_type in _BARE_NAMES:
+        return tokens[j].text, False
+    return None
+
+
+def _name_after(tokens: list[Token], end: int) -> str:
+    """The column a literal ending at ``tokens[end]`` is compared with or named as, when it comes after
+    it (``'…' = t.password``, ``'…' AS db_password``, ``'…' db_password``); empty otherwise."""
+    j = end + 1
+    if j >= len(tokens):
+        return ""
+    tt = tokens[j].token_type
+    if tt in _COMPARE or tt is TokenType.ALIAS:
+        j += 1
+    elif tt not in _BARE_NAMES:
+        return ""
+    while j + 2 < len(tokens) and tokens[j + 1].token_type is TokenType.DOT and tokens[j + 2].token_type in _BARE_NAMES:
+        j += 2  # a qualified name: its last part
+    return tokens[j].text if j < len(tokens) and tokens[j].token_type in _BARE_NAMES else ""
+
+
 # a key, maybe quoted, then maybe '=', then a quoted value, whose closing quote may be cut off (a
 # message quotes at most so many characters of a statement)
 _QUOTED_PAIR = re.compile(r"""(['"`]?)([\w.\-]+)\1(\s*=?\s*)(['"])((?:(?!\4).|\4\4)*)(\4|\Z)""", re.DOTALL)
 # what is given an account's password or its hash: IDENTIFIED [WITH plugin] BY|AS [PASSWORD] and
 # PASSWORD(, then the value quoted (maybe cut off) or bare
+# in free text (a comment, a message): a key, ``=`` or ``:``, and a value not quoted
+# (``/* password=hunter2 */``, ``-- token: abc``); a quoted value is ``_QUOTED_PAIR``'s
+_FREE_KEY = re.compile(
+    r"(pass(word|wd)?|pwd|secret|token|credentials?|creds?|auth|signature|(api|access|secret|private)[_\-.]?key)$",
+    re.IGNORECASE,
+)  # a free-text key ends in one of these (``db_password``, ``token``; not ``tokenize``)
+# a quoted value, then a comparison or AS, then a column (``'…' = password``, ``'…' AS db_password``)
+_REVERSED_PAIR = re.compile(
+    r"""(['"])((?:(?!\1).|\1\1)*)\1(\s*(?:=|!=|<>|<=>|\bLIKE\b|\bAS\b)\s*)([A-Za-z_][\w.]*)""", re.IGNORECASE
+)
+_FREE_PAIR = re.compile(r"""(?<![\w.\-'"`])([A-Za-z_][\w.\-]*)(\s*(?:=>?|:)\s*)(?!['"`*])([^\s'"`,;()]++)(?!\()""")
 _ACCOUNT_SECRET = re.compile(
     r"""(?i)(\bIDENTIFIED\s+(?:WITH\s+\S+\s+)?(?:BY|AS)\s+(?:PASSWORD\s+(?=['"`]))?|\bPASSWORD\s*\(\s*)"""
     r"""(?:(['"`])(?:(?!\2).|\2\2)*(?:\2|\Z)|[^\s'"`;),]+)""",
@@ -560,8 +670,20 @@ def redact_text(text: str) -> str:
 
     >>> redact_text("Invalid expression / Unexpected token. Line 1, Col: 40. WITH ('password'='x', 'k'='v') AS")
     "Invalid expression / Unexpected token. Line 1, Col: 40. WITH ('password'='***', 'k'='v') AS"
+
+    The tokenizer's message quotes the text around a string it could not end, from an unknown point:
+    which of its quotes open a string is unknown, so a quoted part is masked whole.
+
+    >>> redact_text("Error tokenizing 'LECT a FROM s WHERE pwd = 'hunter2 AND b = 1'")
+    "Error tokenizing '***'"
     """
+    if "Error tokenizing '" in text:
+        text = _TOKENIZING.sub(lambda m: m[0] if not _QUOTES.search(m[2]) else f"{m[1]}{MASK}'", text)
     return _redact_by_pattern(text) if may_hold_secret(text) else text
+
+
+_TOKENIZING = re.compile(r"(Error tokenizing ')(.*)'", re.DOTALL)
+_QUOTES = re.compile(r"['\"`]")
 
 
 def _redact_by_pattern(sql: str) -> str:
@@ -575,7 +697,15 @@ def _redact_by_pattern(sql: str) -> str:
     def account(m: re.Match[str]) -> str:
         return f"{m[1]}{m[2]}{MASK}{m[2]}" if m[2] else f"{m[1]}{MASK}"
 
+    def free(m: re.Match[str]) -> str:
+        return f"{m[1]}{m[2]}{MASK}" if _FREE_KEY.search(m[1]) else m[0]
+
+    def reversed_pair(m: re.Match[str]) -> str:
+        return f"{m[1]}{MASK}{m[1]}{m[3]}{m[4]}" if is_sensitive_column(m[4].rsplit(".", 1)[-1]) else m[0]
+
     masked = _ACCOUNT_SECRET.sub(account, _QUOTED_PAIR.sub(one, sql))
+    masked = _REVERSED_PAIR.sub(reversed_pair, masked)
+    masked = _FREE_PAIR.sub(free, masked) if ("=" in masked or ":" in masked) else masked
     return _URL_USERINFO.sub(rf"\1{MASK}\3", masked)
 
 

@@ -15,6 +15,12 @@ TableRef(catalog='hdfs://nn:8020', database=None, name='/warehouse/out')
 's3://bucket/out/'
 >>> storage_namespace(storage_ref("file:///tmp/x.csv"))
 ('file', '/tmp/x.csv')
+
+Credentials in a URI (``s3://AKID:SECRET@bucket``) are never part of a dataset's identity (the
+OpenLineage naming spec drops them): ``without_userinfo`` removes them wherever a name is made.
+
+>>> storage_ref("s3a://AKID:SECRET@bucket/p")
+TableRef(catalog='s3://bucket', database=None, name='p')
 """
 
 from __future__ import annotations
@@ -24,11 +30,26 @@ import re
 from headwater.model.event import TableRef
 
 _URI = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<authority>[^/?#]*)(?P<path>[^?#]*)")
+_USERINFO = re.compile(r"(?<=[A-Za-z0-9+.-]://)[^/?#\s]*@")
 _ALIASES = {"s3a": "s3", "s3n": "s3", "gcs": "gs"}
 OBJECT_STORES = frozenset({"s3", "gs", "wasb", "wasbs", "abfs", "abfss", "oss", "cos", "obs", "http", "https"})
 """Schemes whose names are object keys (no leading slash); the others name absolute paths."""
 LOCAL = "file://"
 """The catalog of local files; OpenLineage's namespace for them is ``file``."""
+
+
+def without_userinfo(text: str) -> str:
+    """``text`` without the user information (``user:password@``) of the URIs it holds; unchanged
+    (the same object) when it holds none.
+
+    >>> without_userinfo("jdbc:postgresql://etl:PW@db:5432/app"), without_userinfo("s3://K:S@b/k@v")
+    ('jdbc:postgresql://db:5432/app', 's3://b/k@v')
+    >>> without_userinfo("user@example.com"), without_userinfo("a.b")
+    ('user@example.com', 'a.b')
+    """
+    if "@" not in text or "//" not in text:
+        return text
+    return _USERINFO.sub("", text)
 
 
 def storage_ref(path: str, default_scheme: str | None = None) -> TableRef | None:
@@ -40,7 +61,7 @@ def storage_ref(path: str, default_scheme: str | None = None) -> TableRef | None
     >>> storage_ref("/out/daily", default_scheme="hdfs")
     TableRef(catalog='hdfs://', database=None, name='/out/daily')
     """
-    text = path.strip()
+    text = without_userinfo(path.strip())
     m = _URI.match(text)
     if m is None:
         if not text.startswith("/"):

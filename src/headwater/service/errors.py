@@ -15,6 +15,7 @@ from starlette.exceptions import HTTPException
 
 from headwater.model import EventFormatError
 from headwater.store import AmbiguousNode, InvalidInput, LineageStore, NodeNotFound
+from headwater.store.errors import NameTooLong
 
 NODE_ID_MAX = 2**31 - 1
 """Node ids (and stored edge ids) are 32-bit ``Integer`` columns; a larger ``#id`` names nothing."""
@@ -113,6 +114,8 @@ def as_api_errors(field: str, ref: str | int | None = None) -> Iterator[None]:
         raise ApiError(404, field, str(exc)) from None
     except AmbiguousNode as exc:
         raise ApiError(409, field, str(exc), exc.candidates) from None
+    except NameTooLong as exc:
+        raise ApiError(400, field, exc.message) from None
     except InvalidInput as exc:
         if field.startswith("body"):
             raise ApiError(400, *body_field(field, exc.field, exc.message)) from None

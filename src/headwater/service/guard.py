@@ -14,6 +14,13 @@ the user's browser shows, unless it checks what a browser cannot forge:
 - CORS is off unless ``cors_origins`` lists origins; then those (and only those) get the CORS
   headers, preflight included.
 
+Before the app reads a byte of a body (the first time it asks for one: routing is done by then):
+
+- with tokens, the route's token check runs (401 / 403) on the headers alone;
+- a body is at most ``max_body`` bytes (``DEFAULT_MAX_BODY``, 16 MiB): a larger ``Content-Length`` is
+  refused at once (413), and a body without one (chunked) is counted as it arrives and refused (413)
+  when it passes the limit, so the app never holds more than ``max_body`` bytes of it.
+
 Every refusal is ``{"error": {"field", "message"}}`` like the API's other errors.
 """
 
@@ -24,7 +31,10 @@ from collections.abc import Awaitable, Callable, Collection, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
+from starlette.requests import Request
+
 from headwater.service.auth import is_loopback
+from headwater.service.errors import ApiError
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -34,6 +44,13 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 JSON_TYPES = ("application/json", "application/x-ndjson")
+DEFAULT_MAX_BODY = 16 * 1024 * 1024
+"""Bytes a request body may hold (``headwater serve --max-body-mb``): a batch of a few thousand
+events. Decoding JSON takes some 40 times its size in memory, so this bounds a request's memory too."""
+
+
+class BodyRefused(Exception):
+    """Raised from the app's ``receive`` when its body may not be read (no valid token, too large)."""
 
 
 @dataclass(frozen=True)
@@ -43,9 +60,16 @@ class HttpPolicy:
 
     allowed_hosts: frozenset[str] | None = None
     cors_origins: tuple[str, ...] = ()
+    max_body: int = DEFAULT_MAX_BODY
 
     @classmethod
-    def for_bind(cls, host: str, allowed_hosts: Collection[str] = (), cors_origins: Collection[str] = ()) -> HttpPolicy:
+    def for_bind(
+        cls,
+        host: str,
+        allowed_hosts: Collection[str] = (),
+        cors_origins: Collection[str] = (),
+        max_body: int = DEFAULT_MAX_BODY,
+    ) -> HttpPolicy:
         """The policy of a server bound to ``host``: its loopback names when it is loopback, the
         name itself otherwise (any name for a wildcard bind, ``0.0.0.0``/``::``, unless given),
         plus ``allowed_hosts``.
@@ -63,8 +87,8 @@ class HttpPolicy:
         elif host not in ("0.0.0.0", "::", ""):
             names.add(host.lower().strip("[]"))
         elif not names:
-            return cls(None, tuple(cors_origins))
-        return cls(frozenset(names), tuple(o.rstrip("/") for o in cors_origins))
+            return cls(None, tuple(cors_origins), max_body)
+        return cls(frozenset(names), tuple(o.rstrip("/") for o in cors_origins), max_body)
 
 
 def host_name(host: str) -> str:
@@ -80,7 +104,8 @@ def host_name(host: str) -> str:
 
 
 class RequestGuard:
-    """The ASGI middleware enforcing an ``HttpPolicy`` before the app sees a request."""
+    """The ASGI middleware enforcing an ``HttpPolicy`` before the app sees a request (the headers),
+    and before it reads a request's body (the token check, the size)."""
 
     def __init__(self, app: ASGIApp, policy: HttpPolicy) -> None:
         self.app = app
@@ -93,18 +118,52 @@ class RequestGuard:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", ())}
         refusal = self.refusal(scope["method"], headers)
         if refusal is not None:
-            status, name, message = refusal
-            body = json.dumps({"error": {"field": name, "message": message}}).encode()
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": status,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
-                }
-            )
-            await send({"type": "http.response.body", "body": body})
+            await _refuse(send, *refusal, close="content-length" in headers or "transfer-encoding" in headers)
             return
-        await self.app(scope, receive, send)
+        limit = self.policy.max_body
+        received = 0
+        refused: tuple[int, str, str] | None = None
+        checked = started = False
+
+        async def limited() -> MutableMapping[str, Any]:
+            nonlocal received, refused, checked
+            if not checked:  # the first read of the body: may it be read?
+                checked = True
+                refused = _unauthorized(scope) or self.too_large(headers)
+                if refused is not None:
+                    raise BodyRefused
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    refused = self._too_large()
+                    raise BodyRefused
+            return message
+
+        async def sending(message: MutableMapping[str, Any]) -> None:
+            nonlocal started
+            if refused is not None:  # the app's answer to a body it could not read: the refusal replaces it
+                return
+            started = True
+            await send(message)
+
+        try:
+            await self.app(scope, limited, sending)
+        except Exception:
+            if refused is None:
+                raise
+        if refused is not None and not started:
+            await _refuse(send, *refused, close=True)
+
+    def _too_large(self) -> tuple[int, str, str]:
+        return 413, "body", f"the body is larger than {self.policy.max_body} bytes (the server's --max-body-mb)"
+
+    def too_large(self, headers: dict[str, str]) -> tuple[int, str, str] | None:
+        """413 for a ``Content-Length`` over the limit, before a byte of the body is read."""
+        length = headers.get("content-length", "").strip()
+        if length.isdigit() and int(length) > self.policy.max_body:
+            return self._too_large()
+        return None
 
     def refusal(self, method: str, headers: dict[str, str]) -> tuple[int, str, str] | None:
         """``(status, field, message)`` of a refused request, None for an accepted one."""
@@ -127,3 +186,27 @@ class RequestGuard:
         if ctype and ctype not in JSON_TYPES and not ctype.endswith("+json"):
             return 415, "header.content-type", f"expected Content-Type: application/json, not {ctype!r}"
         return None
+
+
+def _unauthorized(scope: Scope) -> tuple[int, str, str] | None:
+    """The 401 / 403 of the route's token check (``deps.require``: routing has matched the route by
+    the time the app reads the body), from the headers alone."""
+    for dep in getattr(scope.get("route"), "dependencies", ()):
+        check = getattr(dep.dependency, "check", None) if getattr(dep.dependency, "is_scope_check", False) else None
+        if check is not None:
+            try:
+                check(Request(scope))
+            except ApiError as err:
+                return err.status, err.field, err.message
+    return None
+
+
+async def _refuse(send: Send, status: int, name: str, message: str, close: bool = False) -> None:
+    """Answer ``{"error": {"field", "message"}}`` with ``status``; ``close``: and close the connection
+    (a body the client may still be sending is never read)."""
+    body = json.dumps({"error": {"field": name, "message": message}}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if close:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -7,7 +7,7 @@ from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from headwater.service.auth import Tokens, is_loopback
-from headwater.service.guard import HttpPolicy
+from headwater.service.guard import DEFAULT_MAX_BODY, HttpPolicy
 from headwater.service.http_limits import ServerLimits
 from headwater.service.workers import AppSpec, build_app, check_workers, open_spec_store, run_workers
 
@@ -40,17 +40,19 @@ def serve(
     cors_origins: Collection[str] = (),
     limits: ServerLimits | None = None,
     workers: int = 1,
+    max_body: int = DEFAULT_MAX_BODY,
 ) -> None:
     """Serve the REST API until interrupted; with ``grpc_port`` also both gRPC LineageServices on
     ``grpc_host`` (same store, same tokens), stopped when the REST server stops.
 
     ``allowed_hosts`` adds ``Host`` names to the bound ones, ``cors_origins`` turns CORS on for
-    those origins, ``limits`` bounds connections (``ServerLimits``, per worker), ``workers`` > 1
+    those origins, ``max_body`` bounds request bodies (bytes; 413 past it), ``limits`` bounds
+    connections (``ServerLimits``, per worker), ``workers`` > 1
     serves the REST API from that many processes (``headwater.service.workers``; gRPC stays in
     this one)."""
     tokens = dict(tokens or {})
     check_bind(host, tokens)
-    spec = AppSpec(store_url, tokens, HttpPolicy.for_bind(host, allowed_hosts, cors_origins))
+    spec = AppSpec(store_url, tokens, HttpPolicy.for_bind(host, allowed_hosts, cors_origins, max_body))
     check_workers(store_url, workers)
     store = open_spec_store(spec) if workers == 1 or grpc_port is not None else None
     grpc_server = None

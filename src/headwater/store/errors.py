@@ -16,6 +16,11 @@ class InvalidInput(StoreError, ValueError):
         self.message = message
 
 
+class NameTooLong(InvalidInput):
+    """A node reference longer than any node's name can be: refused before it reaches the database
+    (the service names the request's field)."""
+
+
 class NodeNotFound(StoreError, LookupError):
     def __init__(self, ref: str, hint: str | None = None) -> None:
         super().__init__(f"no node matches {ref!r}" + (f": {hint}" if hint else ""))

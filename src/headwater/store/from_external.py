@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
+from headwater.model.secrets import redact_document, redact_sql
 from headwater.store.errors import InvalidInput
 from headwater.store.facts import Facts, FactsBuilder, NodeKey
 from headwater.store.names import now_us, to_us
@@ -104,22 +105,21 @@ def lineage_facts(
         raise InvalidInput("context.timestamp", f"not an ISO 8601 time: {context.timestamp!r}") from None
     assert t is not None
     chosen = _chosen_edge_type(metadata, bool(context.pipeline_id))
-    payload = json.dumps(
-        {
-            "context": asdict(context),
-            "inputs": [asdict(i) for i in inputs],
-            "outputs": [asdict(o) for o in outputs],
-            "field_mappings": [asdict(m) for m in field_mappings],
-            "metadata": metadata,
-        },
-        sort_keys=True,
-        default=str,
-    )
+    document = {
+        "context": asdict(context),
+        "inputs": [asdict(i) for i in inputs],
+        "outputs": [asdict(o) for o in outputs],
+        "field_mappings": [asdict(m) for m in field_mappings],
+        "metadata": metadata,
+    }
     identity = (
-        f"{context.pipeline_id}\x1f{context.execution_id}\x1f{context.step_id}" if context.execution_id else payload
+        f"{context.pipeline_id}\x1f{context.execution_id}\x1f{context.step_id}"
+        if context.execution_id
+        else json.dumps(document, sort_keys=True, default=str)  # the call as sent: its id as before
     )
     event_id = metadata.get("event_id") or "rl:" + str(uuid.uuid5(_NS, identity))
-    facts = Facts(event_id, "record", context.execution_id or event_id, t, status="COMPLETE", payload=payload)
+    stored = json.dumps(redact_document(document), sort_keys=True, default=str)  # no secret kept
+    facts = Facts(event_id, "record", context.execution_id or event_id, t, status="COMPLETE", payload=stored)
     b = FactsBuilder(facts)
     ins = [_ref(b, r, f"inputs[{k}]") for k, r in enumerate(inputs)]
     outs = [_ref(b, r, f"outputs[{k}]") for k, r in enumerate(outputs)]
@@ -159,7 +159,7 @@ def lineage_facts(
                 dst,
                 subtype=subtype,
                 dependency=dependency,
-                expression=m.transform_expression or None,
+                expression=redact_sql(m.transform_expression) if m.transform_expression else None,
                 labels=labels,
                 masking=str(m.properties.get("masking", "")).lower() == "true",
                 scope=None if facts.job else dst,

@@ -36,7 +36,8 @@ from typing import Any
 from headwater.model.codec import EventFormatError
 from headwater.model.ol_naming import OpenLineageNaming, Place
 from headwater.model.ol_restore import headwater_facet, restore_event
-from headwater.model.secrets import redact_run_event
+from headwater.model.secrets import redact_run_event, redact_text
+from headwater.model.storage import without_userinfo
 from headwater.store.errors import InvalidInput
 from headwater.store.facts import Facts, FactsBuilder, NodeKey
 from headwater.store.from_event import event_facts
@@ -69,10 +70,16 @@ class _Datasets:
         self.namespaces = tuple(namespaces)
 
     def key(self, namespace: str, name: str) -> NodeKey:
+        namespace = without_userinfo(namespace)  # ``postgres://etl:PW@db:5432`` is ``postgres://db:5432``
         t = self.naming.table(namespace, name, self.namespaces)
         if t is not None:
             return self.b.dataset(t.catalog, t.database, t.name)
         return self.b.dataset(namespace, *name.split("."))
+
+
+def _described(text: Any) -> Any:
+    """A transformation's description as stored: free text that may quote SQL, its secrets masked."""
+    return redact_text(text) if isinstance(text, str) else text
 
 
 def _transformations(inp: Mapping[str, Any], legacy: str | None) -> list[tuple[str, str, str | None, bool]]:
@@ -145,7 +152,7 @@ def run_event_facts(
     assert t is not None
     run_id = _get(_get(event, "run", "event", Mapping), "runId", "event.run")
     job_d = _get(event, "job", "event", Mapping)
-    job_ns, job_nm = _get(job_d, "namespace", "event.job"), _get(job_d, "name", "event.job")
+    job_ns, job_nm = without_userinfo(_get(job_d, "namespace", "event.job")), _get(job_d, "name", "event.job")
     event_type = str(event.get("eventType") or "OTHER").upper()
     if event_type not in EVENT_TYPES:
         raise InvalidInput("event.eventType", f"{event.get('eventType')!r} is not one of {', '.join(EVENT_TYPES)}")
@@ -211,7 +218,7 @@ def run_event_facts(
                         dst,
                         subtype=sub,
                         dependency=dep,
-                        expression=desc or spec.get("transformationDescription"),
+                        expression=_described(desc or spec.get("transformationDescription")),
                         masking=masking,
                     )
         b.written(key, list(dict.fromkeys(out_fields)))
@@ -229,7 +236,7 @@ def run_event_facts(
                         dst,
                         subtype=sub,
                         dependency=dep,
-                        expression=desc,
+                        expression=_described(desc),
                         masking=masking,
                     )
     b.finish()
@@ -253,7 +260,7 @@ def _headwater_facts(event: Mapping[str, Any], event_type: str, event_id: str, t
     assert restored is not None
     facts = event_facts(restored)
     facts.kind = "openlineage"
-    facts.payload = json.dumps(event, sort_keys=True, default=str)
+    facts.payload = json.dumps(redact_run_event(event), sort_keys=True, default=str)
     if restored.context.timestamp is None:
         facts.event_us = t
     if event_type != "COMPLETE":

@@ -15,6 +15,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from headwater.model.job import sql_fingerprint
+from headwater.model.storage import without_userinfo
 
 __all__ = ["dataset_name", "field_name", "ident", "now_us", "short_of", "sql_fingerprint", "to_us"]
 
@@ -24,19 +25,20 @@ _US = timedelta(microseconds=1)
 
 
 def ident(part: str) -> str:
-    """One identifier: its enclosing quotes (one pair) removed, lower case, surrounding blanks removed.
+    """One identifier: its enclosing quotes (one pair) removed, lower case, surrounding blanks removed,
+    without the credentials of a URI (``user:password@``: never part of a name, whoever sent it).
 
     Quote characters inside a name are kept: ``a[/b]`` stays ``a[/b]``.
 
-    >>> ident("a[/b]"), ident("[x]"), ident('"a""b"')
-    ('a[/b]', 'x', 'a""b')
+    >>> ident("a[/b]"), ident("[x]"), ident('"a""b"'), ident("postgres://etl:PW@db:5432")
+    ('a[/b]', 'x', 'a""b', 'postgres://db:5432')
     """
     done = _IDENTS.get(part)
     if done is None:
         text = part.strip()
         if len(text) >= 2 and _PAIRS.get(text[0]) == text[-1]:
             text = text[1:-1]
-        done = text.lower()
+        done = without_userinfo(text).lower()
         if len(_IDENTS) >= _IDENTS_SIZE:
             _IDENTS.clear()
         _IDENTS[part] = done

@@ -12,7 +12,7 @@ from sqlalchemy import BigInteger, Connection, String, any_, bindparam, or_, sel
 from sqlalchemy.dialects.postgresql import ARRAY
 
 from headwater.store.direct import rows
-from headwater.store.errors import AmbiguousNode, NodeNotFound
+from headwater.store.errors import AmbiguousNode, NameTooLong, NodeNotFound
 from headwater.store.names import ident
 from headwater.store.results import NodeInfo
 from headwater.store.schema import nodes
@@ -20,6 +20,9 @@ from headwater.store.types import NodeType
 from headwater.store.write import chunks
 
 _N = nodes.c
+REF_MAX = 2 * nodes.c.name.type.length
+"""Characters a node reference may hold: twice a name's (room for quotes and a ``TYPE:``); a longer one
+names no node and is refused before any query (``NameTooLong``)."""
 _COLS = (_N.id, _N.type, _N.name, _N.short, _N.parent_id, _N.properties)
 # the statements of every request, built (and their cache keys computed) once
 _BY_ID = select(*_COLS).where(_N.id == bindparam("nid"))
@@ -86,6 +89,8 @@ def resolve(conn: Connection, ref: str | int, types: Collection[str] | None = No
             raise NodeNotFound(str(ref))
         return _info(row)
     text = ref.strip()
+    if len(text) > REF_MAX:
+        raise NameTooLong("node", f"a name of {len(text)} characters: node names are at most {_N.name.type.length}")
     head, sep, rest = text.partition(":")
     if sep and head.upper() in NodeType.__members__:
         typed = conn.execute(select(*_COLS).where(_N.type == head.upper(), _N.name == rest.strip().lower()))

@@ -120,6 +120,8 @@ def search_nodes(
     q = query.strip().strip("`\"'").lower()
     if limit < 1:
         raise InvalidInput("limit", "must be at least 1")
+    if len(q) > _N.name.type.length:  # in no name: and never a LIKE pattern past SQLite's bound
+        return SearchResult(query, [], False)
     e = _like_escape(q)
     rank = case(
         (or_(_N.short == q, _N.name == q), 0),
