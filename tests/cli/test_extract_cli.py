@@ -144,8 +144,9 @@ def test_every_dialect_name_is_accepted(dialect):
 def test_openlineage_format_gives_run_events():
     r = invoke("extract", "-", "--format", "openlineage", "--default-db", "db", stdin=GOOD)
     assert r.exit_code == 0, r.output
-    ev = json.loads(r.stdout)
-    assert ev["eventType"] == "COMPLETE"
+    start, ev = map(json.loads, r.stdout.splitlines())
+    assert (start["eventType"], ev["eventType"]) == ("START", "COMPLETE")
+    assert start["run"]["runId"] == ev["run"]["runId"]
     assert ev["outputs"][0]["name"] == "db.t"
     fields = ev["outputs"][0]["facets"]["columnLineage"]["fields"]
     assert fields["x"]["inputFields"][0]["field"] == "a"

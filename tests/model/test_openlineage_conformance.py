@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -198,3 +199,54 @@ def test_openlineage_python_parses_every_event_back() -> None:
     for doc in produced():
         model = _model(doc)
         assert Serde.to_dict(model) == doc, doc["eventType"]
+
+
+# ------------------------------------------------------------------ the run lifecycle (issue 38 item 1)
+
+RUN_EVENT = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
+
+
+def _cli_lines(*args: str, sql: str = SQL) -> list[dict[str, Any]]:
+    from typer.testing import CliRunner
+
+    from headwater.cli.main import app
+
+    r = CliRunner().invoke(app, ["extract", "-", "--format", "openlineage", *args], input=sql)
+    assert r.exit_code == 0, r.output
+    return [json.loads(x) for x in r.stdout.splitlines()]
+
+
+def test_extract_emits_start_then_complete_per_run_and_each_validates() -> None:
+    registry = _registry()
+    docs = _cli_lines()
+    assert [d["eventType"] for d in docs] == ["START", "COMPLETE", "START", "COMPLETE"]
+    for start, complete in (docs[0:2], docs[2:4]):
+        assert start["run"]["runId"] == complete["run"]["runId"]
+        assert start["job"] == complete["job"]
+        assert start["eventTime"] <= complete["eventTime"]
+    assert docs[0]["run"]["runId"] != docs[2]["run"]["runId"]
+    for doc in docs:
+        _validate(doc, RUN_EVENT, registry)
+        for _, facet in _facets(doc):
+            _validate(facet, facet["_schemaURL"], registry)
+
+
+def test_extract_lifecycle_complete_keeps_one_event_per_run() -> None:
+    assert [d["eventType"] for d in _cli_lines("--lifecycle", "complete")] == ["COMPLETE", "COMPLETE"]
+
+
+def test_start_time_is_the_statements_start_and_a_failed_statement_ends_in_fail() -> None:
+    registry = _registry()
+    run = RunInfo(query_id="life", timestamp="2025-03-01T08:00:05+00:00", duration_ms=4500)
+    [_, insert] = Extractor().run(SQL, run).events
+    start, complete = to_run_events(insert, lifecycle="start")
+    assert (start.eventTime, complete.eventTime) == ("2025-03-01T08:00:00.500000+00:00", "2025-03-01T08:00:05+00:00")
+    failed = replace(insert, context=replace(insert.context, state="ERR"))
+    docs = [json.loads(run_event_json(r)) for r in to_run_events(failed, lifecycle="start")]
+    assert [d["eventType"] for d in docs] == ["START", "FAIL"]
+    assert docs[0]["run"]["runId"] == docs[1]["run"]["runId"] == complete.run.runId
+    assert docs[1]["run"]["facets"]["errorMessage"]["message"] == "the statement failed (state ERR)"
+    for doc in docs:
+        _validate(doc, RUN_EVENT, registry)
+        for _, facet in _facets(doc):
+            _validate(facet, facet["_schemaURL"], registry)

@@ -41,9 +41,10 @@ def test_dbapi_hook_reports_a_rejected_statement_as_a_fail_event(tmp_path: Path)
         conn.execute("INSERT INTO dst SELECT a FROM src")
         with pytest.raises(sqlite3.OperationalError, match="no such table: nowhere"):
             conn.execute("INSERT INTO nowhere SELECT a FROM src")
-    complete, fail = lines(out)
-    assert complete["eventType"] == "COMPLETE" and complete["outputs"][0]["name"] == "main.dst"
-    assert fail["eventType"] == "FAIL"
+    start, complete, fail_start, fail = lines(out)
+    assert [e["eventType"] for e in (start, complete, fail_start, fail)] == ["START", "COMPLETE", "START", "FAIL"]
+    assert complete["outputs"][0]["name"] == "main.dst"
+    assert fail_start["run"]["runId"] == fail["run"]["runId"] and fail_start["job"] == fail["job"]
     assert (fail["inputs"], fail["outputs"]) == ([], [])
     assert fail["run"]["facets"]["errorMessage"]["message"] == "no such table: nowhere"
     assert fail["run"]["facets"]["errorMessage"]["programmingLanguage"] == "SQL"
@@ -60,7 +61,7 @@ def test_a_rejected_create_table_does_not_create_the_table_for_later_statements(
         with pytest.raises(sqlite3.OperationalError):
             conn.execute("CREATE TABLE t AS SELECT a, nope FROM src")
         conn.execute("CREATE TABLE t AS SELECT a, b FROM src")
-    fail, complete = lines(out)
+    _, fail, _, complete = lines(out)
     assert (fail["eventType"], complete["eventType"]) == ("FAIL", "COMPLETE")
     assert [f["name"] for f in complete["outputs"][0]["facets"]["schema"]["fields"]] == ["a", "b"]
 
@@ -76,8 +77,9 @@ def test_sqlalchemy_hook_reports_failures_and_start_complete_share_a_run(tmp_pat
         with pytest.raises(sa.exc.OperationalError), engine.begin() as conn:
             conn.exec_driver_sql("INSERT INTO missing SELECT a FROM src")
         hook.remove()
-    start, complete, fail = lines(out)
-    assert [e["eventType"] for e in (start, complete, fail)] == ["START", "COMPLETE", "FAIL"]
+    start, complete, fail_start, fail = lines(out)
+    assert [e["eventType"] for e in (start, complete, fail_start, fail)] == ["START", "COMPLETE", "START", "FAIL"]
+    assert fail_start["run"]["runId"] == fail["run"]["runId"]
     assert start["run"]["runId"] == complete["run"]["runId"]
     assert start["job"] == complete["job"]
     assert "columnLineage" not in start["outputs"][0]["facets"]
@@ -110,7 +112,7 @@ def test_the_hooks_connection_names_the_dataset_namespace_and_a_setting_wins(tmp
             with raw.cursor() as cur:
                 cur.execute(f"DROP TABLE IF EXISTS {dst}, {src}")
             raw.close()
-        [event] = lines(out)
+        [event] = [e for e in lines(out) if e["eventType"] == "COMPLETE"]
         assert (event["outputs"][0]["namespace"], event["outputs"][0]["name"]) == (want, f"test.{dst}")
         assert event["inputs"][0]["namespace"] == want
 
@@ -133,7 +135,7 @@ def test_a_postgres_connection_names_engine_version_and_database(tmp_path: Path)
     finally:
         raw.execute(f'DROP SCHEMA "{schema}" CASCADE')
         raw.close()
-    [event] = lines(out)
+    [event] = [e for e in lines(out) if e["eventType"] == "COMPLETE"]
     assert (event["outputs"][0]["namespace"], event["outputs"][0]["name"]) == (
         "postgres://127.0.0.1:5432",
         f"test.{schema}.dst",

@@ -43,9 +43,9 @@ def test_file_transport(tmp_path: Path) -> None:
     settings = {"namespace": "wh", "transport": {"type": "file", "log_file_path": str(out), "append": True}}
     with ol_dispatch(settings) as d:
         d.collector.statement_succeeded(SQL, RunInfo(query_id="q-ol"))
-    [line] = out.read_text().splitlines()
-    got = json.loads(line)
+    start, got = map(json.loads, out.read_text().splitlines())  # the default lifecycle: START then COMPLETE
     want = expected("wh")
+    assert start["eventType"] == "START" and start["run"]["runId"] == got["run"]["runId"]
     assert got["run"]["runId"] == guide_event("q-ol").event_id
     assert (got["eventType"], got["job"], got["inputs"], got["outputs"]) == (
         "COMPLETE",
@@ -58,7 +58,8 @@ def test_file_transport(tmp_path: Path) -> None:
 
 def test_http_transport_to_a_local_server(server: Any) -> None:
     url = server.url.rsplit("/", 1)[0]
-    with ol_dispatch({"transport": {"type": "http", "url": url, "endpoint": "api/v1/lineage"}}) as d:
+    transport = {"type": "http", "url": url, "endpoint": "api/v1/lineage"}
+    with ol_dispatch({"lifecycle": "complete", "transport": transport}) as d:
         d.collector.statement_succeeded(SQL, RunInfo(query_id="q-ol"))
     [request] = server.requests
     assert request.path == "/api/v1/lineage"
@@ -69,7 +70,7 @@ def test_http_transport_to_a_local_server(server: Any) -> None:
 
 def test_console_transport_logs_the_event(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, "openlineage.client.transport.console")
-    with ol_dispatch({"transport": {"type": "console"}}) as d:
+    with ol_dispatch({"lifecycle": "complete", "transport": {"type": "console"}}) as d:
         d.collector.statement_succeeded(SQL, RunInfo(query_id="q-ol"))
     [record] = [r for r in caplog.records if r.name == "openlineage.client.transport.console"]
     assert json.loads(record.getMessage())["outputs"] == expected()["outputs"]
@@ -82,7 +83,7 @@ def test_without_transport_the_client_reads_its_own_configuration(
     monkeypatch.setenv("OPENLINEAGE__TRANSPORT__TYPE", "file")
     monkeypatch.setenv("OPENLINEAGE__TRANSPORT__LOG_FILE_PATH", str(out))
     monkeypatch.setenv("OPENLINEAGE__TRANSPORT__APPEND", "true")
-    with ol_dispatch({}) as d:
+    with ol_dispatch({"lifecycle": "complete"}) as d:
         d.collector.statement_succeeded(SQL, RunInfo(query_id="q-ol"))
     [line] = out.read_text().splitlines()
     assert json.loads(line)["outputs"] == expected()["outputs"]

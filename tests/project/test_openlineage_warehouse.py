@@ -38,7 +38,8 @@ def run_events(*namespace: str) -> list[str]:
         "--schema",
         str(WAREHOUSE / "raw_schema.json"),
     ]
-    result = runner.invoke(app, [*args, "--format", "openlineage", *(x for n in namespace for x in ("--namespace", n))])
+    fmt = ["--format", "openlineage", "--lifecycle", "complete"]  # one COMPLETE per statement
+    result = runner.invoke(app, [*args, *fmt, *(x for n in namespace for x in ("--namespace", n))])
     assert result.exit_code == 0, result.output
     return result.stdout.splitlines()
 

@@ -33,6 +33,11 @@ class OutputFormat(StrEnum):
     payload = "payload"
 
 
+class Lifecycle(StrEnum):
+    start = "start"
+    complete = "complete"
+
+
 class StatementRules(StrEnum):
     doris = "doris"
     all = "all"
@@ -104,6 +109,7 @@ class StatementPrinter:
         catalog: object = None,
         engine: str | None = None,
         out: TextIO | None = None,
+        lifecycle: str = Lifecycle.start,
     ) -> None:
         self.fmt = fmt
         self.console = console
@@ -125,9 +131,13 @@ class StatementPrinter:
 
             self._line = dumps
         elif fmt == OutputFormat.openlineage:
-            from headwater.model.openlineage import run_event_json
+            from headwater.model.openlineage import run_event_json, to_run_events
 
-            self._line = lambda e: run_event_json(e, catalog=self.catalog, engine=self.engine, **self.naming_kw)
+            naming = naming if naming is not None else _namespace_naming(namespace)
+            self._line = lambda e: "\n".join(
+                run_event_json(r)
+                for r in to_run_events(e, naming=naming, lifecycle=lifecycle, engine=self.engine, catalog=self.catalog)
+            )
         else:
             self._line = event_to_json
 
@@ -162,6 +172,12 @@ class StatementPrinter:
         self._skips.clear()
 
 
+def _namespace_naming(namespace: str | None) -> object:
+    from headwater.model.ol_naming import OpenLineageNaming
+
+    return OpenLineageNaming(default_namespace=namespace or "headwater", job_namespace=namespace or "headwater")
+
+
 def print_result(
     result: ScriptResult,
     fmt: OutputFormat,
@@ -172,9 +188,12 @@ def print_result(
     naming: object = None,
     catalog: object = None,
     engine: str | None = None,
+    lifecycle: str = Lifecycle.start,
 ) -> None:
     """Print a whole script's result (``StatementPrinter`` over its statements)."""
-    printer = StatementPrinter(fmt, console, explain_skips, namespace, verbose, naming, catalog, engine)
+    printer = StatementPrinter(
+        fmt, console, explain_skips, namespace, verbose, naming, catalog, engine, lifecycle=lifecycle
+    )
     for s in result.statements:
         printer.statement(s)
     printer.close()
@@ -240,6 +259,14 @@ def extract(
         str, typer.Option("--default-catalog", help="Catalog of table names that name none.")
     ] = "internal",
     format: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.table,
+    lifecycle: Annotated[
+        Lifecycle,
+        typer.Option(
+            "--lifecycle",
+            help="--format openlineage: start (START then COMPLETE or FAIL per run, one run id) or complete "
+            "(one event per run).",
+        ),
+    ] = Lifecycle.start,
     statements: Annotated[
         StatementRules,
         typer.Option("--statements", help="Which statements make events: doris (the guide's rules) or all."),
@@ -312,6 +339,7 @@ def extract(
             explain_skips,
             verbose,
             naming,
+            lifecycle,
         )
         raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
     failed = False
@@ -328,7 +356,9 @@ def extract(
             database=default_db,
             catalog_name=default_catalog,
         )
-        printer = StatementPrinter(format, console, explain_skips, None, verbose, naming, extractor.catalog, dialect)
+        printer = StatementPrinter(
+            format, console, explain_skips, None, verbose, naming, extractor.catalog, dialect, lifecycle=lifecycle
+        )
         hint = DialectWarning(dialect, "standard input" if path == "-" else path)
         if not extract_file(extractor, text, RunInfo(query_id=query_id, user=user), printer, hint):
             warn(f"{path}: no SQL statement")
@@ -348,6 +378,7 @@ def _extract_project(
     explain_skips: bool,
     verbose: bool,
     naming: object,
+    lifecycle: str = Lifecycle.start,
 ) -> bool:
     """``extract --project``: the files as one project (``headwater.project``), printed file by file in
     running order; True when a statement failed."""
@@ -383,7 +414,9 @@ def _extract_project(
         extraction = context.extract(pf.relpath, text, pieces)
         result = ScriptResult(tuple(replace(o.result, events=o.events) for o in extraction.statements))
         warn_dialect(result, dialect, str(pf.path))
-        print_result(result, fmt, console, explain_skips, None, verbose, naming, context.extractor.catalog, dialect)
+        print_result(
+            result, fmt, console, explain_skips, None, verbose, naming, context.extractor.catalog, dialect, lifecycle
+        )
         failed = failed or statement_failed(result)
     return failed
 

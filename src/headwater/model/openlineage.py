@@ -71,6 +71,10 @@ ENGINE_VERSION_PROPERTY = "headwater.engine.version"
 UNKNOWN_VERSION = "unknown"
 COMPLETE_ONLY, START_COMPLETE = "complete", "start"
 LIFECYCLES = (COMPLETE_ONLY, START_COMPLETE)
+DEFAULT_LIFECYCLE = START_COMPLETE
+"""A run is START then COMPLETE / FAIL (the spec's lifecycle); ``complete`` is one event per run."""
+FAILED_STATES = frozenset({"ERR", "ERROR", "FAIL", "FAILED", "ABORTED", "CANCELLED", "CANCELED", "KILLED"})
+"""``QueryContext.state`` values of a statement that did not succeed (an audit log's ``ERR``)."""
 _RUN_NAMESPACE = uuid.UUID("0b7c5c1e-2f0a-4a55-8f0e-3d2a9c6b7e14")
 
 _Key = tuple[str, str, str]  # (dataset namespace, dataset name, field)
@@ -378,16 +382,42 @@ def to_run_events(
     """The run's events: COMPLETE, or START then COMPLETE (same run id) with ``lifecycle="start"``.
 
     START carries the job, the inputs and the output with their schemas, no column lineage; its time
-    is the statement's start (event time minus duration, when the duration is known).
+    is the statement's start (event time minus duration, when the duration is known). A statement
+    whose context says it failed (``state`` in ``FAILED_STATES``) ends in FAIL instead of COMPLETE.
     """
     if lifecycle not in LIFECYCLES:
         raise ValueError(f"lifecycle must be one of {', '.join(LIFECYCLES)}, got {lifecycle!r}")
     kw: dict[str, Any] = {"naming": naming, "producer": producer, "engine": engine, "catalog": catalog}
+    state = (event.context.state or "").upper()
+    if state in FAILED_STATES:
+        message = f"the statement failed (state {event.context.state})"
+        return failed_run_events(event, message, naming=naming, producer=producer, engine=engine, lifecycle=lifecycle)
     complete = to_run_event(event, **kw)
     if lifecycle == COMPLETE_ONLY:
         return [complete]
+    return [start_run_event(event, complete.eventTime, **kw), complete]
+
+
+def start_run_event(event: LineageInfo, end_time: str, **kw: Any) -> RunEvent:
+    """The START of ``event``'s run: its time the statement's start (``end_time`` minus the duration)."""
     start = to_run_event(event, event_type=RunState.START, **kw)
-    return [attr.evolve(start, eventTime=_start_time(complete.eventTime, event.context.duration_ms)), complete]
+    return attr.evolve(start, eventTime=_start_time(end_time, event.context.duration_ms))
+
+
+def failed_run_events(
+    event: LineageInfo,
+    error: str,
+    naming: OpenLineageNaming | None = None,
+    producer: str = DEFAULT_PRODUCER,
+    engine: str | None = None,
+    lifecycle: str = COMPLETE_ONLY,
+) -> list[RunEvent]:
+    """FAIL (``failed_run_event``), after its START with ``lifecycle="start"`` (same run id)."""
+    fail = failed_run_event(event, error, naming=naming, producer=producer, engine=engine)
+    if lifecycle == COMPLETE_ONLY:
+        return [fail]
+    start = start_run_event(event, fail.eventTime, naming=naming, producer=producer, engine=engine)
+    return [start, fail]
 
 
 def _start_time(end: str, duration_ms: int) -> str:

@@ -1,7 +1,8 @@
 """``openlineage``: emit each event as OpenLineage ``RunEvent``\\ s through openlineage-python.
 
-Settings (``[lineage_plugins.openlineage]``): ``producer``; ``lifecycle``: ``complete`` (one COMPLETE
-event per statement) or ``start`` (START then COMPLETE, same run id); ``engine``: the engine (else
+Settings (``[lineage_plugins.openlineage]``): ``producer``; ``lifecycle``: ``start`` (the default: START
+then COMPLETE, or FAIL, with one run id, as the spec's run lifecycle) or ``complete`` (one COMPLETE or FAIL
+event per statement); ``engine``: the engine (else
 the one a hook saw, else ``doris``); ``schema`` / ``catalog_url``: a schema file / live catalog that
 types the input schema facets; ``transport``: a table given to
 ``OpenLineageClient(config={"transport": …})`` (``type`` = ``http``, ``console``, ``file``, ``kafka``…,
@@ -13,7 +14,7 @@ Naming comes from ``headwater.toml``'s ``[openlineage]`` table (``job_namespace`
 ``job_namespace`` and ``namespaces`` override it. The run id comes from the event id (query id +
 target table), so receivers can deduplicate.
 
-``exec_failure`` (called for statements the hooks saw fail) emits a FAIL event: the job and the error.
+``exec_failure`` (called for statements the hooks saw fail) emits START and FAIL: the job and the error.
 """
 
 from __future__ import annotations
@@ -26,10 +27,10 @@ from headwater.dispatch.spi import LineagePlugin, LineagePluginFactory, PluginCo
 from headwater.model import LineageInfo
 from headwater.model.ol_naming import NamingError, OpenLineageNaming, place_of_setting
 from headwater.model.openlineage import (
-    COMPLETE_ONLY,
+    DEFAULT_LIFECYCLE,
     DEFAULT_PRODUCER,
     LIFECYCLES,
-    failed_run_event,
+    failed_run_events,
     to_run_events,
 )
 from headwater.plugins import _settings as s
@@ -62,7 +63,7 @@ class OpenLineagePlugin(LineagePlugin):
         self.client: OpenLineageClient | None = None
         self.naming = OpenLineageNaming()
         self._producer = DEFAULT_PRODUCER
-        self._lifecycle = COMPLETE_ONLY
+        self._lifecycle = DEFAULT_LIFECYCLE
         self._engine: str | None = None
         self._catalog: object = None
 
@@ -72,7 +73,7 @@ class OpenLineagePlugin(LineagePlugin):
     def initialize(self, context: PluginContext) -> None:
         self.naming = plugin_naming(context)
         self._producer = s.string(context, "producer", DEFAULT_PRODUCER)
-        self._lifecycle = s.string(context, "lifecycle", COMPLETE_ONLY, choices=LIFECYCLES)
+        self._lifecycle = s.string(context, "lifecycle", DEFAULT_LIFECYCLE, choices=LIFECYCLES)
         self._engine = s.string(context, "engine") if "engine" in context.settings else None
         schema, url = context.settings.get("schema"), context.settings.get("catalog_url")
         if schema is not None or url is not None:
@@ -110,10 +111,13 @@ class OpenLineagePlugin(LineagePlugin):
             client.emit(run_event)
 
     def exec_failure(self, event: LineageInfo, error: str) -> None:
-        """A statement the database rejected: one FAIL event (its job and the error)."""
-        self._client().emit(
-            failed_run_event(event, error, naming=self.naming, producer=self._producer, engine=self._engine)
-        )
+        """A statement the database rejected: START (unless ``lifecycle = "complete"``) then FAIL (its
+        job and the error), one run id."""
+        client = self._client()
+        for run_event in failed_run_events(
+            event, error, naming=self.naming, producer=self._producer, engine=self._engine, lifecycle=self._lifecycle
+        ):
+            client.emit(run_event)
 
     def close(self) -> None:
         if self.client is not None:
