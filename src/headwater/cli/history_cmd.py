@@ -19,8 +19,7 @@ from rich.table import Column, Table
 
 from headwater.cli.display import fail, line, lit
 from headwater.cli.recording import Interrupted, interrupted_line, stop_signals
-from headwater.cli.store_cmd import StoreOpt
-from headwater.cli.stores import open_cli_store
+from headwater.cli.stores import StoreOpt, open_cli_store
 from headwater.history import FIELDS, Counters, IngestSummary
 
 SOURCE_HELP = "doris-audit-table, doris-audit-file, jsonl or csv (default: from the location)."

@@ -35,8 +35,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from headwater.catalog import Catalog
 from headwater.cli.options import CatalogUrlOpt, DefaultCatalogOpt, DefaultDbOpt, SchemaOpt
 from headwater.cli.recording import Interrupted, Recorder, interrupted_line, stop_signals
-from headwater.cli.store_cmd import StoreOpt
-from headwater.cli.stores import open_cli_store
+from headwater.cli.stores import StoreOpt, open_cli_store
 from headwater.extract.split import ScriptPieces
 from headwater.model import EventFormatError, LineageInfo, Severity, Status, bounded_json, event_from_dict
 from headwater.model.job import JOB_PROPERTY

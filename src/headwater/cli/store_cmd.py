@@ -20,19 +20,10 @@ from sqlalchemy.exc import DBAPIError
 
 from headwater.cli.display import DottedName, Namer, fail, lit
 from headwater.cli.graph import bridged_edges
-from headwater.cli.stores import check_store_url, connect_error, open_cli_store, read_engine, sqlite_path
+from headwater.cli.stores import StoreOpt, check_store_url, connect_error, open_cli_store, read_engine, sqlite_path
 from headwater.service import schemas as m
 from headwater.store import ChangeType, LineageStore, NodeType, StoreError
 from headwater.store.impact import DESTRUCTIVE_OPERATIONS, METADATA_OPERATIONS
-
-StoreOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--store",
-        help="The store: a SQLite path, sqlite:///file.db or postgresql+psycopg://user@host/db "
-        "(default: $HEADWATER_STORE, else ~/.headwater/lineage.db).",
-    ),
-]
 
 
 class Fmt(StrEnum):
