@@ -1,6 +1,7 @@
 """History ingestion end to end: statements per second from a generated audit log into a store.
 
     python bench/ingest_bench.py [--rows N] [--workers 1,2] [--stores sqlite,postgresql] [--no-spark]
+    python bench/ingest_bench.py --projects [--copies N] [--bigquery-etl DIR] [--memory 1000,10000,100000]
 
 The log (``headwater.history.synthetic.generate_log``) mixes TPC-DS-shaped inserts and SELECTs from
 ``../shared/corpus`` with the generator's own warehouse statements, VALUES inserts, loads, writes to
@@ -10,6 +11,14 @@ across sessions of 50 statements. It is written as JSON lines and ingested with 
 and a fresh PostgreSQL schema, then through Spark local mode (``local[2]``): extraction written as
 JSON lines, and extraction recorded into PostgreSQL from the executors. Wall-clock times; every run
 must produce the same number of events.
+
+``--projects`` times ``headwater ingest`` against ``headwater extract --project`` of the same files, each
+a fresh process (wall clock; the ratio is what recording beside extraction costs), into SQLite and
+PostgreSQL: the TPC corpus (``insert_tpch.sql`` and ``insert_tpcds.sql``) copied ``--copies`` times,
+each copy a directory of its own (its own jobs), and the ``sql/**/query.sql`` files of a
+mozilla/bigquery-etl checkout or bare git mirror (``--bigquery-etl``; BigQuery dialect). Then the peak
+memory (the child's maximum resident set) of ``ingest`` of one generated file of 1,000 / 10,000 /
+100,000 INSERT statements (``--memory``).
 """
 
 from __future__ import annotations
@@ -107,6 +116,124 @@ def run_spark(log: Path, schema: Path, tmp: Path) -> list[tuple[str, dict]]:
     return results
 
 
+def _timed(command: list[str]) -> tuple[float, int, str]:
+    """Run ``command``: its wall-clock seconds, peak resident memory (MB) and output; fails loudly."""
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "COLUMNS": "200"}
+    start = time.perf_counter()
+    child = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    out = child.stdout.read() if child.stdout else ""
+    _, status, usage = os.wait4(child.pid, 0)
+    seconds = time.perf_counter() - start
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode not in (0, 1):  # 1: some statement failed or stayed incomplete, as expected
+        raise RuntimeError(f"{' '.join(command)} exited {child.returncode}:\n{out[-2000:]}")
+    return seconds, usage.ru_maxrss // 1024, out
+
+
+def _tpc_project(corpus: Path, copies: int, root: Path) -> Path:
+    for k in range(copies):
+        d = root / f"copy{k:03d}"
+        d.mkdir(parents=True)
+        for name in ("insert_tpch.sql", "insert_tpcds.sql"):
+            (d / name).write_text((corpus / name).read_text())
+    return root
+
+
+def _bigquery_etl(source: Path, root: Path) -> Path | None:
+    """The ``sql/**/query.sql`` files of a checkout, or of a bare git mirror (its HEAD), under ``root``."""
+    import subprocess
+
+    if (source / "sql").is_dir():
+        files = {
+            p.relative_to(source).as_posix(): p.read_text(errors="replace") for p in source.glob("sql/**/query.sql")
+        }
+    elif source.is_dir():
+        listing = subprocess.run(
+            ["git", "-C", str(source), "ls-tree", "-r", "--name-only", "HEAD", "sql"], capture_output=True, text=True
+        )
+        names = [n for n in listing.stdout.splitlines() if n.endswith("/query.sql")]
+        files = {}
+        for n in names:
+            shown = subprocess.run(["git", "-C", str(source), "show", f"HEAD:{n}"], capture_output=True, text=True)
+            files[n] = shown.stdout
+    else:
+        return None
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root if files else None
+
+
+def _generated(n: int, path: Path) -> Path:
+    lines = [
+        f"INSERT INTO db.t{i % 40} SELECT a + {i} AS a, b, c * {i % 9} AS c FROM db.s{i % 7} WHERE d > {i};"
+        for i in range(n)
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def projects(args: argparse.Namespace) -> int:
+    """ingest / extract ratios on the TPC corpus xN and bigquery-etl; peak memory by statement count."""
+    headwater = [sys.executable, "-m", "headwater.cli.main"]
+    rows: list[tuple[str, str, float, float, int, int]] = []
+    with tempfile.TemporaryDirectory(prefix="hw-ingest-projects-") as d:
+        tmp = Path(d)
+        schema = tmp / "schema.json"
+        doc = json.loads((args.corpus / "tpcds_schema.json").read_text())
+        doc.update(json.loads((args.corpus / "tpch_schema.json").read_text()))
+        schema.write_text(json.dumps(doc))
+        inputs = [
+            (
+                f"TPC corpus x{args.copies}",
+                _tpc_project(args.corpus, args.copies, tmp / "tpc"),
+                ["--schema", str(schema)],
+            )
+        ]
+        if args.bigquery_etl is not None:
+            bq = _bigquery_etl(args.bigquery_etl, tmp / "bq")
+            if bq is not None:
+                inputs.append(("mozilla/bigquery-etl", bq, ["--dialect", "bigquery"]))
+        for label, root, options in inputs:
+            extract_s, extract_mb, _ = _timed(
+                [*headwater, "extract", str(root), "--project", "--format", "jsonl", *options]
+            )
+            for store_kind in args.stores.split(","):
+                pg = PgSchema() if store_kind == "postgresql" else None
+                url = pg.url if pg else f"sqlite:///{tmp / f'{uuid.uuid4().hex[:6]}.db'}"
+                try:
+                    ingest_s, ingest_mb, out = _timed([*headwater, "ingest", str(root), "--store", url, *options])
+                finally:
+                    if pg:
+                        pg.drop()
+                timing = next((ln for ln in out.splitlines() if ln.startswith("extraction ")), "")
+                rows.append((label, store_kind, extract_s, ingest_s, extract_mb, ingest_mb))
+                print(label, store_kind, f"extract {extract_s:.1f} s, ingest {ingest_s:.1f} s;", timing, flush=True)
+        memory = []
+        for n in (int(x) for x in args.memory.split(",") if x):
+            script = _generated(n, tmp / f"gen{n}.sql")
+            _, extract_mb, _ = _timed([*headwater, "extract", str(script), "--project", "--format", "jsonl"])
+            url = f"sqlite:///{tmp / f'mem{n}.db'}"
+            seconds, ingest_mb, _ = _timed([*headwater, "ingest", str(script), "--store", url])
+            memory.append((n, extract_mb, ingest_mb, seconds))
+            print(
+                f"{n:,} statements: peak extract {extract_mb} MB, ingest {ingest_mb} MB ({seconds:.0f} s)", flush=True
+            )
+    print(f"\npython {sys.version.split()[0]}; {os.cpu_count()} cores\n")
+    print("| input | store | extract s | ingest s | ingest / extract | peak MB extract / ingest |")
+    print("|---|---|---:|---:|---:|---:|")
+    for label, store_kind, e, i, em, im in rows:
+        print(f"| {label} | {store_kind} | {e:.1f} | {i:.1f} | {i / e:.2f} | {em} / {im} |")
+    if memory:
+        print("\n| statements (one file) | peak MB extract | peak MB ingest (SQLite) | ingest s |")
+        print("|---:|---:|---:|---:|")
+        for n, em, im, seconds in memory:
+            print(f"| {n:,} | {em} | {im} | {seconds:.0f} |")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", type=int, default=20_000, help="statements in the generated log (issue: 100000)")
@@ -115,8 +242,14 @@ def main() -> int:
     ap.add_argument("--no-spark", action="store_true")
     ap.add_argument("--corpus", type=Path, default=CORPUS)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--projects", action="store_true", help="ingest / extract of projects, and peak memory")
+    ap.add_argument("--copies", type=int, default=10, help="--projects: copies of the TPC corpus")
+    ap.add_argument("--bigquery-etl", type=Path, default=None, help="--projects: a bigquery-etl checkout or mirror")
+    ap.add_argument("--memory", default="1000,10000,100000", help="--projects: statements for the memory runs")
     args = ap.parse_args()
     logging.getLogger("sqlglot").setLevel(logging.ERROR)
+    if args.projects:
+        return projects(args)
 
     schema_doc: dict = synthetic_schema()
     schema_doc.update(json.loads((args.corpus / "tpcds_schema.json").read_text()))

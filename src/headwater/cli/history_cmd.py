@@ -7,6 +7,7 @@ can call it with keyword arguments.
 from __future__ import annotations
 
 import json
+import signal
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Annotated
@@ -17,8 +18,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Column, Table
 
 from headwater.cli.display import fail, line, lit
-from headwater.cli.store_cmd import StoreOpt
-from headwater.cli.stores import open_cli_store
+from headwater.cli.recording import Interrupted, interrupted_line, stop_signals
+from headwater.cli.stores import StoreOpt, open_cli_store
 from headwater.history import FIELDS, Counters, IngestSummary
 
 SOURCE_HELP = "doris-audit-table, doris-audit-file, jsonl or csv (default: from the location)."
@@ -96,6 +97,8 @@ def render_summary(console: Console, summary: IngestSummary, limit: int = 20) ->
         "failed to parse": c.failed,
         "unreadable rows": c.unreadable,
     }
+    if c.resumed:
+        columns["resumed (recorded before)"] = c.resumed
     for name, value in columns.items():
         t.add_row(name, str(value))
     console.print(t)
@@ -197,7 +200,13 @@ def run_ingest_log(
             else:
                 bar.update(task, description="extracting", total=total, completed=c.rows_done, line=_line(c))
 
-        summary = ingest_history(log, lineage, options, marks, tell)
+        with stop_signals() as flag:
+            summary = ingest_history(log, lineage, options, marks, tell, stop=lambda: flag.signum is not None)
+    if summary.interrupted:
+        c = summary.counters
+        code = Interrupted(flag.signum or signal.SIGINT).code
+        console.print(interrupted_line(c.rows_done, c.rows_read, c.rows_done), markup=False, highlight=False)
+        raise typer.Exit(code)
     render_summary(console, summary)
     if report is not None:
         with report.open("w", encoding="utf-8") as fh:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -33,8 +34,8 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 
 from headwater.catalog import Catalog
 from headwater.cli.options import CatalogUrlOpt, DefaultCatalogOpt, DefaultDbOpt, SchemaOpt
-from headwater.cli.store_cmd import StoreOpt
-from headwater.cli.stores import open_cli_store
+from headwater.cli.recording import Interrupted, Recorder, interrupted_line, stop_signals
+from headwater.cli.stores import StoreOpt, open_cli_store
 from headwater.extract.split import ScriptPieces
 from headwater.model import EventFormatError, LineageInfo, Severity, Status, bounded_json, event_from_dict
 from headwater.model.job import JOB_PROPERTY
@@ -319,9 +320,40 @@ def _progress(console: Console) -> Progress:
     )
 
 
-def _rate(progress: Progress, task: TaskID) -> str:
+def _rate(progress: Progress, task: TaskID, unit: str = "stmt") -> str:
     speed = next(t.speed for t in progress.tasks if t.id == task)  # rich's moving average, None at first
-    return f"{speed:,.0f} stmt/s" if speed else ""
+    return f"{speed:,.0f} {unit}/s" if speed else ""
+
+
+@dataclass
+class Timing:
+    """How long extraction and recording took (they overlap: recording runs beside extraction)."""
+
+    started: float = field(default_factory=time.perf_counter)
+    total: int = 0  # statements to extract
+    extraction_start: float = 0.0
+    extraction_s: float = 0.0
+    recording_s: float = 0.0
+    wall_s: float = 0.0
+
+    def started_extraction(self) -> None:
+        self.extraction_start = time.perf_counter()
+
+    def since_extraction(self) -> float:
+        return time.perf_counter() - self.extraction_start if self.extraction_start else 0.0
+
+    def line(self, totals: IngestTotals) -> str:
+        """The closing line: both phases' times and rates, and the whole run's.
+
+        >>> Timing(extraction_s=20.0, recording_s=12.5, wall_s=21.0).line(IngestTotals(statements=4000, recorded=3900))
+        'extraction 20.0 s (200 statements/s), recording 12.5 s (312 events/s, beside extraction), total 21.0 s'
+        """
+        ex = f"{totals.statements / self.extraction_s:,.0f} statements/s" if self.extraction_s else "-"
+        rec = f"{totals.recorded / self.recording_s:,.0f} events/s" if self.recording_s else "-"
+        return (
+            f"extraction {self.extraction_s:.1f} s ({ex}), recording {self.recording_s:.1f} s ({rec}, beside "
+            f"extraction), total {self.wall_s:.1f} s"
+        )
 
 
 def ingest(
@@ -457,101 +489,136 @@ def ingest(
             recorded_views=store_catalog if store_catalog is not None else (),
         )
 
-    if artifacts is not None:
-        _ingest_dbt(artifacts, lineage, base, store_catalog, default_catalog, batch, totals, run_at)
-    with _progress(console) as progress:
-        # read and split every SQL file first (the order and the progress total need their statements);
-        # each statement is parsed when it is taken, by the order and again by extraction, so one
-        # statement's tree is alive at a time
-        project: list[tuple[ProjectFile, str, ScriptPieces]] = []
-        task = progress.add_task("reading", total=None, rate="")
-        for pf in collect_files(sql_paths, root_dir) if sql_paths else []:
-            project_files.append(pf)
-            progress.update(task, description=f"reading {pf.relpath}")
-            totals.files += 1
-            try:
-                text = pf.path.read_text(encoding="utf-8-sig")
-                project.append((pf, text, ScriptPieces(text, dialect)))
-            except (OSError, UnicodeError) as exc:
-                totals.fail(str(pf.path), exc)
-        if order is Order.deps and len(project) > 1:
-            ordered = order_files(
-                {pf.relpath: pieces for pf, _, pieces in project}, dialect, default_db, default_catalog
-            )
-            if ordered.cycle:
-                console.print(
-                    f"the files {', '.join(ordered.cycle)} read tables one another writes (a cycle): "
-                    "they run in name order",
-                    style="yellow",
-                    markup=False,
-                    highlight=False,
-                    soft_wrap=True,
+    timing = Timing()
+    with _progress(console) as progress, stop_signals() as flag:
+        recorder = Recorder(lambda items: record_items(lineage, items, batch, totals), batch)
+        if store_catalog is not None:  # a lookup sees every batch extracted before it, as when recording inline
+            store_catalog.before_lookup = recorder.drain
+        try:
+            if artifacts is not None:
+                _ingest_dbt(artifacts, lineage, base, store_catalog, default_catalog, recorder, totals, run_at)
+            # read and split every SQL file first (the order and the progress total need their statements);
+            # each statement is parsed when it is taken, by the order and again by extraction, so one
+            # statement's tree is alive at a time, and its events wait in the recorder's batch only
+            project: list[tuple[ProjectFile, str, ScriptPieces]] = []
+            task = progress.add_task("reading", total=None, rate="")
+            for pf in collect_files(sql_paths, root_dir) if sql_paths else []:
+                project_files.append(pf)
+                progress.update(task, description=f"reading {pf.relpath}")
+                totals.files += 1
+                try:
+                    text = pf.path.read_text(encoding="utf-8-sig")
+                    project.append((pf, text, ScriptPieces(text, dialect)))
+                except (OSError, UnicodeError) as exc:
+                    totals.fail(str(pf.path), exc)
+            if order is Order.deps and len(project) > 1:
+                ordered = order_files(
+                    {pf.relpath: pieces for pf, _, pieces in project}, dialect, default_db, default_catalog
                 )
-            rank = {name: k for k, name in enumerate(ordered.order)}
-            project.sort(key=lambda item: rank[item[0].relpath])
-        progress.update(task, total=sum(len(p) for _, _, p in project), completed=0)
-        context = new_context()
-        for pf, text, pieces in project:
-            if session_per_file:
-                context = new_context()
-            progress.update(task, description=f"ingesting {pf.relpath}")
-            items: list[Item] = []
-            definitions: list[Item] = []
-            names: set[str] = set()
-            names_in[pf.relpath] = names
+                if ordered.cycle:
+                    console.print(
+                        f"the files {', '.join(ordered.cycle)} read tables one another writes (a cycle): "
+                        "they run in name order",
+                        style="yellow",
+                        markup=False,
+                        highlight=False,
+                        soft_wrap=True,
+                    )
+                rank = {name: k for k, name in enumerate(ordered.order)}
+                project.sort(key=lambda item: rank[item[0].relpath])
+            timing.total = sum(len(p) for _, _, p in project)
+            progress.update(task, total=timing.total, completed=0)
+            writing = progress.add_task("recording", total=0, rate="")
+            timing.started_extraction()
+            context = new_context()
+            for pf, text, pieces in project:
+                if session_per_file:
+                    context = new_context()
+                progress.update(task, description=f"ingesting {pf.relpath}")
+                names: set[str] = set()
+                names_in[pf.relpath] = names
+                extracted = [0]  # events of this file handed to the recorder
 
-            def step(
-                outcome: StatementOutcome,
-                pf: ProjectFile = pf,
-                items: list[Item] = items,
-                definitions: list[Item] = definitions,
-                names: set[str] = names,
-            ) -> None:
-                s = outcome.result
-                totals.statements += 1
-                where = f"{pf.path}:{s.line}"
-                names.update(_job_names(outcome))
-                for table, schema in outcome.defined:
-                    columns = tuple((c.name, c.type) for c in schema.columns)
-                    definition = TableDefinition(table, columns, s.sql, pf.relpath, s.line)
-                    definitions.append(Item(where, DEFINITION, definition))
-                if s.failed:
-                    names_in[pf.relpath] = None  # its job, and the ordinals after it, are not known
-                    totals.fail(where, s.error.message if s.error else "failed")
-                elif not s.events and s.skip_reason:
-                    totals.skipped += 1
-                for e in outcome.events:
-                    _note_status(totals, where, e)
-                    items.append(Item(where, EVENT, e))
-                progress.update(task, advance=1, rate=_rate(progress, task))
+                def step(
+                    outcome: StatementOutcome,
+                    pf: ProjectFile = pf,
+                    names: set[str] = names,
+                    extracted: list[int] = extracted,
+                ) -> None:
+                    s = outcome.result
+                    totals.statements += 1
+                    where = f"{pf.path}:{s.line}"
+                    names.update(_job_names(outcome))
+                    items = []
+                    for table, schema in outcome.defined:
+                        columns = tuple((c.name, c.type) for c in schema.columns)
+                        definition = TableDefinition(table, columns, s.sql, pf.relpath, s.line)
+                        items.append(Item(where, DEFINITION, definition))
+                    if s.failed:
+                        names_in[pf.relpath] = None  # its job, and the ordinals after it, are not known
+                        totals.fail(where, s.error.message if s.error else "failed")
+                    elif not s.events and s.skip_reason:
+                        totals.skipped += 1
+                    for e in outcome.events:
+                        _note_status(totals, where, e)
+                        items.append(Item(where, EVENT, e))
+                    totals.events += len(outcome.events)
+                    extracted[0] += len(outcome.events)
+                    for k, item in enumerate(items):
+                        recorder.add(item, done=1 if k == len(items) - 1 else 0)
+                    if not items:
+                        recorder.count(1)
+                    progress.update(task, advance=1, rate=_rate(progress, task))
+                    rate = _rate(progress, writing, "event")
+                    progress.update(writing, total=totals.events, completed=recorder.written, rate=rate)
+                    flag.check()  # Ctrl-C: stop after this statement, once its events are recorded
 
-            try:
-                context.extract(pf.relpath, text, pieces, on_statement=step)
-            except Exception as exc:  # an extractor bug: name it, go on with the next file
-                totals.fail(str(pf.path), exc)
-                items.clear()
-                definitions.clear()
-                names_in[pf.relpath] = None
-            totals.events += len(items)
-            record_items(lineage, definitions + items, batch, totals)
+                try:
+                    context.extract(pf.relpath, text, pieces, on_statement=step)
+                except Exception as exc:  # an extractor bug: name it, go on with the next file
+                    totals.fail(str(pf.path), exc)
+                    names_in[pf.relpath] = None
+                recorder.cut()  # a batch never spans two files
+                if store_catalog is not None:
+                    store_catalog.refresh()
+            for path in event_paths:
+                progress.update(task, description=f"ingesting {path.name}")
+                totals.files += 1
+                try:
+                    items = _read_events(path, totals)
+                except Exception as exc:  # unreadable file, not UTF-8…
+                    totals.fail(str(path), exc)
+                    items = []
+                totals.events += len(items)
+                totals.openlineage += sum(1 for i in items if i.kind == OPENLINEAGE)
+                for item in items:
+                    recorder.add(item)
+                    flag.check()
+                recorder.cut()
+            timing.extraction_s = timing.since_extraction()
+            recorder.close()
+        except Interrupted as stop:
+            recorder.close()  # what was extracted is recorded: the next run starts after it
+            progress.stop()
+            total = timing.total or totals.statements
+            console.print(
+                interrupted_line(totals.statements, total, recorder.done_count), markup=False, highlight=False
+            )
+            raise typer.Exit(stop.code) from None
+        except BaseException:
+            recorder.abandon()
+            raise
+        finally:
             if store_catalog is not None:
-                store_catalog.refresh()
-        for path in event_paths:
-            progress.update(task, description=f"ingesting {path.name}")
-            totals.files += 1
-            try:
-                items = _read_events(path, totals)
-            except Exception as exc:  # unreadable file, not UTF-8…
-                totals.fail(str(path), exc)
-                items = []
-            totals.events += len(items)
-            totals.openlineage += sum(1 for i in items if i.kind == OPENLINEAGE)
-            record_items(lineage, items, batch, totals)
+                store_catalog.before_lookup = None
+    timing.recording_s = recorder.busy_s
+    timing.wall_s = time.perf_counter() - timing.started
     _close_left_jobs(lineage, names_in, totals, run_at)
     if prune:
         under = _relative_dir(project_root(sql_paths), root_dir)
         totals.pruned = lineage.prune_files([pf.relpath for pf in project_files], under, at=run_at).jobs
     _summary(console, totals)
+    console.print(timing.line(totals), markup=False, highlight=False, soft_wrap=True)
     if totals.failed or (strict and totals.incomplete):
         raise typer.Exit(1)
 
@@ -577,7 +644,7 @@ def _ingest_dbt(
     base: Catalog | None,
     store_catalog: StoreCatalog | None,
     default_catalog: str,
-    batch: int,
+    recorder: Recorder,
     totals: IngestTotals,
     at: int,
 ) -> None:
@@ -610,8 +677,12 @@ def _ingest_dbt(
     runs = [Item(f"{artifacts.target}/run_results.json", OPENLINEAGE, e) for e in extraction.run_events]
     totals.events += len(items) + len(runs)
     totals.openlineage += len(runs)
-    record_items(lineage, items, batch, totals)
-    record_items(lineage, runs, batch, totals)
+    for item in items:
+        recorder.add(item, done=1)
+    recorder.cut()
+    for item in runs:
+        recorder.add(item)
+    recorder.sync()  # the properties and the closing after the project's events
     lineage.set_node_properties(property_updates(extraction.properties), PROPERTY_PREFIX)
     project = extraction.manifest.project
     totals.removed_models = lineage.prune_files(extraction.files, under=project, at=at).jobs

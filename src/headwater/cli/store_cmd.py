@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sqlite3
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
@@ -19,19 +20,10 @@ from sqlalchemy.exc import DBAPIError
 
 from headwater.cli.display import DottedName, Namer, fail, lit
 from headwater.cli.graph import bridged_edges
-from headwater.cli.stores import check_store_url, connect_error, open_cli_store, read_engine, sqlite_path
+from headwater.cli.stores import StoreOpt, check_store_url, connect_error, open_cli_store, read_engine, sqlite_path
 from headwater.service import schemas as m
 from headwater.store import ChangeType, LineageStore, NodeType, StoreError
 from headwater.store.impact import DESTRUCTIVE_OPERATIONS, METADATA_OPERATIONS
-
-StoreOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--store",
-        help="The store: a SQLite path, sqlite:///file.db or postgresql+psycopg://user@host/db "
-        "(default: $HEADWATER_STORE, else ~/.headwater/lineage.db).",
-    ),
-]
 
 
 class Fmt(StrEnum):
@@ -616,6 +608,60 @@ def db_delete(
         print(json.dumps(dataclasses.asdict(r) if dataclasses.is_dataclass(r) else r, default=str, indent=2))
         return
     _console().print(lit(_delete_line(r, purge)))
+
+
+@db_app.command("backup")
+def db_backup(
+    dest: Annotated[Path, typer.Argument(help="The copy: a new SQLite file (or, for PostgreSQL, pg_dump's file).")],
+    store: StoreOpt = None,
+) -> None:
+    """Copy the store while it is in use: a consistent copy as of one commit, writers may go on.
+
+    SQLite: SQLite's online backup into DEST, a new file that is a complete store (open it with
+    --store DEST, or put it in the store's place to restore). PostgreSQL: runs pg_dump (custom format;
+    restore with pg_restore) when it is installed, else prints the command to run.
+    """
+    import shutil
+    import subprocess
+
+    from headwater.store.backup import backup_sqlite, pg_dump_command, shown_command
+    from headwater.store.engine import default_url
+
+    url = check_store_url(store or default_url())
+    if dest.exists():
+        _fail(f"{dest} exists: give a new file (a backup never overwrites)")
+    path = sqlite_path(url)
+    if path is None and make_url(url).get_backend_name() == "sqlite":
+        _fail("an in-memory store has nothing to back up")
+    if path is not None:
+        _require(url)
+        try:
+            pages = backup_sqlite(path, dest)
+        except (sqlite3.Error, OSError) as exc:
+            dest.unlink(missing_ok=True)
+            _fail(f"cannot back up {path} to {dest}: {exc}")
+        _console().print(lit(f"backed up {path} to {dest} ({pages:,} pages, one file)"))
+        return
+    command = pg_dump_command(url, str(dest))
+    if shutil.which("pg_dump") is None:
+        _fail(
+            "pg_dump is not installed here: run on a machine with the PostgreSQL client tools\n  "
+            + shown_command(command)
+            + f"\n(restore with: pg_restore --dbname=DATABASE {dest})"
+        )
+    _require(url)
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        dest.unlink(missing_ok=True)
+        first = next((ln for ln in done.stderr.splitlines() if ln.strip()), f"exit {done.returncode}")
+        _fail(f"pg_dump failed: {first} ({shown_command(command)})")
+    restore = f"restore with: pg_restore --dbname=DATABASE {dest}"
+    _console().print(lit(f"backed up with {shown_command(command)} ({restore})"))
+
+
+def _require(url: str) -> None:
+    """Exit 2 unless ``url`` holds a headwater store (``open_cli_store``'s checks, nothing created)."""
+    open_cli_store(url)
 
 
 def _delete_line(r: Any, purge: bool) -> str:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Annotated
 
+import typer
 from sqlalchemy import Engine, create_engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
@@ -18,6 +20,16 @@ from sqlalchemy.pool import NullPool
 from headwater.cli.display import fail
 from headwater.store import LineageStore, open_store
 from headwater.store.engine import default_url, normalise_url
+
+StoreOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--store",
+        help="The store: a SQLite path, sqlite:///file.db or postgresql+psycopg://user@host/db "
+        "(default: $HEADWATER_STORE, else ~/.headwater/lineage.db).",
+    ),
+]
+"""``--store`` of every command (here, not in ``store_cmd``: ``ingest`` need not import the service)."""
 
 URL_FORMS = (
     "a SQLite path (lineage.db), sqlite:///relative.db, sqlite:////absolute.db, "

@@ -41,8 +41,10 @@ _worker: HistoryExtractor | None = None
 
 def _init(spec: ExtractSpec) -> None:
     import logging
+    import signal
 
     global _worker
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the parent decides
     logging.getLogger("sqlglot").setLevel(logging.ERROR)
     _worker = spec.extractor()
     from headwater.extract.collector import freeze_import_heap
@@ -87,6 +89,9 @@ def run_tasks(tasks: Sequence[Sequence[Session]], spec: ExtractSpec, workers: in
             yield run_task(hx, task)
         return
     ctx = multiprocessing.get_context("spawn")  # no fork of a process with threads and open connections
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init, initargs=(spec,)) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init, initargs=(spec,))
+    try:
         for packed in pool.map(_run, tasks):
             yield _unpack(packed)
+    finally:  # also when the caller stops early (an interrupted run): the tasks not started are dropped
+        pool.shutdown(wait=True, cancel_futures=True)

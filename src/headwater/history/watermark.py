@@ -65,6 +65,39 @@ class TableWatermarks:
             conn.execute(watermarks.insert().values(source=source, state=state))
 
 
+class ResumeMarks:
+    """How far an interrupted run got: ``(plan, tasks)``, the digest of the run's plan of work and how
+    many of its tasks are recorded, kept under ``resume:<source>`` in ``hw_history_watermarks`` of the
+    store's database (with the lineage it speaks of, whatever ``--state`` says). The next run with the
+    same plan starts after those tasks; a run that ends removes the mark."""
+
+    def __init__(self, engine: sa.Engine) -> None:
+        self.engine = engine
+        metadata.create_all(engine, checkfirst=True)
+
+    @staticmethod
+    def _key(source: str) -> str:
+        return f"resume:{source}"[:512]
+
+    def get(self, source: str) -> tuple[str, int] | None:
+        with self.engine.connect() as conn:
+            state = conn.execute(sa.select(watermarks.c.state).where(watermarks.c.source == self._key(source))).scalar()
+        if state is None:
+            return None
+        data = json.loads(state)
+        return str(data["plan"]), int(data["tasks"])
+
+    def put(self, source: str, plan: str, tasks: int) -> None:
+        key = self._key(source)
+        with self.engine.begin() as conn:
+            conn.execute(watermarks.delete().where(watermarks.c.source == key))
+            conn.execute(watermarks.insert().values(source=key, state=json.dumps({"plan": plan, "tasks": tasks})))
+
+    def drop(self, source: str) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(watermarks.delete().where(watermarks.c.source == self._key(source)))
+
+
 class FileWatermarks:
     """Watermarks in a JSON file ``{source: {"timestamp": …, "query_ids": […]}}``, replaced atomically."""
 

@@ -10,13 +10,14 @@
 
 from __future__ import annotations
 
+import atexit
 import threading
 
 from sqlalchemy import Engine
 
 from headwater.model.ol_naming import OpenLineageNaming
 from headwater.store import table_statistics
-from headwater.store.engine import default_url, make_engine, normalise_url
+from headwater.store.engine import checkpoint, default_url, make_engine, normalise_url
 from headwater.store.errors import AmbiguousNode, InvalidInput, NodeNotFound, StoreError
 from headwater.store.migrate import ensure_schema
 from headwater.store.results import (
@@ -68,17 +69,22 @@ def open_store(url: str | None = None, upgrade: bool = True, naming: OpenLineage
             if upgrade:
                 ensure_schema(engine)
             if key != "sqlite://":  # each in-memory store is its own
+                if not _engines:
+                    atexit.register(close_all)  # a command's last connection leaves the store one file
                 _engines[key] = engine
     return LineageStore(engine, naming=naming)
 
 
 def close_all() -> None:
-    """Dispose every engine ``open_store`` made (tests, shutdown)."""
+    """Dispose every engine ``open_store`` made (tests, shutdown; registered to run at exit), a SQLite
+    file's write-ahead log checkpointed into the file first: the ``.db`` alone is then the store."""
     with _engines_guard:
         for engine in _engines.values():
             table_statistics.wait(engine)  # a look at PostgreSQL's statistics still using the engine
+            checkpoint(engine)
             engine.dispose()
         _engines.clear()
+        atexit.unregister(close_all)
 
 
 __all__ = [

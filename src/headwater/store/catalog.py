@@ -24,6 +24,7 @@ True
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, select, text
@@ -75,6 +76,8 @@ class StoreCatalog:
         self.dialect = dialect
         self._tables: dict[TableRef, TableSchema | None] = {}
         self._views: set[TableRef] = set()
+        self.before_lookup: Callable[[], None] | None = None
+        """Called before the store is asked (``ingest``: waits for the batches being recorded)."""
 
     def refresh(self) -> None:
         self._tables.clear()
@@ -82,6 +85,8 @@ class StoreCatalog:
 
     def table(self, ref: TableRef) -> TableSchema | None:
         if ref not in self._tables:
+            if self.before_lookup is not None:
+                self.before_lookup()
             self._tables[ref] = self._lookup(ref)
         return self._tables[ref]
 

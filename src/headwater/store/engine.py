@@ -107,6 +107,27 @@ def _use_wal(cur: Any, wait_s: float = 30.0) -> None:
             time.sleep(0.05)
 
 
+def checkpoint(engine: Engine) -> bool:
+    """Copy a SQLite file store's write-ahead log into the database file and truncate it
+    (``PRAGMA wal_checkpoint(TRUNCATE)``), so that the ``.db`` file alone is the whole store; True when
+    the log is empty now. Nothing to do for PostgreSQL or an in-memory store. A reader or writer in
+    another process keeps the log busy: the checkpoint then does what it can, without waiting, and
+    says False (that process's last connection checkpoints when it closes)."""
+    if engine.dialect.name != "sqlite" or engine.url.database in (None, "", ":memory:"):
+        return True
+    try:
+        with engine.connect() as conn:
+            dbapi: Any = conn.connection.dbapi_connection
+            dbapi.execute("PRAGMA busy_timeout=0")  # never wait for another process at exit
+            try:
+                busy, _, _ = dbapi.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            finally:
+                dbapi.execute("PRAGMA busy_timeout=30000")
+    except sqlite3.Error:
+        return False
+    return not busy
+
+
 def make_engine(url: str) -> Engine:
     """An engine for ``url`` (``sqlite:///…``, ``postgresql+psycopg://…`` or a bare file path)."""
     url = normalise_url(url)

@@ -24,7 +24,7 @@ from headwater.store import lineage as _lineage
 from headwater.store import summary as _summary
 from headwater.store import table_statistics
 from headwater.store import trace as _trace
-from headwater.store.engine import READ, write_lock
+from headwater.store.engine import READ, checkpoint, write_lock
 from headwater.store.errors import InvalidInput
 from headwater.store.facts import Facts, Names
 from headwater.store.from_ddl import TableDefinition, definition_facts
@@ -88,7 +88,10 @@ class LineageStore:
         return self.engine.dialect.name
 
     def close(self) -> None:
+        """Close the store's connections; a SQLite file's write-ahead log is checkpointed into the file
+        first (``engine.checkpoint``), so that the ``.db`` alone is a complete copy."""
         table_statistics.wait(self.engine)  # a look at PostgreSQL's statistics this store started
+        checkpoint(self.engine)
         self.engine.dispose()
 
     # ---------------------------------------------------------------- recording
