@@ -13,8 +13,9 @@ from typing import Any, Final
 
 from sqlglot import exp
 
+from headwater.extract.aliases import ALIAS
 from headwater.extract.binder import Binder
-from headwater.extract.scope import REF, UNRESOLVED, Alts, Scope, Source, column_node
+from headwater.extract.scope import REF, UNRESOLVED, Alts, Scope, Source, column_node, columns_in
 from headwater.extract.trees import clone
 from headwater.extract.variant import FIELD_PATH
 from headwater.model import ColumnRef, Severity, TableRef
@@ -125,10 +126,16 @@ class ColumnBinder(Binder):
                 col, "unknown_qualifier", f"{qualifier}.{name}: {qualifier} names no table in scope", Severity.ERROR
             )
 
-        if alias_first and name in scope.aliases:
-            return [self._take(alt) for alt in scope.aliases[name]]
-        if name in scope.lateral and self._lateral_alias_applies(scope, name):
-            return [clone(alt) for alt in scope.lateral[name]]
+        if (alias_first or alias_fallback) and name in scope.aliases:
+            # a select-list alias (``aliases.py``): first, or unless a column of that name is in scope
+            # (a name HAVING groups by, under ``GROUPED``, is read as under ``COLUMN``)
+            alts = scope.aliases[name]
+            if (alias_first and name not in scope.grouped) or self._alias_over_column(scope, name, alts):
+                return [self._take(alt) for alt in alts]
+        if name in scope.lateral:
+            alts = scope.lateral[name]
+            if self.alias_rules.select == ALIAS or self._alias_over_column(scope, name, alts):
+                return [clone(alt) for alt in alts]
         s = scope
         while s is not None:
             bound = self._unqualified(s, name, col)
@@ -137,18 +144,39 @@ class ColumnBinder(Binder):
                     scope.outer_hit = True
                 return bound
             s = s.parent
-        if alias_fallback and name in scope.aliases:
-            return [self._take(alt) for alt in scope.aliases[name]]
         if not scope.sources and scope.parent is None:
             return self._unresolved(
                 col, "unknown_column", f"column {name} with no table to read it from", Severity.ERROR
             )
         return self._unresolved(col, "unknown_column", f"column {name} is in no table of its scope", Severity.ERROR)
 
-    @staticmethod
-    def _lateral_alias_applies(scope: Scope, name: str) -> bool:
-        """An earlier select item's alias stands for ``name`` unless a known column of that name is in scope."""
-        return name not in scope.using and not any(src.has(name) for src in scope.sources.values())
+    def _alias_over_column(self, scope: Scope, name: str, alts: Alts) -> bool:
+        """Whether the select-list alias ``name`` (resolved as ``alts``) is read where a column of that
+        name would win (``aliases.COLUMN``): when no source of the scope has the column. A source whose
+        columns are unknown has it only if the alias's own expression reads a column of that name
+        (``UPPER(x) AS x``): the alias is otherwise the reading, never a column made up for an
+        unknown table."""
+        if name in scope.using or name in scope.merged:
+            return False
+        known, unknown = scope.bound.get(name) or _candidates(scope, name)
+        if known:
+            return False
+        if not unknown:
+            return True
+        for alt in alts:
+            for node in columns_in(alt, self.shared):
+                meta = node._meta
+                ref = meta.get(REF) if meta else None
+                if (ref.column if isinstance(ref, ColumnRef) else self.column_ident(node.this)) == name:
+                    return False
+        return True
+
+    def _may_be_column(self, scope: Scope, name: str) -> bool:
+        """Whether a source of ``scope`` has, or may have (its columns unknown), a column ``name``."""
+        if name in scope.using or name in scope.merged:
+            return True
+        known, unknown = scope.bound.get(name) or _candidates(scope, name)
+        return bool(known or unknown)
 
     def _struct_field(self, col: exp.Column, scope: Scope, qualifier: str, name: str) -> Alts | None:
         """``s.f`` / ``t.s.f`` / ``t.s.f.g`` where ``s`` is a (struct) column: the field ``s.f`` of
