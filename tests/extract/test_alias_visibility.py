@@ -237,3 +237,14 @@ def test_an_earlier_output_name_that_two_unknown_tables_may_have_is_no_lateral_a
     assert "lateral_alias_unsupported" not in codes(e)
     assert "ambiguous_column" in codes(e)
     assert all(d.severity.value != "ERROR" for d in e.diagnostics)
+
+
+@pytest.mark.parametrize("dialect", ["bigquery", "postgres", "mysql"])
+def test_a_subquerys_own_unknown_column_is_no_lateral_alias_of_the_outer_select(dialect):
+    """``k`` inside the subquery is in no table (an ``unknown_column``); it is not the outer select's
+    alias ``k`` used laterally: no subquery sees the select list it sits in."""
+    e = one_event(
+        "INSERT INTO o SELECT t.k2 AS k, (SELECT k FROM s) AS m FROM t", {"db.t": ["k2"], "db.s": ["z"]}, dialect
+    )
+    assert "unknown_column" in codes(e)
+    assert "lateral_alias_unsupported" not in codes(e)

@@ -25,7 +25,7 @@ from typing import Final
 from sqlglot import exp
 
 from headwater.extract.aliases import GROUPED, NONE, flags
-from headwater.extract.scope import UNRESOLVED, Alts, Relation, Scope, Source, columns_in, find_all
+from headwater.extract.scope import Alts, Relation, Scope, Source, find_all
 from headwater.extract.sources import SourceBinder
 from headwater.extract.trees import (
     QUERY_TYPES,
@@ -288,24 +288,20 @@ class Resolver(SourceBinder):
             columns = [self.resolve(item, scope) for item in items]
             if not self.unbound:  # no column of the statement is unresolved: no marker to look for
                 return columns
-            for i, alts in enumerate(columns):
+            for i in range(1, len(items)):  # the item's own columns (not its subqueries') naming an earlier alias
                 earlier = set(names[:i])
-                for alt in alts:
-                    for col in columns_in(alt, self.shared):
-                        if (
-                            col._meta
-                            and col._meta.get(UNRESOLVED)
-                            and not col.table
-                            and col.name in earlier
-                            and not self._may_be_column(scope, self.column_ident(col.this) or "")
-                        ):
-                            self.diag(
-                                "lateral_alias_unsupported",
-                                f"{col.name} is an alias of an earlier select item: {self.names.dialect} does "
-                                "not allow a select-list alias in the same select list (give the expression)",
-                                col,
-                                Severity.ERROR,
-                            )
+                for col in scope_nodes(items[i]):
+                    if type(col) is not _COLUMN or col.args.get("table") or isinstance(col.this, _STAR):
+                        continue
+                    name = self.column_ident(col.this) or ""
+                    if name in earlier and not self._in_some_scope(scope, name):
+                        self.diag(
+                            "lateral_alias_unsupported",
+                            f"{col.name} is an alias of an earlier select item: {self.names.dialect} does "
+                            "not allow a select-list alias in the same select list (give the expression)",
+                            col,
+                            Severity.ERROR,
+                        )
             return columns
         columns = []
         for name, item in zip(names, items, strict=True):
@@ -315,6 +311,15 @@ class Resolver(SourceBinder):
                 scope.lateral.setdefault(name, alts)
         scope.lateral = {}
         return columns
+
+    def _in_some_scope(self, scope: Scope, name: str) -> bool:
+        """Whether a source of ``scope`` or of an outer scope has, or may have, a column ``name``."""
+        s: Scope | None = scope
+        while s is not None:
+            if self._may_be_column(s, name):
+                return True
+            s = s.parent
+        return False
 
     def _group(self, group: exp.Group, scope: Scope, items: list[exp.Expression]) -> None:
         keys: list[exp.Expression] = []
