@@ -248,3 +248,38 @@ def test_a_subquerys_own_unknown_column_is_no_lateral_alias_of_the_outer_select(
     )
     assert "unknown_column" in codes(e)
     assert "lateral_alias_unsupported" not in codes(e)
+
+
+@pytest.mark.parametrize(("item", "expected"), [("p.k", "p.k"), ("p.x AS k", "p.x")])
+@pytest.mark.parametrize("dialect", ["mysql", "doris", "starrocks"])
+def test_mysql_group_by_a_name_two_tables_have_is_the_select_item(dialect, item, expected):
+    """MySQL's GROUP BY looks in FROM first, and where the name is ambiguous there, in the select list
+    (MariaDB checked: no error); PostgreSQL refuses it (``ambiguous_column`` above)."""
+    e = one_event(
+        f"INSERT INTO o SELECT {item}, COUNT(*) AS n FROM p JOIN q ON p.k = q.k GROUP BY k",
+        {"db.p": ["k", "x"], "db.q": ["k", "x"]},
+        dialect,
+    )
+    assert [x for k, x in dataset(e) if k == "GROUP_BY"] == [expected]
+    assert "ambiguous_column" not in codes(e)
+
+
+@pytest.mark.parametrize("known", [False, True])
+def test_snowflake_a_lateral_alias_read_through_a_variant_path(known):
+    """``parse_ip(…) AS parsed_server_ip, … parsed_server_ip:error``: a field of the earlier alias's value."""
+    e = one_event(
+        "INSERT INTO o SELECT parse_ip(st.ip, 'INET', 1) AS parsed_server_ip, "
+        "CASE WHEN parsed_server_ip:error IS NULL THEN 1 END AS b FROM t st",
+        {"DB.T": ["IP"]} if known else None,
+        dialect="snowflake",
+    )
+    assert "unknown_column" not in codes(e)
+    assert [[c.lower() for c in cols(i.sources)] for i in e.output_indirect] == [["t.ip"]]
+    assert e.status is Status.COMPLETE
+
+
+@pytest.mark.parametrize("dialect", ["databricks", "duckdb"])
+def test_a_lateral_alias_read_through_a_struct_field(dialect):
+    e = one_event("INSERT INTO o SELECT named_struct('a', t.x) AS s, s.a AS y FROM t", {"db.t": ["x"]}, dialect)
+    assert "unknown_qualifier" not in codes(e)
+    assert [[c.lower() for c in cols(d.sources)] for d in e.direct] == [["t.x"], ["t.x"]]

@@ -31,7 +31,7 @@ class AliasRules:
     """The alias rule of each clause of a SELECT in one dialect (``select``: the later items of the
     same select list, lateral column aliases; ``join``: the ON conditions)."""
 
-    __slots__ = ("group", "having", "join", "order", "qualify", "select", "where")
+    __slots__ = ("ambiguous", "group", "having", "join", "order", "qualify", "select", "where")
 
     def __init__(
         self,
@@ -42,9 +42,13 @@ class AliasRules:
         qualify: int = ALIAS,
         order: int = ALIAS,
         join: int = NONE,
+        ambiguous: bool = False,
     ) -> None:
         self.select, self.where, self.group, self.having = select, where, group, having
         self.qualify, self.order, self.join = qualify, order, join
+        # where a column would win (COLUMN, GROUPED): a name that several tables of the scope have is
+        # the alias instead of an ambiguity (MySQL's GROUP BY and HAVING fall back to the select list)
+        self.ambiguous = ambiguous
 
 
 # a dialect not listed: GROUP BY sees the alias when no column has the name, HAVING, QUALIFY and
@@ -53,7 +57,7 @@ DEFAULT: Final = AliasRules()
 # no database's grammar (sqlglot's generic dialect): as lenient as the databases that allow most, so
 # that SQL written for any of them reads as its author meant it
 GENERIC: Final = AliasRules(select=COLUMN)
-_MYSQL: Final = AliasRules(group=COLUMN, having=GROUPED, qualify=ALIAS, order=ALIAS)
+_MYSQL: Final = AliasRules(group=COLUMN, having=GROUPED, qualify=ALIAS, order=ALIAS, ambiguous=True)
 _POSTGRES: Final = AliasRules(group=COLUMN | BARE, having=NONE, qualify=NONE, order=ALIAS | BARE)
 _TRINO: Final = AliasRules(group=NONE, having=NONE, qualify=NONE, order=ALIAS)
 _SPARK: Final = AliasRules(select=COLUMN, group=COLUMN, having=GROUPED, qualify=COLUMN, order=ALIAS)
@@ -72,8 +76,8 @@ RULES: Final[dict[str, AliasRules]] = {
     "hive": AliasRules(group=NONE, having=COLUMN, qualify=NONE, order=ALIAS),
     "mysql": _MYSQL,
     "singlestore": _MYSQL,
-    "doris": AliasRules(group=COLUMN, having=ALIAS, qualify=ALIAS, order=ALIAS),
-    "starrocks": AliasRules(group=COLUMN, having=COLUMN, qualify=ALIAS, order=ALIAS),
+    "doris": AliasRules(group=COLUMN, having=ALIAS, qualify=ALIAS, order=ALIAS, ambiguous=True),
+    "starrocks": AliasRules(group=COLUMN, having=COLUMN, qualify=ALIAS, order=ALIAS, ambiguous=True),
     "postgres": _POSTGRES,
     "materialize": _POSTGRES,
     "risingwave": _POSTGRES,

@@ -99,6 +99,9 @@ class ColumnBinder(Binder):
         qualifier = self.table_ident(args.get("table"))
         meta = col._meta
         if qualifier is not None and meta and meta.get(FIELD_PATH):  # Snowflake ``s:f``: a field of s
+            field = self._alias_field(col, scope, alias_first or alias_fallback)
+            if field is not None:  # ``parse_ip(…) AS p, p:error``: a field of the alias's value
+                return field
             field = self._struct_field(col, scope, qualifier, name)
             if field is not None:
                 return field
@@ -119,23 +122,18 @@ class ColumnBinder(Binder):
                         scope.outer_hit = True
                     return self._from_source(src, name, col)
                 s = s.parent
-            field = self._struct_field(col, scope, qualifier, name)
+            field = self._alias_field(col, scope, alias_first or alias_fallback)
+            if field is None:
+                field = self._struct_field(col, scope, qualifier, name)
             if field is not None:
                 return field
             return self._unresolved(
                 col, "unknown_qualifier", f"{qualifier}.{name}: {qualifier} names no table in scope", Severity.ERROR
             )
 
-        if (alias_first or alias_fallback) and name in scope.aliases:
-            # a select-list alias (``aliases.py``): first, or unless a column of that name is in scope
-            # (a name HAVING groups by, under ``GROUPED``, is read as under ``COLUMN``)
-            alts = scope.aliases[name]
-            if (alias_first and name not in scope.grouped) or self._alias_over_column(scope, name, alts):
-                return [self._take(alt) for alt in alts]
-        if name in scope.lateral:
-            alts = scope.lateral[name]
-            if self.alias_rules.select == ALIAS or self._alias_over_column(scope, name, alts):
-                return [clone(alt) for alt in alts]
+        alias = self._alias_reading(scope, name, alias_first, alias_fallback)
+        if alias is not None:
+            return alias
         s = scope
         while s is not None:
             bound = self._unqualified(s, name, col)
@@ -150,6 +148,36 @@ class ColumnBinder(Binder):
             )
         return self._unresolved(col, "unknown_column", f"column {name} is in no table of its scope", Severity.ERROR)
 
+    def _alias_reading(self, scope: Scope, name: str, alias_first: bool, alias_fallback: bool) -> Alts | None:
+        """The select-list alias ``name`` where it is the reading (``aliases.py``), else None: in a later
+        clause first (``alias_first``; a name HAVING groups by under ``GROUPED`` is read as under
+        ``COLUMN``) or unless a column of that name is in scope (``alias_fallback``); in the select list
+        itself, an earlier item's alias (lateral) as the dialect's rule for it says."""
+        if (alias_first or alias_fallback) and name in scope.aliases:
+            alts = scope.aliases[name]
+            if (alias_first and name not in scope.grouped) or self._alias_over_column(scope, name, alts):
+                return [self._take(alt) for alt in alts]
+        if name in scope.lateral:
+            alts = scope.lateral[name]
+            if self.alias_rules.select == ALIAS or self._alias_over_column(scope, name, alts):
+                return [clone(alt) for alt in alts]
+        return None
+
+    def _alias_field(self, col: exp.Column, scope: Scope, visible: bool) -> Alts | None:
+        """``a.f`` / ``a:f`` whose ``a`` names no table but a select-list alias the clause sees
+        (``visible``) or an earlier item of the same select list: the field ``f`` of the alias's value
+        (a table's struct column ``a`` of that name wins where a column would, ``_alias_over_column``)."""
+        args = col.args
+        if args.get("db") is not None:
+            return None
+        name = self.column_ident(args.get("table")) or ""
+        if not (visible and name in scope.aliases) and name not in scope.lateral:
+            return None
+        alts = self._alias_reading(scope, name, False, visible)
+        if alts is None:
+            return None
+        return [struct_field(alt, [col.this], self.column_ident) for alt in alts]
+
     def _alias_over_column(self, scope: Scope, name: str, alts: Alts) -> bool:
         """Whether the select-list alias ``name`` (resolved as ``alts``) is read where a column of that
         name would win (``aliases.COLUMN``): when no source of the scope has the column. A source whose
@@ -159,8 +187,8 @@ class ColumnBinder(Binder):
         if name in scope.using or name in scope.merged:
             return False
         known, unknown = scope.bound.get(name) or _candidates(scope, name)
-        if known:
-            return False
+        if known:  # a name two tables have is, in the MySQL family, the alias (MariaDB checked)
+            return len(known) > 1 and self.alias_rules.ambiguous
         if not unknown:
             return True
         for alt in alts:
