@@ -15,6 +15,7 @@ from typing import Final
 from sqlglot import exp
 
 from headwater.catalog import Catalog, LayeredCatalog, Names, TableSchema
+from headwater.extract.aliases import AliasRules, alias_rules
 from headwater.extract.guards import Limits, WorkBudget
 from headwater.extract.scope import Alts, Relation, Scope, Source
 from headwater.extract.trees import clone, clone_within, size_within
@@ -93,6 +94,7 @@ class Binder:
         # the dialect's folds as a case (``fold_kind``), so that every name the resolver binds is folded
         # here without the calls through ``Names``
         self._table_fold = fold_kind(names.table)
+        self.alias_rules: AliasRules = alias_rules(names.dialect)  # where select-list aliases are visible
         self._column_fold = fold_kind(names.column)
         self.catalog_name = catalog_name
         self.database = database

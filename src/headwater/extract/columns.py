@@ -13,8 +13,9 @@ from typing import Any, Final
 
 from sqlglot import exp
 
+from headwater.extract.aliases import ALIAS
 from headwater.extract.binder import Binder
-from headwater.extract.scope import REF, UNRESOLVED, Alts, Scope, Source, column_node
+from headwater.extract.scope import REF, UNRESOLVED, Alts, Scope, Source, column_node, columns_in
 from headwater.extract.trees import clone
 from headwater.extract.unnest import element_field
 from headwater.extract.variant import FIELD_PATH
@@ -104,6 +105,9 @@ class ColumnBinder(Binder):
         qualifier = self.table_ident(args.get("table"))
         meta = col._meta
         if qualifier is not None and meta and meta.get(FIELD_PATH):  # Snowflake ``s:f``: a field of s
+            field = self._alias_field(col, scope, alias_first or alias_fallback)
+            if field is not None:  # ``parse_ip(…) AS p, p:error``: a field of the alias's value
+                return field
             field = self._struct_field(col, scope, qualifier, name)
             if field is not None:
                 return field
@@ -124,17 +128,18 @@ class ColumnBinder(Binder):
                         scope.outer_hit = True
                     return self._from_source(src, name, col)
                 s = s.parent
-            field = self._struct_field(col, scope, qualifier, name)
+            field = self._alias_field(col, scope, alias_first or alias_fallback)
+            if field is None:
+                field = self._struct_field(col, scope, qualifier, name)
             if field is not None:
                 return field
             return self._unresolved(
                 col, "unknown_qualifier", f"{qualifier}.{name}: {qualifier} names no table in scope", Severity.ERROR
             )
 
-        if alias_first and name in scope.aliases:
-            return [self._take(alt) for alt in scope.aliases[name]]
-        if name in scope.lateral and self._lateral_alias_applies(scope, name):
-            return [clone(alt) for alt in scope.lateral[name]]
+        alias = self._alias_reading(scope, name, alias_first, alias_fallback)
+        if alias is not None:
+            return alias
         s = scope
         while s is not None:
             if s.sources.get(self.table_ident(args.get("this")) or "") is not None and not any(
@@ -151,8 +156,6 @@ class ColumnBinder(Binder):
                     scope.outer_hit = True
                 return bound
             s = s.parent
-        if alias_fallback and name in scope.aliases:
-            return [self._take(alt) for alt in scope.aliases[name]]
         if not scope.sources and scope.parent is None:
             return self._unresolved(
                 col, "unknown_column", f"column {name} with no table to read it from", Severity.ERROR
@@ -189,10 +192,63 @@ class ColumnBinder(Binder):
             s = s.parent
         return None
 
-    @staticmethod
-    def _lateral_alias_applies(scope: Scope, name: str) -> bool:
-        """An earlier select item's alias stands for ``name`` unless a known column of that name is in scope."""
-        return name not in scope.using and not any(src.has(name) for src in scope.sources.values())
+    def _alias_reading(self, scope: Scope, name: str, alias_first: bool, alias_fallback: bool) -> Alts | None:
+        """The select-list alias ``name`` where it is the reading (``aliases.py``), else None: in a later
+        clause first (``alias_first``; a name HAVING groups by under ``GROUPED`` is read as under
+        ``COLUMN``) or unless a column of that name is in scope (``alias_fallback``); in the select list
+        itself, an earlier item's alias (lateral) as the dialect's rule for it says."""
+        if (alias_first or alias_fallback) and name in scope.aliases:
+            alts = scope.aliases[name]
+            if (alias_first and name not in scope.grouped) or self._alias_over_column(scope, name, alts):
+                return [self._take(alt) for alt in alts]
+        if name in scope.lateral:
+            alts = scope.lateral[name]
+            if self.alias_rules.select == ALIAS or self._alias_over_column(scope, name, alts):
+                return [clone(alt) for alt in alts]
+        return None
+
+    def _alias_field(self, col: exp.Column, scope: Scope, visible: bool) -> Alts | None:
+        """``a.f`` / ``a:f`` whose ``a`` names no table but a select-list alias the clause sees
+        (``visible``) or an earlier item of the same select list: the field ``f`` of the alias's value
+        (a table's struct column ``a`` of that name wins where a column would, ``_alias_over_column``)."""
+        args = col.args
+        if args.get("db") is not None:
+            return None
+        name = self.column_ident(args.get("table")) or ""
+        if not (visible and name in scope.aliases) and name not in scope.lateral:
+            return None
+        alts = self._alias_reading(scope, name, False, visible)
+        if alts is None:
+            return None
+        return [struct_field(alt, [col.this], self.column_ident) for alt in alts]
+
+    def _alias_over_column(self, scope: Scope, name: str, alts: Alts) -> bool:
+        """Whether the select-list alias ``name`` (resolved as ``alts``) is read where a column of that
+        name would win (``aliases.COLUMN``): when no source of the scope has the column. A source whose
+        columns are unknown has it only if the alias's own expression reads a column of that name
+        (``UPPER(x) AS x``): the alias is otherwise the reading, never a column made up for an
+        unknown table."""
+        if name in scope.using or name in scope.merged:
+            return False
+        known, unknown = scope.bound.get(name) or _candidates(scope, name)
+        if known:  # a name two tables have is, in the MySQL family, the alias (MariaDB checked)
+            return len(known) > 1 and self.alias_rules.ambiguous
+        if not unknown:
+            return True
+        for alt in alts:
+            for node in columns_in(alt, self.shared):
+                meta = node._meta
+                ref = meta.get(REF) if meta else None
+                if (ref.column if isinstance(ref, ColumnRef) else self.column_ident(node.this)) == name:
+                    return False
+        return True
+
+    def _may_have_column(self, scope: Scope, name: str) -> bool:
+        """Whether a source of ``scope`` has, or may have (its columns unknown), a column ``name``."""
+        if name in scope.using or name in scope.merged:
+            return True
+        known, unknown = scope.bound.get(name) or _candidates(scope, name)
+        return bool(known or unknown)
 
     def _struct_field(self, col: exp.Column, scope: Scope, qualifier: str, name: str) -> Alts | None:
         """``s.f`` / ``t.s.f`` / ``t.s.f.g`` where ``s`` is a (struct) column: the field ``s.f`` of

@@ -24,7 +24,8 @@ from typing import Final
 
 from sqlglot import exp
 
-from headwater.extract.scope import UNRESOLVED, Alts, Relation, Scope, Source, columns_in, find_all
+from headwater.extract.aliases import GROUPED, NONE, flags
+from headwater.extract.scope import Alts, Relation, Scope, Source, find_all
 from headwater.extract.sources import SourceBinder
 from headwater.extract.trees import (
     QUERY_TYPES,
@@ -38,6 +39,7 @@ from headwater.extract.trees import (
     substitute,
 )
 from headwater.extract.unnest import element_of, pushed_field, written_fields
+from headwater.extract.windows import inline_windows
 from headwater.model import IndirectType, Severity
 
 # sqlglot's classes and functions as constants of this module: the compiled build reads a ``Final``
@@ -71,12 +73,6 @@ _PREDICATES: Final[tuple[type, ...]] = (exp.In, exp.Exists, exp.Any, exp.All)  #
 
 MAX_ALTERNATIVES: Final = 64
 _COLUMN_OR_QUERY: Final[tuple[type, ...]] = (exp.Column, *QUERY_TYPES)  # one tuple object (see ``QUERY_TYPES``)
-# Dialects whose select list may use an earlier item's alias (lateral column aliases): Snowflake,
-# Databricks / Spark 3.4+, Redshift, DuckDB, Teradata, ClickHouse. BigQuery, PostgreSQL, MySQL,
-# T-SQL, Oracle, Trino, Hive do not.
-LATERAL_ALIAS_DIALECTS: Final = frozenset(
-    {"snowflake", "databricks", "spark", "redshift", "duckdb", "teradata", "clickhouse"}
-)
 
 
 class Resolver(SourceBinder):
@@ -223,6 +219,8 @@ class Resolver(SourceBinder):
     # ------------------------------------------------------------------ SELECT
 
     def _select(self, sel: exp.Select, parent: Scope | None, ctes: dict[str, Source]) -> Relation:
+        if sel.args.get("windows"):  # ``WINDOW w AS (…)``: its windows written out where they are used
+            sel = inline_windows(sel)
         ctes = self.ctes_of(sel, ctes, parent)
         scope = Scope(parent, ctes)
         from_ = sel.args.get("from_")
@@ -249,13 +247,14 @@ class Resolver(SourceBinder):
         for name, alts in zip(names, columns, strict=True):
             scope.aliases.setdefault(name, alts)
 
+        rules = self.alias_rules  # where the select list's aliases are visible (``aliases.py``)
         for join in joins:
             on = join.args.get("on")
             for part in conjuncts(on):
-                self._record(IndirectType.JOIN, self.resolve(part, scope))
+                self._record(IndirectType.JOIN, self.resolve(part, scope, *flags(rules.join, False)))
         for part in conjuncts(sel.args["where"].this if sel.args.get("where") else None):
             scope.outer_hit = False
-            alts = self.resolve(part, scope)
+            alts = self.resolve(part, scope, *flags(rules.where, False))
             self._record(IndirectType.FILTER, alts)
             if scope.outer_hit:
                 rel.correlated.extend(alts)
@@ -265,34 +264,45 @@ class Resolver(SourceBinder):
         for key in ("having", "qualify"):
             clause = sel.args.get(key)
             if clause is not None:
+                rule = rules.having if key == "having" else rules.qualify
+                if rule == GROUPED and group is not None:  # a name HAVING groups by is the column
+                    scope.grouped = frozenset(
+                        self.column_ident(k.this) or ""
+                        for k in group.expressions
+                        if isinstance(k, _COLUMN) and not k.table
+                    )
                 for part in conjuncts(clause.this):
-                    self._record(IndirectType.FILTER, self.resolve(part, scope, alias_first=True))
+                    self._record(IndirectType.FILTER, self.resolve(part, scope, *flags(rule, False)))
+                scope.grouped = frozenset()
         for key in ("order", "sort", "cluster"):  # ORDER BY; Hive SORT BY and CLUSTER BY
             clause = sel.args.get(key)
             for ordered in clause.expressions if clause is not None else []:
                 node = ordered.this if isinstance(ordered, _ORDERED) else ordered
-                self._record(IndirectType.SORT, self._key(node, scope, items, alias_first=True))
+                self._record(IndirectType.SORT, self._key(node, scope, items, rules.order))
         return rel
 
     def _select_list(self, names: list[str], items: list[exp.Expression], scope: Scope) -> list[Alts]:
         """Resolve the select list. Where the dialect allows it, an item may use an earlier item's
-        alias (``SELECT a AS x, x || b AS y``); elsewhere such a use is reported."""
-        if self.names.dialect not in LATERAL_ALIAS_DIALECTS:
+        alias (``SELECT a AS x, x || b AS y``); elsewhere such a use is reported, when no source of the
+        scope may have a column of that name (the name is then that column, as the database reads it)."""
+        if self.alias_rules.select == NONE:
             columns = [self.resolve(item, scope) for item in items]
             if not self.unbound:  # no column of the statement is unresolved: no marker to look for
                 return columns
-            for i, alts in enumerate(columns):
+            for i in range(1, len(items)):  # the item's own columns (not its subqueries') naming an earlier alias
                 earlier = set(names[:i])
-                for alt in alts:
-                    for col in columns_in(alt, self.shared):
-                        if col._meta and col._meta.get(UNRESOLVED) and not col.table and col.name in earlier:
-                            self.diag(
-                                "lateral_alias_unsupported",
-                                f"{col.name} is an alias of an earlier select item: {self.names.dialect} does "
-                                "not allow a select-list alias in the same select list (give the expression)",
-                                col,
-                                Severity.ERROR,
-                            )
+                for col in scope_nodes(items[i]):
+                    if type(col) is not _COLUMN or col.args.get("table") or isinstance(col.this, _STAR):
+                        continue
+                    name = self.column_ident(col.this) or ""
+                    if name in earlier and not self._in_some_scope(scope, name):
+                        self.diag(
+                            "lateral_alias_unsupported",
+                            f"{col.name} is an alias of an earlier select item: {self.names.dialect} does "
+                            "not allow a select-list alias in the same select list (give the expression)",
+                            col,
+                            Severity.ERROR,
+                        )
             return columns
         columns = []
         for name, item in zip(names, items, strict=True):
@@ -303,11 +313,22 @@ class Resolver(SourceBinder):
         scope.lateral = {}
         return columns
 
+    def _in_some_scope(self, scope: Scope, name: str) -> bool:
+        """Whether a source of ``scope`` or of an outer scope has, or may have, a column ``name``."""
+        s: Scope | None = scope
+        while s is not None:
+            if self._may_have_column(s, name):
+                return True
+            s = s.parent
+        return False
+
     def _group(self, group: exp.Group, scope: Scope, items: list[exp.Expression]) -> None:
         keys: list[exp.Expression] = []
         nodes = list(group.expressions)
+        all_items: list[exp.Expression] = []
         if group.args.get("all"):  # GROUP BY ALL: every select item without an aggregate
-            nodes.extend(i for i in items if not any(isinstance(n, _AGG_FUNC) for n in i.walk()))
+            all_items = [i for i in items if not any(isinstance(n, _AGG_FUNC) for n in i.walk())]
+            nodes.extend(all_items)
         for arg in ("grouping_sets", "cube", "rollup"):
             nodes.extend(group.args.get(arg) or [])
         for node in nodes:
@@ -324,17 +345,20 @@ class Resolver(SourceBinder):
             else:
                 keys.append(node)
         for key in keys:
-            self._record(IndirectType.GROUP_BY, self._key(key, scope, items, alias_first=False))
+            # a select item GROUP BY ALL adds is read as in the select list: no alias
+            rule = NONE if any(key is i for i in all_items) else self.alias_rules.group
+            self._record(IndirectType.GROUP_BY, self._key(key, scope, items, rule))
 
-    def _key(self, key: exp.Expression, scope: Scope, items: list[exp.Expression], alias_first: bool) -> Alts:
-        """A GROUP BY / ORDER BY key: an ordinal, an output alias or an expression."""
+    def _key(self, key: exp.Expression, scope: Scope, items: list[exp.Expression], rule: int) -> Alts:
+        """A GROUP BY / ORDER BY key: an ordinal, an output alias (where ``rule`` lets it be one,
+        ``aliases.py``) or an expression."""
         if isinstance(key, _LITERAL) and not key.is_string and key.this.isdigit():
             idx = int(key.this) - 1
             if 0 <= idx < len(items):
                 return self.resolve(items[idx], scope)  # fresh copies
             self.diag("unknown_column", f"position {key.this} is not in the select list", key, Severity.ERROR)
             return []
-        return self.resolve(key, scope, alias_first=alias_first, alias_fallback=True)
+        return self.resolve(key, scope, *flags(rule, isinstance(key, _COLUMN)))
 
     # ------------------------------------------------------------------ FROM
 

@@ -170,6 +170,8 @@ class Scope:
     # select-list aliases visible to the later items of the same list (lateral column aliases)
     lateral: dict[str, Alts] = field(default_factory=dict)
     aliases: dict[str, Alts] = field(default_factory=dict)
+    # the bare GROUP BY names, while HAVING is read under ``aliases.GROUPED`` (a grouped name is the column)
+    grouped: frozenset[str] = frozenset()
     outer_hit: bool = False
     joins: list[exp.Join] = field(default_factory=list)  # every join of the scope, nested ones too
     # an unqualified name's (known, possible) sources (``columns._candidates``); a new source clears it
@@ -187,6 +189,7 @@ class Scope:
         outer_hit: bool = False,
         joins: list[exp.Join] | None = None,
         bound: dict[str, tuple[list[Source], list[Source]]] | None = None,
+        grouped: frozenset[str] = frozenset(),
     ) -> None:
         self.parent = parent
         self.ctes = ctes
@@ -198,6 +201,7 @@ class Scope:
         self.outer_hit = outer_hit
         self.joins = [] if joins is None else joins
         self.bound = {} if bound is None else bound
+        self.grouped = grouped
 
     def add(self, src: Source) -> None:
         self.bound.clear()
