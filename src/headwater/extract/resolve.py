@@ -159,6 +159,17 @@ class Resolver(SourceBinder):
         names = [self.column_ident(c) or "" for c in cols]
         labels = [c.name for c in cols]
         n = len(names)
+        if n > len(rel.columns):  # more names than known columns: the extra names name nothing known
+            if rel.complete:  # ``(SELECT 1 AS a) AS t(a, b)``: the database rejects it
+                who = alias.name or "a derived table"
+                self.diag(
+                    "column_count_mismatch",
+                    f"{who} has {len(rel.columns)} columns but its alias lists {n}",
+                    alias,
+                    Severity.ERROR,
+                )
+            n = len(rel.columns)
+            names, labels = names[:n], labels[:n]
         return Relation(
             names + rel.names[n:], labels + rel.labels[n:], rel.columns, rel.complete, rel.tables, rel.correlated
         )

@@ -65,7 +65,11 @@ class SourceBinder(ColumnBinder):
 
     def _add_source(self, node: exp.Expression, scope: Scope) -> Source | None:
         if isinstance(node, _SUBQUERY) and not node.args.get("alias") and _parenthesised_tables(node):
-            return self._add_source(node.this, scope)  # ``FROM (t1)``, ``FROM ((a JOIN b ON …))``
+            src = self._add_source(node.this, scope)  # ``FROM (t1)``, ``FROM ((a JOIN b ON …))``
+            for join in node.args.get("joins") or []:  # ``((a JOIN b ON …) JOIN c ON …)``: the outer joins
+                self._add_join(join, scope)
+                scope.joins.append(join)
+            return src
         alias_node = node.args.get("alias")
         alias = self.table_ident(alias_node.this) if alias_node is not None and alias_node.this else None
         path = table_storage(node, self.names.dialect or None) if isinstance(node, _TABLE) else None
