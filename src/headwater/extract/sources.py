@@ -12,7 +12,7 @@ from typing import Final, cast
 from sqlglot import exp
 
 from headwater.catalog import LayeredCatalog, TableSchema
-from headwater.catalog.listing import closest, tables_in
+from headwater.catalog.listing import closest, one_edit_away, tables_in
 from headwater.extract.columns import ColumnBinder
 from headwater.extract.guards import EmptyName, view_refused
 from headwater.extract.scope import Alts, Relation, Scope, Source
@@ -227,33 +227,43 @@ class SourceBinder(ColumnBinder):
             return self._view_source(ref, schema, alias or name)
         self.tables[ref] = None
         if schema is None:
-            if self.report_unknown_tables:
-                self._unknown_table(ref, node)
+            self._unknown_table(ref, node)
             return Source(alias=alias or name, table=ref, columns=None)
         return Source(alias=alias or name, table=ref, columns=list(schema.column_names))
 
     def _unknown_table(self, ref: TableRef, node: exp.Table) -> None:
-        """A table the catalog does not describe: a WARNING (the statement is PARTIAL) when the base
-        catalog lists other tables of its database, so that it is probably mistyped; else INFO."""
+        """A table neither the catalog nor the project describes: unknown, not a mistake (an INFO, with a
+        catalog), unless its name is one edit from a table the catalog lists or the project defines in
+        its database (``mart.fct_order`` beside ``mart.fct_orders``): then a WARNING naming the likely
+        table, with or without a catalog (the event is PARTIAL; ``--strict`` fails)."""
         base = self.catalog.base if isinstance(self.catalog, LayeredCatalog) else self.catalog
-        if tables_in(base, ref.catalog, ref.database) is None:
+        listed = tables_in(base, ref.catalog, ref.database) if self.report_unknown_tables else None
+        own = (
+            tables_in(self.catalog.overlay, ref.catalog, ref.database)
+            if isinstance(self.catalog, LayeredCatalog)
+            else None
+        )
+        near = one_edit_away(ref.name, (listed or set()) | (own or set()))
+        if near:
+            if listed:
+                guesses = ", ".join(f"`{ref.database}.{n}`" for n in closest(ref.name, listed | (own or set())))
+                where = f"the catalog, which lists {len(listed)} tables of database {ref.database}"
+            else:
+                guesses = ", ".join(f"`{ref.database}.{n}`" for n in near)
+                where = "the catalog nor defined by a statement of the project"
+            self.diag(
+                "unknown_table",
+                f"table {ref.qualified} is not in {where}: did you mean {guesses}?",
+                node,
+                Severity.WARNING,
+            )
+        elif self.report_unknown_tables:
             self.diag(
                 "unknown_table",
                 f"table {ref.qualified} is not in the catalog; its columns are unknown",
                 node,
                 Severity.INFO,
             )
-            return
-        known = tables_in(self.catalog, ref.catalog, ref.database) or set()
-        guesses = ", ".join(f"`{ref.database}.{n}`" for n in closest(ref.name, known))
-        hint = f": did you mean {guesses}?" if guesses else ""
-        self.diag(
-            "unknown_table",
-            f"table {ref.qualified} is not in the catalog, which lists {len(known)} tables of database "
-            f"{ref.database}{hint}",
-            node,
-            Severity.WARNING,
-        )
 
     def _view_source(self, ref: TableRef, schema: TableSchema, alias: str) -> Source:
         self.via[ref] = None
