@@ -90,6 +90,8 @@ class Resolver(SourceBinder):
         key = id(query)
         rel = self._memo.get(key)
         if rel is None:
+            if self.top_query is None:
+                self.top_query = query
             self._spend(1)
             rel = self._relation(query, parent, dict(ctes or {}))
             self._memo[key] = rel
