@@ -14,8 +14,8 @@ this package are answered here.
 ['store_sales', 'store_returns']
 >>> one_edit_away("fct_order", {"fct_orders", "fct_order_items", "dim_date"})
 ['fct_orders']
->>> one_edit_away("clients_v6", {"clients_v5"}), one_edit_away("fct_ordres", {"fct_orders"})
-([], ['fct_orders'])
+>>> one_edit_away("clients_v6", {"clients_v5"}), one_edit_away("fct_ordres", {"fct_orders"}), one_edit_away("x", {"t"})
+([], ['fct_orders'], [])
 """
 
 from __future__ import annotations
@@ -58,8 +58,11 @@ def closest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
 def one_edit_away(name: str, known: Iterable[str]) -> list[str]:
     """The known names one edit from ``name`` (a character added, dropped, changed, or two neighbours
     swapped), in name order; a digit changed for another digit is no typo (``clients_v6`` beside
-    ``clients_v5`` is a version, not a slip), and case is ignored."""
+    ``clients_v5`` is a version, not a slip), and case is ignored. Names shorter than four characters
+    have none (``x`` beside ``t`` says nothing)."""
     low = name.lower()
+    if len(low) < 4:
+        return []
     return sorted(k for k in known if _one_edit(low, k.lower()))
 
 

@@ -78,6 +78,32 @@ def table_storage(node: exp.Table, dialect: str | None) -> TableRef | None:
     return None
 
 
+def is_external_query(node: exp.Expression | None) -> bool:
+    """BigQuery ``EXTERNAL_QUERY('connection', 'SELECT …')`` in FROM (a federated query)."""
+    return isinstance(node, exp.Anonymous) and str(node.this).upper() == "EXTERNAL_QUERY"
+
+
+def parse_external(sql: str) -> exp.Expression | None:
+    """The query of an ``EXTERNAL_QUERY``, read as MySQL, then as PostgreSQL (Cloud SQL's engines);
+    None when neither reads one query.
+
+    >>> parse_external("SELECT uid FROM fxa.accounts").sql()
+    'SELECT uid FROM fxa.accounts'
+    """
+    import sqlglot
+    from sqlglot.errors import ParseError
+
+    for dialect in ("mysql", "postgres"):
+        try:
+            trees = sqlglot.parse(sql, read=dialect)
+        except (ParseError, ValueError):
+            continue
+        trees = [t for t in trees if t is not None]
+        if len(trees) == 1 and isinstance(trees[0], exp.Query):
+            return trees[0]
+    return None
+
+
 def relative_path_ref(path: str, dialect: str | None) -> TableRef:
     """A relative path read as a dataset (Spark ``parquet.`relative/path/` ``): the engine resolves it
     against its working directory, unknown here, so it stays relative (no leading slash) on the
