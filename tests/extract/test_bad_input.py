@@ -86,3 +86,27 @@ def test_an_empty_identifier_fails_its_statement_only(sql: str, dialect: str, wh
     assert len(first.events) == len(last.events) == 1 and bad.events == ()
     assert bad.error is not None and (bad.error.code, bad.error.line) == ("empty_identifier", 2)
     assert bad.error.message == f"an empty identifier names {what}: no lineage can be recorded"
+
+
+@pytest.mark.parametrize("dialect", ["postgres", "bigquery", "spark", "duckdb"])
+def test_a_derived_column_list_longer_than_its_query_is_an_honest_error(dialect):
+    """``(SELECT 1 AS a) AS t(a, b)``: the database rejects it; a clear diagnostic, no internal error,
+    and the columns that are there keep their lineage."""
+    res = extract_script(
+        "INSERT INTO db.o SELECT t.a, s.x FROM db.s, (SELECT y AS a FROM db.u) AS t(a, b)",
+        dialect=dialect,
+        database="db",
+    )
+    (e,) = res.events
+    assert [(d.code, d.severity, d.message) for d in e.diagnostics if d.code != "target_bound_by_name"] == [
+        ("column_count_mismatch", Severity.ERROR, "t has 1 columns but its alias lists 2")
+    ]
+    assert [(d.target_column, [str(c) for c in d.sources]) for d in e.direct] == [
+        ("a", ["internal.db.u.y"]),
+        ("x", ["internal.db.s.x"]),
+    ]
+
+
+def test_a_derived_column_list_over_unknown_columns_is_no_internal_error():
+    res = extract_script("INSERT INTO db.o SELECT * FROM (SELECT * FROM db.s) AS t(a, b)", dialect="postgres")
+    assert not res.failures and not [d for e in res.events for d in e.diagnostics if d.code == "internal_error"]

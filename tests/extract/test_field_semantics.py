@@ -158,6 +158,44 @@ def test_pivot_and_match_recognize_are_reported_not_invented():
     assert sources(e) == ["D.S"]
 
 
+@pytest.mark.parametrize(
+    ("dialect", "sql"),
+    [
+        ("databricks", "INSERT INTO t SELECT * FROM s UNPIVOT (sales FOR month IN (jan, feb AS f)) AS u"),
+        ("bigquery", "INSERT INTO db.t SELECT * FROM db.s UNPIVOT(sales FOR month IN (jan, feb AS 'f'))"),
+        ("duckdb", "INSERT INTO t SELECT * FROM s UNPIVOT (sales FOR month IN (jan, feb AS f))"),
+    ],
+)
+def test_unpivot_value_is_each_listed_column_and_the_name_a_constant(dialect, sql):
+    """``UNPIVOT (sales FOR month IN (jan, feb AS f))``: the other columns pass through, ``month`` is the
+    listed columns' names (constants), ``sales`` is ``jan`` or ``feb`` (one branch each)."""
+    e = one_event(sql, {"db.s": ["id", "jan", "feb"]}, dialect=dialect)
+    assert e.status is Status.COMPLETE
+    assert [(d.target_column, d.expression, d.origin.value, d.branch) for d in e.direct] == [
+        ("id", "s.id", "COLUMN", 0),
+        ("month", "'jan'", "CONSTANT", 0),
+        ("month", "'f'", "CONSTANT", 1),
+        ("sales", "s.jan", "COLUMN", 0),
+        ("sales", "s.feb", "COLUMN", 1),
+    ]
+
+
+def test_unpivot_over_unknown_columns_resolves_its_own_and_says_why_it_is_partial():
+    e = one_event(
+        "INSERT INTO t SELECT u.month, sales FROM s UNPIVOT (sales FOR month IN (jan, feb)) AS u", dialect="databricks"
+    )
+    assert e.status is Status.PARTIAL
+    assert [(d.target_column, d.expression) for d in e.direct] == [
+        ("month", "'jan'"),
+        ("month", "'feb'"),
+        ("sales", "s.jan"),
+        ("sales", "s.feb"),
+    ]
+    assert [(d.code, d.construct) for d in e.diagnostics if d.code == "unsupported_construct"] == [
+        ("unsupported_construct", "UNPIVOT")
+    ]
+
+
 def test_correlated_subquery_in_select_list_has_a_defined_meaning():
     e = one_event("INSERT INTO t SELECT o.id, (SELECT COUNT(*) FROM items i WHERE i.oid = o.id) AS n FROM orders o")
     assert direct(e) == [("id", "orders.id", "IDENTITY"), ("n", "COUNT(*)", "AGGREGATION")]

@@ -60,3 +60,27 @@ def test_self_join_keeps_both_sides():
     assert sources(e) == ["db.orders"]
     assert direct(e) == [("id", "orders.id", "IDENTITY"), ("parent", "orders.id", "IDENTITY")]
     assert dataset(e) == [("JOIN", "orders.cust = orders.id")]
+
+
+@pytest.mark.parametrize("dialect", ["bigquery", "postgres", "snowflake", "tsql", "doris", "spark"])
+def test_parenthesised_nested_joins_keep_every_table(dialect):
+    """``FROM (((t1 LEFT JOIN t2 ON …) LEFT JOIN t3 ON …) LEFT JOIN t4 ON …)``: sqlglot nests the outer
+    joins on the parentheses around the inner ones; every table is a source, every ON a JOIN."""
+    e = one_event(
+        "INSERT INTO db.o SELECT t1.a, t2.b, t3.c, t4.d FROM (((db.t1 LEFT JOIN db.t2 ON t1.id = t2.id) "
+        "LEFT JOIN db.t3 ON t1.id = t3.id) LEFT JOIN db.t4 ON t1.id = t4.id)",
+        dialect=dialect,
+    )
+    assert [s.lower() for s in sources(e)] == ["db.t1", "db.t2", "db.t3", "db.t4"]
+    assert [(t.lower(), x.lower(), k) for t, x, k in direct(e)] == [
+        ("a", "t1.a", "IDENTITY"),
+        ("b", "t2.b", "IDENTITY"),
+        ("c", "t3.c", "IDENTITY"),
+        ("d", "t4.d", "IDENTITY"),
+    ]
+    assert [(k, x.lower()) for k, x in dataset(e)] == [
+        ("JOIN", "t1.id = t2.id"),
+        ("JOIN", "t1.id = t3.id"),
+        ("JOIN", "t1.id = t4.id"),
+    ]
+    assert [d.code for d in e.diagnostics] == ["target_bound_by_name"]

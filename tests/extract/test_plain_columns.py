@@ -162,3 +162,19 @@ def test_columns_read_is_refs_of() -> None:
         for shared in (False, True):
             assert columns_read(node, shared) == refs_of(node, shared)
     assert flat_columns(nodes[4]) is None and flat_columns(nodes[2]) is not None
+
+
+@pytest.mark.parametrize(
+    ("dialect", "name"),
+    [
+        ("postgres", "col1"),  # PostgreSQL names a cast after its argument (checked on PostgreSQL)
+        ("redshift", "col1"),
+        ("duckdb", "cast(col1 as timestamp)"),  # DuckDB 2.0.1: ``CAST(col1 AS TIMESTAMP)``
+    ],
+)
+def test_an_unaliased_cast_is_named_as_the_database_names_it(dialect, name):
+    from headwater.extract import extract_script
+
+    (e,) = extract_script("CREATE TABLE db.o AS SELECT col1::timestamp FROM db.t", dialect=dialect).events
+    assert [f.name for f in e.target.columns] == [name]
+    assert [str(c) for d in e.direct for c in d.sources] == ["internal.db.t.col1"]

@@ -87,3 +87,34 @@ def test_values_with_two_subqueries_and_a_filter(dialect):
 def test_plain_values_stay_skipped(dialect):
     res = extract_script("INSERT INTO stats (a, b) VALUES (1, 2)", dialect=dialect, database="db")
     assert res.events == [] and res.statements[0].skip_reason.startswith("values-insert")
+
+
+def test_bigquery_external_query_reads_the_connections_tables() -> None:
+    """``EXTERNAL_QUERY('connection', 'SELECT …')``: a federated query; its SQL is resolved, its tables
+    named in the connection's namespace (the catalog is the connection id)."""
+    from headwater.extract import extract_script
+    from headwater.model import TableRef
+
+    sql = (
+        "CREATE OR REPLACE TABLE d.o AS SELECT TO_HEX(uid) AS uid, stripeCustomerId FROM EXTERNAL_QUERY("
+        '"moz-fx-fxa-prod.us.fxa-rds", """SELECT uid, stripeCustomerId FROM fxa.accountCustomers WHERE x = 1""")'
+    )
+    (e,) = extract_script(sql, dialect="bigquery").events
+    conn = "moz-fx-fxa-prod.us.fxa-rds"
+    assert e.sources == (TableRef(conn, "fxa", "accountcustomers"),)
+    assert [(d.target_column, [str(c) for c in d.sources]) for d in e.direct] == [
+        ("uid", [f"{conn}.fxa.accountcustomers.uid"]),
+        ("stripecustomerid", [f"{conn}.fxa.accountcustomers.stripecustomerid"]),
+    ]
+    assert [(i.type.value, i.expression) for i in e.dataset_indirect] == [("FILTER", "accountcustomers.x = 1")]
+    assert e.status.value == "COMPLETE"
+
+
+def test_an_external_query_that_is_not_read_is_reported() -> None:
+    from headwater.extract import extract_script
+
+    (e,) = extract_script(
+        "CREATE TABLE d.o AS SELECT a FROM EXTERNAL_QUERY('c', 'NOT SQL AT ALL (') JOIN d.t USING (k)",
+        dialect="bigquery",
+    ).events
+    assert [d.code for d in e.diagnostics if d.construct == "EXTERNAL_QUERY"] == ["unsupported_construct"]

@@ -157,11 +157,19 @@ def test_swap_with_moves_rows_both_ways_and_swaps_the_columns():
     assert [d.target_column for d in res.events[-1].direct] == ["Y"]
 
 
-@pytest.mark.parametrize("dialect", ["mysql", "oracle"])
+@pytest.mark.parametrize("dialect", ["mysql", "oracle", "doris"])
 def test_exchange_partition(dialect):
     assert moves("ALTER TABLE a EXCHANGE PARTITION p1 WITH TABLE b", dialect) == [
         ("AlterTableCommand", "a", ["db.b"]),
         ("AlterTableCommand", "b", ["db.a"]),
+    ]
+
+
+@pytest.mark.parametrize("dialect", ["hive", "spark"])
+def test_hive_exchange_partition_moves_the_partition_into_the_altered_table(dialect):
+    """Hive: ``ALTER TABLE dest EXCHANGE PARTITION (…) WITH TABLE src`` moves src's partition to dest."""
+    assert moves("ALTER TABLE a EXCHANGE PARTITION (ds = '2024-01-01') WITH TABLE b", dialect) == [
+        ("AlterTableCommand", "a", ["db.b"]),
     ]
 
 

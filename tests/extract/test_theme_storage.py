@@ -174,6 +174,23 @@ def test_a_path_read_in_from_is_a_dataset_with_its_columns(dialect: str, sql: st
     assert not [d for d in e.diagnostics if d.code == "unsupported_construct"]
 
 
+@pytest.mark.parametrize(
+    ("dialect", "sql", "catalog"),
+    [
+        ("spark", "INSERT INTO out SELECT a FROM parquet.`relative/path/`", "hdfs://"),
+        ("databricks", "INSERT INTO out SELECT p.a FROM delta.`lake/orders` AS p", "dbfs://"),
+    ],
+)
+def test_a_relative_path_is_a_path_dataset_not_a_table(dialect: str, sql: str, catalog: str) -> None:
+    """Spark ``parquet.`relative/path/` ``: a path the engine resolves against its working directory,
+    kept relative, on the engine's file system; never a table named ``parquet``."""
+    _, (e,) = events_of(sql, dialect, statements="doris")
+    (src,) = e.sources
+    assert (src.catalog, src.database) == (catalog, None)
+    assert lineage(e) == ([src.name], "db.out", [("a", [f"{src.name}.a"])])
+    assert src.name in ("relative/path/", "lake/orders")
+
+
 def test_a_path_written_then_read_knows_its_columns() -> None:
     sql = (
         "INSERT OVERWRITE DIRECTORY 's3://lake/stage' SELECT id, amount FROM orders;\n"

@@ -82,6 +82,22 @@ def test_a_cycle_is_reported_and_name_order_kept(tmp_path: Path, sqlite_url: str
     assert "the files a.sql, b.sql read tables one another writes (a cycle): they run in name order" in out
 
 
+def test_a_cycle_upstream_holds_back_only_its_own_files(tmp_path: Path, sqlite_url: str) -> None:
+    """A two-file cycle (m1, m2) upstream of other files: only m1 and m2 are in doubt; a_report.sql,
+    first in name order, still runs after m1.sql writes the table it reads (its ``*`` expands)."""
+    (tmp_path / "m1.sql").write_text(
+        "CREATE TABLE db.x AS SELECT y.id, s.amount FROM db.y JOIN src.s ON s.id = y.id;\n"
+    )
+    (tmp_path / "m2.sql").write_text("CREATE TABLE db.y AS SELECT id, amount FROM db.x;\n")
+    (tmp_path / "a_report.sql").write_text("CREATE TABLE rpt.r AS SELECT * FROM db.x;\n")
+    (tmp_path / "b_final.sql").write_text("CREATE TABLE rpt.f AS SELECT amount FROM rpt.r;\n")
+    code, out = run(str(tmp_path), "--store", sqlite_url)
+    assert code == 0, out
+    assert "the files m1.sql, m2.sql read tables one another writes (a cycle): they run in name order" in out
+    store = open_store(sqlite_url)
+    assert [o.field.name for o in store.get_field_origin("rpt.f.amount").origins] == ["internal.src.s.amount"]
+
+
 def test_no_progress_bars_when_stdout_is_not_a_terminal(sqlite_url: str) -> None:
     code, out = run(
         str(WAREHOUSE), "--dialect", "spark", "--schema", str(WAREHOUSE / "raw_schema.json"), "--store", sqlite_url

@@ -12,6 +12,10 @@ this package are answered here.
 (['store_sales'], None)
 >>> closest("store_sale", {"store_sales", "store_returns", "item"})
 ['store_sales', 'store_returns']
+>>> one_edit_away("fct_order", {"fct_orders", "fct_order_items", "dim_date"})
+['fct_orders']
+>>> one_edit_away("clients_v6", {"clients_v5"}), one_edit_away("fct_ordres", {"fct_orders"}), one_edit_away("x", {"t"})
+([], ['fct_orders'], [])
 """
 
 from __future__ import annotations
@@ -49,3 +53,30 @@ def tables_in(catalog: Catalog | None, catalog_name: str, database: str | None) 
 def closest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
     """The known names closest to ``name`` (at most ``n``, best first)."""
     return difflib.get_close_matches(name, sorted(known), n=n, cutoff=0.6)
+
+
+def one_edit_away(name: str, known: Iterable[str]) -> list[str]:
+    """The known names one edit from ``name`` (a character added, dropped, changed, or two neighbours
+    swapped), in name order; a digit changed for another digit is no typo (``clients_v6`` beside
+    ``clients_v5`` is a version, not a slip), and case is ignored. Names shorter than four characters
+    have none (``x`` beside ``t`` says nothing)."""
+    low = name.lower()
+    if len(low) < 4:
+        return []
+    return sorted(k for k in known if _one_edit(low, k.lower()))
+
+
+def _one_edit(a: str, b: str) -> bool:
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        if len(diff) == 1:
+            i = diff[0]
+            return not (a[i].isdigit() and b[i].isdigit())
+        return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    i = 0
+    while i < len(short) and short[i] == long_[i]:
+        i += 1
+    return short[i:] == long_[i + 1 :]

@@ -108,6 +108,7 @@ class Binder:
         self.diagnostics: list[Diagnostic] = []
         self.incomplete = False
         self.unbound = False  # some column was marked unresolved (``ColumnBinder._unresolved``)
+        self.top_query: exp.Expression | None = None  # the first query resolved: the statement's outermost
         self._memo: dict[int, Relation] = {}
         self._memo_hits: dict[int, int] = {}  # relations handed out again from the memo (by id)
         self._taken: set[int] = set()

@@ -16,6 +16,7 @@ from sqlglot.generator import Generator
 
 from headwater.extract.classify import classify, direct_input
 from headwater.extract.columns import LEAF_KEYS, LeafKey, leaf_key, leaf_ref, release_leaves
+from headwater.extract.doubts import incomplete_columns
 from headwater.extract.guards import EmptyName
 from headwater.extract.resolve import Resolver
 from headwater.extract.result import RunInfo
@@ -556,6 +557,9 @@ def lineage_event(
         status=status,
         diagnostics=diagnostics,
         via=tuple(resolver.via),
+        incomplete_columns=incomplete_columns(
+            resolver.top_query, [f.name for f in fields], resolver.diagnostics if status is not Status.COMPLETE else ()
+        ),
     )
 
 

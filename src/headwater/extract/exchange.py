@@ -1,7 +1,9 @@
 """DDL that moves whole tables' data between tables: table-level lineage (``--statements all``).
 
 - Snowflake ``ALTER TABLE a SWAP WITH b``: a holds b's rows and b holds a's;
-- MySQL / Oracle ``ALTER TABLE a EXCHANGE PARTITION p WITH TABLE b``: a's partition and b trade rows;
+- MySQL / Oracle / Doris ``ALTER TABLE a EXCHANGE PARTITION p WITH TABLE b``: a's partition and b trade
+  rows; Hive's (and Spark's Hive SQL) ``ALTER TABLE a EXCHANGE PARTITION (k = v) WITH TABLE b`` moves
+  b's partition into a (b loses it): a holds b's rows, b receives none;
 - Doris ``ALTER TABLE a REPLACE WITH TABLE b [PROPERTIES ('swap' = 'false')]``: a holds b's rows;
   with ``swap`` (Doris's default) b holds a's, else b is dropped;
 - ``ALTER TABLE a RENAME TO b``, MySQL ``RENAME TABLE a TO b [, c TO d]``: a *is* b from then on
@@ -28,6 +30,8 @@ from sqlglot import exp
 _NAME = r"((?:[`\"\w]+\.){0,2}[`\"\w]+)"
 _EXCHANGE = re.compile(rf"^\s*TABLE\s+{_NAME}\s+EXCHANGE\s+PARTITION\s+.+?\s+WITH\s+TABLE\s+{_NAME}", re.I | re.S)
 _REPLACE = re.compile(rf"^\s*TABLE\s+{_NAME}\s+REPLACE\s+WITH\s+TABLE\s+{_NAME}(.*)$", re.I | re.S)
+_MOVE_PARTITION = frozenset({"hive", "spark", "spark2", "databricks"})
+"""Dialects whose EXCHANGE PARTITION moves the partition one way, into the altered table (Hive's)."""
 _NO_SWAP = re.compile(r"['\"]swap['\"]\s*=\s*['\"]false['\"]", re.I)
 
 
@@ -44,7 +48,7 @@ def table_moves(tree: exp.Expression, dialect: str | None = None) -> list[tuple[
     m = _EXCHANGE.match(text)
     if m is not None:
         a, b = exp.to_table(m.group(1), dialect=dialect), exp.to_table(m.group(2), dialect=dialect)
-        return [(a, b), (b, a)]
+        return [(a, b)] if dialect in _MOVE_PARTITION else [(a, b), (b, a)]
     m = _REPLACE.match(text)
     if m is not None:
         a, b = exp.to_table(m.group(1), dialect=dialect), exp.to_table(m.group(2), dialect=dialect)

@@ -87,6 +87,8 @@ class Resolver(SourceBinder):
         key = id(query)
         rel = self._memo.get(key)
         if rel is None:
+            if self.top_query is None:
+                self.top_query = query
             self._spend(1)
             rel = self._relation(query, parent, dict(ctes or {}))
             self._memo[key] = rel
@@ -156,6 +158,17 @@ class Resolver(SourceBinder):
         names = [self.column_ident(c) or "" for c in cols]
         labels = [c.name for c in cols]
         n = len(names)
+        if n > len(rel.columns):  # more names than known columns: the extra names name nothing known
+            if rel.complete:  # ``(SELECT 1 AS a) AS t(a, b)``: the database rejects it
+                who = alias.name or "a derived table"
+                self.diag(
+                    "column_count_mismatch",
+                    f"{who} has {len(rel.columns)} columns but its alias lists {n}",
+                    alias,
+                    Severity.ERROR,
+                )
+            n = len(rel.columns)
+            names, labels = names[:n], labels[:n]
         return Relation(
             names + rel.names[n:], labels + rel.labels[n:], rel.columns, rel.complete, rel.tables, rel.correlated
         )

@@ -12,11 +12,11 @@ from typing import Final, cast
 from sqlglot import exp
 
 from headwater.catalog import LayeredCatalog, TableSchema
-from headwater.catalog.listing import closest, tables_in
+from headwater.catalog.listing import closest, one_edit_away, tables_in
 from headwater.extract.columns import ColumnBinder
 from headwater.extract.guards import EmptyName, view_refused
 from headwater.extract.scope import Alts, Relation, Scope, Source
-from headwater.extract.storage import table_storage
+from headwater.extract.storage import is_external_query, parse_external, table_storage
 from headwater.extract.trees import QUERY_TYPES, clone
 from headwater.extract.unnest import ELEMENT_DIALECTS, element_relation, may_be_struct, row_fields
 from headwater.model import IndirectType, Severity, TableRef
@@ -40,6 +40,7 @@ _LATERAL: Final = exp.Lateral
 _LITERAL: Final = exp.Literal
 _PIVOT_ALIAS: Final = exp.PivotAlias
 _SELECT: Final = exp.Select
+_TUPLE: Final = exp.Tuple
 _STAR: Final = exp.Star
 _SUBQUERY: Final = exp.Subquery
 _TABLE: Final = exp.Table
@@ -76,7 +77,11 @@ class SourceBinder(ColumnBinder):
 
     def _add_source(self, node: exp.Expression, scope: Scope) -> Source | None:
         if isinstance(node, _SUBQUERY) and not node.args.get("alias") and _parenthesised_tables(node):
-            return self._add_source(node.this, scope)  # ``FROM (t1)``, ``FROM ((a JOIN b ON …))``
+            src = self._add_source(node.this, scope)  # ``FROM (t1)``, ``FROM ((a JOIN b ON …))``
+            for join in node.args.get("joins") or []:  # ``((a JOIN b ON …) JOIN c ON …)``: the outer joins
+                self._add_join(join, scope)
+                scope.joins.append(join)
+            return src
         alias_node = node.args.get("alias")
         alias = self.table_ident(alias_node.this) if alias_node is not None and alias_node.this else None
         path = table_storage(node, self.names.dialect or None) if isinstance(node, _TABLE) else None
@@ -87,6 +92,8 @@ class SourceBinder(ColumnBinder):
             src = Source(alias=alias or path.name, table=path, columns=columns)
         elif isinstance(node, _TABLE) and isinstance(node.this, _IDENTIFIER):
             src = self._table_source(node, scope, alias)
+        elif isinstance(node, _TABLE) and is_external_query(node.this):
+            src = self._external_query_source(cast(exp.Anonymous, node.this), scope, alias)
         elif isinstance(node, _UNNEST) or (
             isinstance(node, _LATERAL) and isinstance(node.this, _EXPLODE | _INLINE | _UNNEST)
         ):
@@ -119,6 +126,31 @@ class SourceBinder(ColumnBinder):
             scope.joins.append(join)
         return src
 
+    def _external_query_source(self, func: exp.Anonymous, scope: Scope, alias: str | None) -> Source:
+        """BigQuery ``EXTERNAL_QUERY('connection', 'SELECT …')``: a federated query, run by the external
+        database (Cloud SQL MySQL or PostgreSQL, Spanner). Its SQL is resolved as a query whose tables are
+        in the connection's namespace (their catalog is the connection id); SQL that neither MySQL nor
+        PostgreSQL reads is reported and its outputs stay unknown."""
+        connection, sql = (a.name if isinstance(a, exp.Literal) else None for a in [*func.expressions, None][:2])
+        inner = parse_external(sql) if connection and sql else None
+        name = alias or f"__external{len(scope.sources)}"
+        if inner is None:
+            self.diag(
+                "unsupported_construct",
+                "EXTERNAL_QUERY whose connection or SQL is not a literal, or whose SQL is not read: "
+                "its output columns are not resolved to sources",
+                func,
+                construct="EXTERNAL_QUERY",
+            )
+            return Source(alias=name, opaque="EXTERNAL_QUERY")
+        saved = self.catalog_name, self.database
+        self.catalog_name, self.database = connection or "", None  # the external database's names
+        try:
+            rel = self.relation(inner, None, {})
+        finally:
+            self.catalog_name, self.database = saved
+        return Source(alias=name, load=lambda: rel)
+
     def _pivot_source(self, base: Source, pivot: exp.Pivot, scope: Scope) -> Source:
         """PIVOT as the aggregation it is: ``PIVOT (SUM(v) FOR k IN ('a' AS x))`` makes
         ``x = SUM(CASE WHEN k = 'a' THEN v END)``, grouped by the other input columns.
@@ -131,6 +163,8 @@ class SourceBinder(ColumnBinder):
         ) or base.alias
         field = (pivot.args.get("fields") or [None])[0]
         columns = base.known_columns()
+        if pivot.args.get("unpivot") and isinstance(field, _IN):
+            return self._unpivot_source(base, pivot, field, alias, columns, scope)
         if pivot.args.get("unpivot") or not isinstance(field, _IN) or columns is None:
             why = "UNPIVOT" if pivot.args.get("unpivot") else "PIVOT over an input whose columns are unknown"
             self.diag("unsupported_construct", f"{why}: lineage through it is not resolved", pivot, construct="PIVOT")
@@ -155,6 +189,48 @@ class SourceBinder(ColumnBinder):
                 outputs.append(self.resolve(agg.__class__(**{**agg.args, "this": case}), inner))
                 k += 1
         rel = Relation(names, list(names), outputs, tables=[base.table] if base.table else [])
+        return Source(alias=alias, load=lambda: rel)
+
+    def _unpivot_source(
+        self, base: Source, pivot: exp.Pivot, field: exp.In, alias: str, columns: list[str] | None, scope: Scope
+    ) -> Source:
+        """UNPIVOT: ``UNPIVOT (v FOR k IN (a, b AS 'x'))`` gives the input's other columns as they are,
+        ``k`` = the listed columns' names (constants) and ``v`` = one of the listed columns, each a branch
+        (``a`` or ``b``); with several value columns (``(v, w) FOR k IN ((a1, a2), (b1, b2))``) each takes
+        its place in every tuple. Over an input whose columns are unknown, only ``k`` and ``v`` are known
+        (the relation stays incomplete, reported)."""
+        inner = Scope(scope.parent, scope.ctes)
+        inner.add(base)
+        values = [e.expressions if isinstance(e, _TUPLE) else [e] for e in pivot.expressions]
+        value_names = [self.column_ident(v) or "" for group in values for v in group]
+        entries = [v.this if isinstance(v, _PIVOT_ALIAS) else v for v in field.expressions]
+        labels = [
+            (v.args["alias"].name if isinstance(v, _PIVOT_ALIAS) else "_".join(c.name for c in e.find_all(_COLUMN)))
+            for v, e in zip(field.expressions, entries, strict=True)
+        ]
+        listed = {self.column_ident(c.this) for e in entries for c in e.find_all(_COLUMN)}
+        width = len(value_names)
+        value_alts: list[Alts] = [[] for _ in range(width)]
+        for entry in entries:
+            parts = entry.expressions if isinstance(entry, _TUPLE) else [entry]
+            for k, part in enumerate(parts[:width]):
+                value_alts[k].extend(self.resolve(part, inner))
+        name_column = self.column_ident(field.this) or ""
+        others = [c for c in columns or [] if c not in listed]
+        outputs: list[Alts] = [self.resolve(_exp_column(c, quoted=True), inner) for c in others]
+        outputs.append([_LITERAL.string(label) for label in labels])
+        outputs.extend(value_alts)
+        names = [*others, name_column, *value_names]
+        if columns is None:
+            self.diag(
+                "unsupported_construct",
+                "UNPIVOT over an input whose columns are unknown: its other columns are not resolved",
+                pivot,
+                construct="UNPIVOT",
+            )
+        rel = Relation(
+            names, list(names), outputs, complete=columns is not None, tables=[base.table] if base.table else []
+        )
         return Source(alias=alias, load=lambda: rel)
 
     def _unnest_source(self, node: exp.Expression, scope: Scope, alias: str | None) -> Source:
@@ -256,33 +332,44 @@ class SourceBinder(ColumnBinder):
             return self._view_source(ref, schema, alias or name)
         self.tables[ref] = None
         if schema is None:
-            if self.report_unknown_tables:
-                self._unknown_table(ref, node)
+            self._unknown_table(ref, node)
             return Source(alias=alias or name, table=ref, columns=None)
         return Source(alias=alias or name, table=ref, columns=list(schema.column_names), partial=schema.open)
 
     def _unknown_table(self, ref: TableRef, node: exp.Table) -> None:
-        """A table the catalog does not describe: a WARNING (the statement is PARTIAL) when the base
-        catalog lists other tables of its database, so that it is probably mistyped; else INFO."""
+        """A table neither the catalog nor the project describes: unknown, not a mistake (an INFO, with a
+        catalog), unless its name is one edit from a table the catalog lists or the project defines in
+        its database (``mart.fct_order`` beside ``mart.fct_orders``): then a WARNING naming the likely
+        table, with or without a catalog (the event is PARTIAL; ``--strict`` fails)."""
         base = self.catalog.base if isinstance(self.catalog, LayeredCatalog) else self.catalog
-        if tables_in(base, ref.catalog, ref.database) is None:
+        listed = tables_in(base, ref.catalog, ref.database) if self.report_unknown_tables else None
+        own = (
+            tables_in(self.catalog.overlay, ref.catalog, ref.database)
+            if isinstance(self.catalog, LayeredCatalog)
+            else None
+        )
+        near = one_edit_away(ref.name, (listed or set()) | (own or set()))
+        if near:
+            if listed:
+                likely = closest(ref.name, listed | (own or set())) or near
+                guesses = ", ".join(f"`{ref.database}.{n}`" for n in likely)
+                where = f"the catalog, which lists {len(listed)} tables of database {ref.database}"
+            else:
+                guesses = ", ".join(f"`{ref.database}.{n}`" for n in near)
+                where = "the catalog nor defined by a statement of the project"
+            self.diag(
+                "unknown_table",
+                f"table {ref.qualified} is not in {where}: did you mean {guesses}?",
+                node,
+                Severity.WARNING,
+            )
+        elif self.report_unknown_tables:
             self.diag(
                 "unknown_table",
                 f"table {ref.qualified} is not in the catalog; its columns are unknown",
                 node,
                 Severity.INFO,
             )
-            return
-        known = tables_in(self.catalog, ref.catalog, ref.database) or set()
-        guesses = ", ".join(f"`{ref.database}.{n}`" for n in closest(ref.name, known))
-        hint = f": did you mean {guesses}?" if guesses else ""
-        self.diag(
-            "unknown_table",
-            f"table {ref.qualified} is not in the catalog, which lists {len(known)} tables of database "
-            f"{ref.database}{hint}",
-            node,
-            Severity.WARNING,
-        )
 
     def _view_source(self, ref: TableRef, schema: TableSchema, alias: str) -> Source:
         self.via[ref] = None

@@ -10,6 +10,8 @@
 >>> t = sqlglot.parse_one("SELECT a FROM parquet.`s3://b/p`", read="spark").find(exp.Table)
 >>> table_storage(t, "spark")
 TableRef(catalog='s3://b', database=None, name='p')
+>>> table_storage(sqlglot.parse_one("SELECT a FROM parquet.`out/p/`", read="spark").find(exp.Table), "spark")
+TableRef(catalog='hdfs://', database=None, name='out/p/')
 >>> unload_parts("('select a from t where d = ''x''') TO 's3://b/out/' IAM_ROLE 'r'")
 ("select a from t where d = 'x'", 's3://b/out/')
 """
@@ -64,7 +66,7 @@ def table_storage(node: exp.Table, dialect: str | None) -> TableRef | None:
             if db is None and dialect == "duckdb":  # FROM 's3://b/x.parquet'
                 return storage_ref(path)
             if db is not None and db.name.lower() in FILE_FORMATS and node.args.get("catalog") is None:
-                return storage_ref(path, default_scheme(dialect))
+                return storage_ref(path, default_scheme(dialect)) or relative_path_ref(path, dialect)
         return None
     if _READ_CLASSES and isinstance(this, _READ_CLASSES):
         first = this.this if this.this is not None else (this.expressions or [None])[0]
@@ -74,6 +76,43 @@ def table_storage(node: exp.Table, dialect: str | None) -> TableRef | None:
     if isinstance(this, exp.Anonymous) and str(this.this).lower().startswith("read_"):  # DuckDB read_json_auto…
         return path_ref((this.expressions or [None])[0], dialect)
     return None
+
+
+def is_external_query(node: exp.Expression | None) -> bool:
+    """BigQuery ``EXTERNAL_QUERY('connection', 'SELECT …')`` in FROM (a federated query)."""
+    return isinstance(node, exp.Anonymous) and str(node.this).upper() == "EXTERNAL_QUERY"
+
+
+def parse_external(sql: str) -> exp.Expression | None:
+    """The query of an ``EXTERNAL_QUERY``, read as MySQL, then as PostgreSQL (Cloud SQL's engines);
+    None when neither reads one query.
+
+    >>> parse_external("SELECT uid FROM fxa.accounts").sql()
+    'SELECT uid FROM fxa.accounts'
+    """
+    import sqlglot
+    from sqlglot.errors import ParseError
+
+    for dialect in ("mysql", "postgres"):
+        try:
+            trees = sqlglot.parse(sql, read=dialect)
+        except (ParseError, ValueError):
+            continue
+        trees = [t for t in trees if t is not None]
+        if len(trees) == 1 and isinstance(trees[0], exp.Query):
+            return trees[0]
+    return None
+
+
+def relative_path_ref(path: str, dialect: str | None) -> TableRef:
+    """A relative path read as a dataset (Spark ``parquet.`relative/path/` ``): the engine resolves it
+    against its working directory, unknown here, so it stays relative (no leading slash) on the
+    engine's default file system.
+
+    >>> relative_path_ref("data/events/", "spark")
+    TableRef(catalog='hdfs://', database=None, name='data/events/')
+    """
+    return TableRef(f"{default_scheme(dialect) or 'file'}://", None, path.strip().removeprefix("./"))
 
 
 def _function_path(func: exp.Anonymous, dialect: str | None) -> TableRef | None:

@@ -28,6 +28,7 @@ from headwater.model.event import (
     DirectLineage,
     DirectType,
     Field,
+    IncompleteColumn,
     IndirectLineage,
     IndirectType,
     LineageInfo,
@@ -88,10 +89,14 @@ def event_to_dict_head_and_tail(e: LineageInfo) -> tuple[dict[str, Any], dict[st
         "sources": [table_to_dict(t) for t in e.sources],
         "via": [table_to_dict(t) for t in e.via],
     }
-    tail = {
+    tail: dict[str, Any] = {
         "context": _context(c),
         "diagnostics": [_diagnostic(d) for d in e.diagnostics],
     }
+    if e.incomplete_columns:  # written only when some column is not known to be complete
+        tail["incomplete_columns"] = [
+            {"target_column": i.target_column, "codes": list(i.codes)} for i in e.incomplete_columns
+        ]
     return head, tail
 
 
@@ -308,6 +313,7 @@ _EVENT_KEYS = _keys(
     "output_indirect",
     "context",
     "diagnostics",
+    "incomplete_columns",
 )
 _EVENT_REQUIRED = (
     "event_id",
@@ -788,6 +794,10 @@ def event_from_dict(d: Any) -> LineageInfo:
     if type(diagnostics) is not list:
         diagnostics = _array(diagnostics, "diagnostics")
     diagnostics = tuple([_read_diagnostic(x, f"diagnostics[{k}]") for k, x in enumerate(diagnostics)])
+    incomplete = d.get("incomplete_columns", _EMPTY)
+    if type(incomplete) is not list:
+        incomplete = _array(incomplete, "incomplete_columns")
+    incomplete = tuple([_read_incomplete(x, f"incomplete_columns[{k}]", targets) for k, x in enumerate(incomplete)])
     return LineageInfo(
         event_id,
         command,
@@ -801,6 +811,22 @@ def event_from_dict(d: Any) -> LineageInfo:
         diagnostics,
         via,
         version,
+        incomplete,
+    )
+
+
+def _read_incomplete(d: Any, path: str, targets: set[str]) -> IncompleteColumn:
+    """One ``incomplete_columns`` entry: ``{"target_column": a target column, "codes": [text…]}``."""
+    if type(d) is not dict:
+        raise _expected(path, "an object", d)
+    if set(d) != {"target_column", "codes"}:
+        raise EventFormatError(f"{path}: expected the keys target_column, codes; got {', '.join(sorted(d)) or 'none'}")
+    codes = d["codes"]
+    if type(codes) is not list:
+        codes = _array(codes, f"{path}.codes")
+    return IncompleteColumn(
+        _target_column(d["target_column"], f"{path}.target_column", targets),
+        tuple(_text(c, f"{path}.codes[{k}]") for k, c in enumerate(codes)),
     )
 
 

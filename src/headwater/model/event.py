@@ -220,6 +220,15 @@ class Diagnostic(_Frozen):
     target_column: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class IncompleteColumn(_Frozen):
+    """A target column whose lineage is not known to be complete, and why: the codes of the WARNING and
+    ERROR diagnostics that touch it (raised in its select item, or statement-wide), in order."""
+
+    target_column: str
+    codes: tuple[str, ...]
+
+
 def _frozen_map(m: Mapping[str, str] | None) -> Mapping[str, str]:
     return MappingProxyType(dict(m or {}))
 
@@ -262,6 +271,7 @@ class LineageInfo(_Frozen):
     diagnostics: tuple[Diagnostic, ...] = ()
     via: tuple[TableRef, ...] = ()
     version: str = EVENT_VERSION
+    incomplete_columns: tuple[IncompleteColumn, ...] = ()
 
     def direct_for(self, column: str) -> tuple[DirectLineage, ...]:
         """The direct lineage entries of one target column (several for set operations)."""

@@ -1,4 +1,5 @@
-"""The runtime-neutral payload ``headwater.payload/1``: a compact, versioned transport form.
+"""The runtime-neutral payload ``headwater.payload/1``: a compact, versioned transport form (1.1: with
+each incomplete target column's diagnostic codes).
 
 Datasets are registered once with integer ids (their position in ``datasets``), each with the
 fields that the event references; every column reference is ``[dataset id, field position]``.
@@ -8,7 +9,7 @@ No parser objects, no repeated names. Decoding checks every reference and the ma
 >>> e = run_demo().events[0]
 >>> p = encode(e)
 >>> p["format"], len(p["datasets"])
-('headwater.payload/1.0', 3)
+('headwater.payload/1.1', 3)
 >>> decode(p) == e
 True
 """
@@ -26,6 +27,7 @@ from headwater.model.event import (
     DirectLineage,
     DirectType,
     Field,
+    IncompleteColumn,
     IndirectLineage,
     IndirectType,
     LineageInfo,
@@ -39,7 +41,9 @@ from headwater.model.event import (
 )
 
 FORMAT = "headwater.payload"
-MAJOR, MINOR = 1, 0
+MAJOR, MINOR = 1, 1
+"""1.1 adds ``event.incomplete_columns`` (``[[target field position, [code…]]…]``, written only when not
+empty); a 1.0 payload, without it, still reads."""
 
 
 class PayloadError(ValueError):
@@ -118,6 +122,8 @@ def encode(e: LineageInfo) -> dict[str, Any]:
             for d in e.diagnostics
         ],
     }
+    if e.incomplete_columns:
+        body["incomplete_columns"] = [[tcol(i.target_column), list(i.codes)] for i in e.incomplete_columns]
     return {
         "format": f"{FORMAT}/{MAJOR}.{MINOR}",
         "datasets": [[t.catalog, t.database, t.name, reg.fields[i]] for i, t in enumerate(reg.datasets)],
@@ -287,6 +293,10 @@ def decode(data: Any) -> LineageInfo:
             diagnostics=diagnostics,
             via=tuple(r.table(t, "event.via") for t in b["via"]),
             version=b["version"],
+            incomplete_columns=tuple(
+                IncompleteColumn(tname(x[0], f"event.incomplete_columns[{k}]") or "", tuple(x[1]))
+                for k, x in enumerate(b.get("incomplete_columns") or [])
+            ),
         )
     except PayloadError:
         raise

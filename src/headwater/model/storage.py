@@ -83,9 +83,17 @@ def is_storage(table: TableRef) -> bool:
 
 
 def storage_uri(table: TableRef) -> str:
-    """The path a storage dataset names, as a URI (``s3://bucket/key``, ``file:///tmp/x``)."""
+    """The path a storage dataset names, as a URI (``s3://bucket/key``, ``file:///tmp/x``); a relative
+    path on a file system (Spark ``parquet.`out/p/` ``) as it is written.
+
+    >>> storage_uri(TableRef("hdfs://", None, "out/p/"))
+    'out/p/'
+    """
     if table.name.startswith("/"):
         return table.catalog + table.name
+    scheme = table.catalog.partition("://")[0]
+    if scheme not in OBJECT_STORES and table.catalog.endswith("://"):
+        return table.name
     return f"{table.catalog}/{table.name}"
 
 

@@ -2,8 +2,10 @@
 
 Each file's statements are read for the tables they create or write and the tables they read
 (CTE names and each statement's own target excluded); a file runs after every other file that
-writes a table it reads, as dbt orders models. Name order breaks ties. A cycle is reported, and
-the files then run in name order.
+writes a table it reads, as dbt orders models. Name order breaks ties. The files are grouped in
+strongly connected components: the files of a cycle (files that read tables one another writes) are
+reported and run in name order among themselves; every other file keeps its dependency order, those
+after a cycle included.
 
 >>> from headwater.extract.split import split_script
 >>> files = {"b.sql": "CREATE TABLE m.x AS SELECT * FROM s.y", "a.sql": "INSERT INTO r.z SELECT * FROM m.x"}
@@ -14,6 +16,11 @@ the files then run in name order.
 ...                  "b.sql": split_script("INSERT INTO t2 SELECT * FROM t1", "spark")}, "spark")
 >>> o.order, o.cycle
 (['a.sql', 'b.sql'], ['a.sql', 'b.sql'])
+>>> files = {"a.sql": "INSERT INTO t3 SELECT * FROM t1", "b.sql": "INSERT INTO t1 SELECT * FROM t2",
+...          "c.sql": "INSERT INTO t2 SELECT * FROM t1"}
+>>> o = order_files({k: split_script(v, "spark") for k, v in files.items()}, "spark")
+>>> o.order, o.cycle
+(['b.sql', 'c.sql', 'a.sql'], ['b.sql', 'c.sql'])
 """
 
 from __future__ import annotations
@@ -32,8 +39,8 @@ from headwater.model import TableRef
 
 @dataclass(frozen=True, slots=True)
 class FileOrder:
-    """The files in running order; ``cycle``: the files a cycle held back (those in it and those after
-    it); then the order is name order."""
+    """The files in running order; ``cycle``: the files inside a cycle (they run in name order among
+    themselves), ``None`` when there is none."""
 
     order: list[str]
     cycle: list[str] | None = None
@@ -94,26 +101,85 @@ def order_files(
 
 def run_order(names: Sequence[str], after: Mapping[str, Collection[str]]) -> FileOrder:
     """``names`` in an order where each runs after those ``after`` lists for it (name order breaks
-    ties); with a cycle, name order and the names the cycle held back.
+    ties). The names of a cycle (a strongly connected component of more than one name) run together
+    in name order, where the first of them would run, and are reported; a name's own entry in
+    ``after`` is no dependency.
 
     >>> run_order(["b", "a", "c"], {"a": {"c"}})
     FileOrder(order=['b', 'c', 'a'], cycle=None)
     >>> run_order(["a", "b"], {"a": {"b"}, "b": {"a"}})
     FileOrder(order=['a', 'b'], cycle=['a', 'b'])
+    >>> run_order(["a", "x", "y", "z"], {"a": {"z"}, "x": {"y"}, "y": {"x"}, "z": {"y"}})
+    FileOrder(order=['x', 'y', 'z', 'a'], cycle=['x', 'y'])
     """
-    by_name = sorted(names)
-    waiting = {f: len(set(after.get(f, ())) & set(by_name)) for f in by_name}
-    ready = [f for f in by_name if not waiting[f]]
+    by_name = sorted(set(names))
+    deps = {f: sorted(set(after.get(f, ())) & set(by_name) - {f}) for f in by_name}
+    parts = strong_components(by_name, deps)
+    part_of = {f: k for k, part in enumerate(parts) for f in part}
+    waiting = [0] * len(parts)
+    readers: list[set[int]] = [set() for _ in parts]
+    for f in by_name:
+        for g in deps[f]:
+            a, b = part_of[f], part_of[g]
+            if a != b and a not in readers[b]:
+                readers[b].add(a)
+                waiting[a] += 1
+    ready = [(part[0], k) for k, part in enumerate(parts) if not waiting[k]]
     heapq.heapify(ready)
     order: list[str] = []
     while ready:
-        f = heapq.heappop(ready)
-        order.append(f)
-        for g in by_name:
-            if f in after.get(g, ()):
-                waiting[g] -= 1
-                if not waiting[g]:
-                    heapq.heappush(ready, g)
-    if len(order) < len(by_name):
-        return FileOrder(by_name, [f for f in by_name if f not in order])
-    return FileOrder(order)
+        _, k = heapq.heappop(ready)
+        order.extend(parts[k])
+        for r in readers[k]:
+            waiting[r] -= 1
+            if not waiting[r]:
+                heapq.heappush(ready, (parts[r][0], r))
+    cycle = sorted(f for part in parts if len(part) > 1 for f in part)
+    return FileOrder(order, cycle or None)
+
+
+def strong_components(nodes: Sequence[str], deps: Mapping[str, Sequence[str]]) -> list[list[str]]:
+    """The strongly connected components of the graph ``node → deps[node]`` (Tarjan's algorithm,
+    iterative: no recursion limit on a long chain), each in name order.
+
+    >>> strong_components(["a", "b", "c"], {"a": ["b"], "b": ["a"], "c": ["a"]})
+    [['a', 'b'], ['c']]
+    """
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    parts: list[list[str]] = []
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, iter(deps.get(root, ())))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(deps.get(child, ()))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                part = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    part.append(member)
+                    if member == node:
+                        break
+                parts.append(sorted(part))
+    return parts
