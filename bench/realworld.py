@@ -281,7 +281,8 @@ def bq_type(f: dict[str, Any]) -> str:
     t = str(f.get("type") or "STRING").upper()
     t = _BQ_TYPES.get(t, t)
     if t == "STRUCT":
-        t = "STRUCT<" + ", ".join(f"`{s['name']}` {bq_type(s)}" for s in f.get("fields") or []) + ">"
+        subs = [s for s in f.get("fields") or [] if isinstance(s, dict) and s.get("name")]
+        t = "STRUCT<" + ", ".join(f"`{s['name']}` {bq_type(s)}" for s in subs) + ">"
     if str(f.get("mode") or "").upper() == "REPEATED":
         t = f"ARRAY<{t}>"
     return t
@@ -309,6 +310,8 @@ def bigquery_etl_schema(mirror: Mirror, queries: list[str]) -> dict[str, dict[st
             continue
         columns: dict[str, str] = {}
         for f in fields:
+            if not isinstance(f, dict) or not f.get("name"):  # a tag the file's own tooling expands
+                continue
             if f["name"].lower() not in {c.lower() for c in columns}:
                 columns[f["name"]] = bq_type(f)
         project, dataset, table = target.split(".")
