@@ -59,7 +59,7 @@ def corpus(tmp_path: Path) -> tuple[Path, Path, Path]:
     write(
         repo,
         "sql/proj/ds/daily/schema.yaml",
-        "fields:\n- {name: client_id, type: STRING, description: !include-field-description}\n"
+        "fields:\n- name: client_id\n  type: STRING\n  description: !include-field-description\n"
         "- {name: total, type: FLOAT}\n- !some-tag x\n",
     )
     write(repo, "sql/proj/ds/flat/query.sql", "SELECT d.client_id FROM `proj.ds.daily` AS d")
