@@ -232,10 +232,11 @@ _NAME_BEFORE = re.compile(r"(?i)(from|join|table|into|exists|view|update|\.)\s*$
 _USAGE = re.compile(r"(?m)^\s*--.*?(?:-d|--hivevar|--define)\s+([A-Za-z_]\w*)=(\S+)")
 
 
-def render_script(text: str) -> str:
+def render_script(text: str, stem: str = "") -> str:
     """Hive/Spark variables (``${x}``): the value the file's usage comment gives (``-d x=wmf.t``) when
     it is a name or a number; else, in a table position (after FROM, JOIN, TABLE, INTO…, or before a
-    dot) the name ``x``; inside quotes they stay; anywhere else the number ``0``."""
+    dot) the name ``x__<stem>`` (``stem``: the file's name, so that two files' unknown tables stay two
+    tables); inside quotes they stay; anywhere else the number ``0``."""
     given = {m.group(1): m.group(2).rstrip("\\").strip() for m in _USAGE.finditer(text)}
     given = {k: v for k, v in given.items() if re.fullmatch(r"[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*|\d+", v)}
     out: list[str] = []
@@ -255,7 +256,8 @@ def render_script(text: str) -> str:
         elif m.group(1) in given:
             out.append(given[m.group(1)])
         elif _NAME_BEFORE.search(before) or text[m.end() : m.end() + 1] == ".":
-            out.append(m.group(1).replace(".", "_"))
+            name = m.group(1).replace(".", "_")
+            out.append(f"{name}__{stem}" if stem else name)
         else:
             out.append("0")
         pos = m.end()
@@ -266,7 +268,7 @@ def render_script(text: str) -> str:
 def wrap_script(path: str, text: str) -> tuple[str | None, str]:
     if _JINJA.search(text):
         return None, "jinja"
-    return render_script(text), "script"
+    return render_script(text, re.sub(r"\W", "_", Path(path).stem)), "script"
 
 
 WRAPS = {"bigquery-etl": wrap_bigquery_etl, "dbt": wrap_dbt, "script": wrap_script}

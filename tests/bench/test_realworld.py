@@ -148,8 +148,8 @@ def test_hive_variables_take_the_usage_comment_values() -> None:
         "INSERT OVERWRITE TABLE ${destination_table} PARTITION (year=${year})\n"
         "SELECT a FROM ${source_table} WHERE year = ${year} AND d = '${day}'"
     )
-    out = rw.render_script(text)
-    assert "TABLE destination_table PARTITION (year=0)" in out
+    out = rw.render_script(text, "load")
+    assert "TABLE destination_table__load PARTITION (year=0)" in out
     assert "FROM wmf.pageview_hourly WHERE year = 0 AND d = '${day}'" in out
 
 
