@@ -36,10 +36,13 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from accuracy import Score, column_name, table_name
-from headwater.catalog import Catalog, schema_from_data
+from headwater.catalog import Catalog, Names, schema_from_data
+from headwater.extract.ddl import Session
 from headwater.extract.result import StatementResult
+from headwater.extract.split import sqlglot_dialect
 from headwater.model import LineageInfo, Severity, Status
 from headwater.project import ProjectContext, order_files
+from headwater.project.order import tables_of
 from realworld_detect import DETECTORS, Hit, detect
 
 HERE = Path(__file__).resolve().parent / "realworld"
@@ -340,6 +343,7 @@ class Run:
     catalog: Catalog
     cycle: list[str] | None
     schema: Catalog | None = None
+    rewritten: frozenset[Any] = frozenset()  # tables that more than one file creates or writes
 
     @property
     def events(self) -> list[tuple[str, StatementResult, LineageInfo]]:
@@ -374,21 +378,29 @@ def run_sqls(corpus: Corpus, sqls: dict[str, str], skipped: Counter[str], catalo
     ctx = ProjectContext(catalog, dialect=corpus.dialect, database=corpus.database, statements=corpus.statements)
     pieces = {p: ctx.split(s) for p, s in sqls.items()}
     order = order_files(pieces, corpus.dialect, corpus.database)
+    names = Names.for_dialect(sqlglot_dialect(corpus.dialect))
+    writers: Counter[Any] = Counter()
+    for p in sqls:
+        session = Session("internal", names.table_ident(corpus.database) if corpus.database else None)
+        writers.update(tables_of(pieces[p], names, session)[0])
     files = []
     for p in order.order:
         extraction = ctx.extract(p, sqls[p], pieces[p])
         files.append(FileRun(p, sqls[p], [replace(s.result, events=s.events) for s in extraction.statements]))
-    return Run(corpus, with_schema, files, skipped, ctx.extractor.catalog, order.cycle, catalog)
+    rewritten = frozenset(t for t, n in writers.items() if n > 1)
+    return Run(corpus, with_schema, files, skipped, ctx.extractor.catalog, order.cycle, catalog, rewritten)
 
 
 class KnownColumns:
     """The tables whose columns are known for detector d: the project's (its DDL and the statements
-    that wrote them), except a table a statement wrote with doubt (an event not COMPLETE: its columns
-    may be partly unknown), which only the schema file may answer."""
+    that wrote them, as they are after the last file), except a table a statement wrote with doubt (an
+    event not COMPLETE: its columns may be partly unknown) or that several files create or write (a
+    temporary table each report makes its own way), which only the schema file may answer."""
 
     def __init__(self, run: Run) -> None:
         self.run = run
         self.uncertain = {e.target.table for _, _, e in run.events if e.status != Status.COMPLETE}
+        self.uncertain |= run.rewritten
 
     def table(self, ref: Any) -> Any:
         if ref in self.uncertain:
