@@ -243,17 +243,26 @@ def render_script(text: str, stem: str = "") -> str:
     given = {m.group(1): m.group(2).rstrip("\\").strip() for m in _USAGE.finditer(text)}
     given = {k: v for k, v in given.items() if re.fullmatch(r"[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*|\d+", v)}
     out: list[str] = []
-    pos = 0
     quote = None
-    for m in _VAR.finditer(text):
-        chunk = text[pos : m.start()]
-        for ch in chunk:
-            if quote is None and ch in "'\"":
+    i = 0
+    while i < len(text):
+        if quote is None and text.startswith(("--", "/*"), i):  # a comment: as it is
+            end = text.find("\n", i) if text.startswith("--", i) else text.find("*/", i) + 2
+            end = len(text) if end < 2 else end
+            out.append(text[i:end])
+            i = end
+            continue
+        m = _VAR.match(text, i) if text[i] == "$" else None
+        if m is None:
+            ch = text[i]
+            if quote is None and ch in "'\"`":
                 quote = ch
             elif ch == quote:
                 quote = None
-        out.append(chunk)
-        before = "".join(out)[-40:]
+            out.append(ch)
+            i += 1
+            continue
+        before = "".join(out[-60:])[-40:]
         if quote is not None:
             out.append(m.group(0))
         elif m.group(1) in given:
@@ -263,8 +272,7 @@ def render_script(text: str, stem: str = "") -> str:
             out.append(f"{name}__{stem}" if stem else name)
         else:
             out.append("0")
-        pos = m.end()
-    out.append(text[pos:])
+        i = m.end()
     return "".join(out)
 
 

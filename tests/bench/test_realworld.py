@@ -145,6 +145,7 @@ def test_dbt_models_render_simply_or_are_left_out() -> None:
 def test_hive_variables_take_the_usage_comment_values() -> None:
     text = (
         "--   -d source_table=wmf.pageview_hourly \\\n"
+        "-- the table's rows (an apostrophe in a comment)\n"
         "INSERT OVERWRITE TABLE ${destination_table} PARTITION (year=${year})\n"
         "SELECT a FROM ${source_table} WHERE year = ${year} AND d = '${day}'"
     )
