@@ -302,33 +302,80 @@ def bq_type(f: dict[str, Any]) -> str:
 
 
 class _TolerantLoader(yaml.SafeLoader):
-    """bigquery-etl's schema files use their own tags (``!include-field-description``): read as null."""
+    """bigquery-etl's schema files use their own tags: ``!include-field`` / ``!include-fields`` (a field,
+    or all fields, of another table's schema) are kept as ``{"__include__": tag, …}``; any other
+    (``!include-field-description``) is null."""
 
 
-_TolerantLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
+def _tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
+    if suffix in ("include-field", "include-fields") and isinstance(node, yaml.MappingNode):
+        return {"__include__": suffix, **loader.construct_mapping(node, deep=True)}
+    return None
+
+
+_TolerantLoader.add_multi_constructor("!", _tag)
+
+
+class _Unresolved(Exception):
+    """An include the benchmark does not follow (replacements, exclusions, a missing table)."""
+
+
+def _resolve(fields: Any, docs: dict[str, Any], depth: int = 0) -> list[dict[str, Any]]:
+    if depth > 5:
+        raise _Unresolved
+    if isinstance(fields, dict) and fields.get("__include__") == "include-fields":
+        if set(fields) - {"__include__", "table"}:
+            raise _Unresolved
+        return _resolve(_schema_fields(fields["table"], docs), docs, depth + 1)
+    out = []
+    for f in fields or []:
+        if isinstance(f, dict) and f.get("__include__") == "include-field":
+            if set(f) - {"__include__", "table", "field", "new_description", "description"}:
+                raise _Unresolved
+            found = [
+                g for g in _resolve(_schema_fields(f["table"], docs), docs, depth + 1) if g.get("name") == f["field"]
+            ]
+            if not found:
+                raise _Unresolved
+            out.extend(found)
+        elif isinstance(f, dict) and f.get("name"):
+            if f.get("fields") is not None:
+                f = {**f, "fields": _resolve(f["fields"], docs, depth + 1)}
+            out.append(f)
+    return out
+
+
+def _schema_fields(table: str, docs: dict[str, Any]) -> Any:
+    doc = docs.get("sql/" + table.replace(".", "/") + "/schema.yaml")
+    if not isinstance(doc, dict):
+        raise _Unresolved
+    return doc.get("fields")
 
 
 def bigquery_etl_schema(mirror: Mirror, queries: list[str]) -> dict[str, dict[str, str]]:
     """headwater's schema-file data of the ``schema.yaml`` files beside the queries: one table each,
-    ``project.dataset.table`` with BigQuery types (RECORD → STRUCT<…>, REPEATED → ARRAY<…>)."""
-    wanted = {q.rsplit("/", 1)[0] + "/schema.yaml": q for q in queries}
-    have = set(mirror.files())
-    texts = mirror.read_many([p for p in wanted if p in have])
+    ``project.dataset.table`` with BigQuery types (RECORD → STRUCT<…>, REPEATED → ARRAY<…>). Includes of
+    other tables' fields are followed; a table whose includes cannot be followed is left out (unknown
+    rather than wrongly narrow)."""
+    schemas = [p for p in mirror.files() if p.startswith("sql/") and p.endswith("/schema.yaml")]
+    docs = {p: yaml.load(t, Loader=_TolerantLoader) for p, t in mirror.read_many(schemas).items()}  # a SafeLoader
     data: dict[str, dict[str, str]] = {}
-    for path, text in texts.items():
-        doc = yaml.load(text, Loader=_TolerantLoader) or {}  # a SafeLoader
-        fields = doc.get("fields") or []
-        target = bigquery_etl_target(wanted[path])
-        if not fields or target is None:
+    for q in queries:
+        target = bigquery_etl_target(q)
+        doc = docs.get(q.rsplit("/", 1)[0] + "/schema.yaml")
+        if target is None or not isinstance(doc, dict):
+            continue
+        try:
+            fields = _resolve(doc.get("fields"), docs)
+        except (_Unresolved, KeyError, TypeError):
             continue
         columns: dict[str, str] = {}
         for f in fields:
-            if not isinstance(f, dict) or not f.get("name"):  # a tag the file's own tooling expands
-                continue
             if f["name"].lower() not in {c.lower() for c in columns}:
                 columns[f["name"]] = bq_type(f)
-        project, dataset, table = target.split(".")
-        data[f"`{project}`.`{dataset}`.`{table}`"] = columns
+        if columns:
+            project, dataset, table = target.split(".")
+            data[f"`{project}`.`{dataset}`.`{table}`"] = columns
     return data
 
 

@@ -227,3 +227,29 @@ def test_gold_labels_expand_aliases_and_struct_fields(tmp_path: Path) -> None:
 def test_line_comments_are_stripped_outside_quotes() -> None:
     text = "SELECT a, --Most recent\n'--kept' AS b, `x--y` FROM t -- end"
     assert rw.strip_line_comments(text) == "SELECT a, \n'--kept' AS b, `x--y` FROM t "
+
+
+def test_schema_includes_are_followed_or_the_table_left_out(tmp_path: Path) -> None:
+    write(tmp_path, "sql/p/d/a/query.sql", "SELECT 1 AS x")
+    write(
+        tmp_path,
+        "sql/p/d/a/schema.yaml",
+        "fields:\n- {name: x, type: INTEGER}\n- {name: rec, type: RECORD, fields: [{name: f, type: STRING}]}\n",
+    )
+    write(tmp_path, "sql/p/d/b/query.sql", "SELECT 1 AS y")
+    write(
+        tmp_path,
+        "sql/p/d/b/schema.yaml",
+        "fields:\n- {name: y, type: STRING}\n- !include-field\n  table: p.d.a\n  field: rec\n",
+    )
+    write(tmp_path, "sql/p/d/c/query.sql", "SELECT 1 AS z")
+    write(tmp_path, "sql/p/d/c/schema.yaml", "fields: !include-fields\n  table: p.d.a\n")
+    write(tmp_path, "sql/p/d/e/query.sql", "SELECT 1 AS z")
+    write(tmp_path, "sql/p/d/e/schema.yaml", "fields:\n- !include-field\n  table: p.d.missing\n  field: rec\n")
+    queries = [f"sql/p/d/{t}/query.sql" for t in "abce"]
+    data = rw.bigquery_etl_schema(rw.Mirror(tmp_path, None), queries)
+    assert data == {
+        "`p`.`d`.`a`": {"x": "INT64", "rec": "STRUCT<`f` STRING>"},
+        "`p`.`d`.`b`": {"y": "STRING", "rec": "STRUCT<`f` STRING>"},
+        "`p`.`d`.`c`": {"x": "INT64", "rec": "STRUCT<`f` STRING>"},
+    }
