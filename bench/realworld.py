@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import json
 import logging
 import re
 import subprocess
@@ -716,6 +717,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--show", action="store_true", help="example files per ERROR code, detector hits, gold misses")
     ap.add_argument("--no-gold", action="store_true")
     ap.add_argument("--schema", choices=("both", "without", "with"), default="both")
+    ap.add_argument("--json", type=Path, help="also write the figures as JSON (one entry per corpus and schema)")
     args = ap.parse_args(argv)
     logging.getLogger("sqlglot").setLevel(logging.ERROR)
     named = {}
@@ -723,6 +725,7 @@ def main(argv: list[str] | None = None) -> int:
         repo, _, path = item.partition("=")
         named[repo] = Path(path)
     labels = [] if args.no_gold or not args.gold.exists() else load_gold(args.gold)
+    report: list[dict[str, Any]] = []
     for corpus in load_corpora(args.corpora):
         if args.corpus and corpus.name not in args.corpus:
             continue
@@ -737,12 +740,50 @@ def main(argv: list[str] | None = None) -> int:
         mine = [lb for lb in labels if lb.corpus == corpus.name]
         for with_schema in runs:
             run = run_corpus(corpus, mirror, with_schema)
-            print_figures(run, figures(run), args.show)
+            f = figures(run)
+            print_figures(run, f, args.show)
+            g = None
             if mine:
                 g = score_gold(run, mine, args.show)
                 print_gold(f"{corpus.name} {'with' if with_schema else 'without'} schema", g)
                 print()
+            report.append(as_json(run, f, g))
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     return 0
+
+
+def as_json(run: Run, f: Figures, g: GoldScore | None) -> dict[str, Any]:
+    """One run's figures, for comparing two runs (before and after a change)."""
+    out: dict[str, Any] = {
+        "corpus": run.corpus.name,
+        "commit": run.corpus.commit,
+        "schema": run.with_schema,
+        "files": f.files,
+        "left_out": dict(f.skipped),
+        "statements": f.statements,
+        "parse_failures": f.parse_failures,
+        "events": f.events,
+        "status": dict(f.status),
+        "error_events": f.error_events,
+        "diagnostics": {f"{sev} {code}": n for (sev, code), n in sorted(f.codes.items())},
+        "detectors": {
+            k: {"hits": len(f.hits.get(k, [])), "complete": sum(h.complete for h in f.hits.get(k, []))}
+            for k in DETECTORS
+        },
+    }
+    if g is not None:
+        dp, dr, df = prf(g.direct)
+        ip, ir, i_f = prf(g.indirect)
+        out["gold"] = {
+            "columns": g.columns,
+            "not_found": g.missing,
+            "direct": {"p": round(100 * dp, 1), "r": round(100 * dr, 1), "f1": round(100 * df, 1)},
+            "indirect": {"p": round(100 * ip, 1), "r": round(100 * ir, 1), "f1": round(100 * i_f, 1)},
+            "exact": g.exact,
+            "wrong_but_complete": g.wrong_complete,
+        }
+    return out
 
 
 if __name__ == "__main__":

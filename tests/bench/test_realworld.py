@@ -4,6 +4,7 @@ needed): corpus selection and wrapping, schema conversion, the report, the detec
 from __future__ import annotations
 
 import dataclasses
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -74,8 +75,16 @@ def corpus(tmp_path: Path) -> tuple[Path, Path, Path]:
 
 def test_the_report_over_a_plain_directory(corpus: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     repo, corpora, gold = corpus
-    assert rw.main(["--corpora", str(corpora), "--gold", str(gold), "--mirror", f"example/tiny={repo}", "--show"]) == 0
+    figures = repo.parent / "figures.json"
+    argv = ["--corpora", str(corpora), "--gold", str(gold), "--mirror", f"example/tiny={repo}", "--show", "--json"]
+    assert rw.main([*argv, str(figures)]) == 0
     out = capsys.readouterr().out
+    runs = json.loads(figures.read_text(encoding="utf-8"))
+    assert [(r["corpus"], r["schema"], r["files"], r["left_out"], r["error_events"]) for r in runs] == [
+        ("tiny-bq", False, 2, {"jinja": 1}, 0),
+        ("tiny-bq", True, 2, {"jinja": 1}, 0),
+    ]
+    assert runs[1]["gold"]["direct"] == {"p": 100.0, "r": 100.0, "f1": 100.0} and runs[1]["gold"]["columns"] == 2
     assert "== tiny-bq (bigquery, without schema)" in out and "== tiny-bq (bigquery, with schema)" in out
     assert out.count("files 2 (left out: jinja 1); statements 2; parse failures 0;") == 2
     assert "events with an ERROR diagnostic: 0" in out
