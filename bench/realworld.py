@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from sqlglot import exp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -40,7 +41,7 @@ from accuracy import Score, column_name, table_name
 from headwater.catalog import Catalog, Names, schema_from_data
 from headwater.extract.ddl import Session
 from headwater.extract.result import StatementResult
-from headwater.extract.split import sqlglot_dialect
+from headwater.extract.split import split_script, sqlglot_dialect
 from headwater.model import LineageInfo, Severity, Status
 from headwater.project import ProjectContext, order_files
 from headwater.project.order import tables_of
@@ -188,15 +189,23 @@ def bigquery_etl_target(path: str) -> str | None:
 
 
 def wrap_bigquery_etl(path: str, text: str) -> tuple[str | None, str]:
-    """``CREATE OR REPLACE TABLE `project.dataset.table` AS <query>`` (the target from the path);
-    a file that is a script (several statements, DECLARE, …) is kept as it is."""
+    """``CREATE OR REPLACE TABLE `project.dataset.table` AS <query>`` (the target from the path); in a
+    script (``CREATE TEMP FUNCTION …;`` first) its last statement, when a query, is wrapped so (the
+    result bigquery-etl writes); another script is kept as it is."""
     if _JINJA.search(text):
         return None, "jinja"
     target = bigquery_etl_target(path)
     if target is None:
         return None, "path"
     if not only_comments_before_query(text):
-        return text, "script"
+        pieces = split_script(text, "bigquery")
+        last = pieces[-1] if pieces else None
+        start = text.rfind(last.sql) if last is not None else -1
+        if last is None or not isinstance(last.tree, exp.Query) or start < 0:
+            return text, "script"
+        # a script (temporary functions first): its last statement's result is the table
+        wrapped = f"CREATE OR REPLACE TABLE `{target}` AS\n{strip_trailing_semicolons(last.sql)}"
+        return text[:start] + wrapped, "script-wrapped"
     return f"CREATE OR REPLACE TABLE `{target}` AS\n{strip_trailing_semicolons(text)}", "wrapped"
 
 

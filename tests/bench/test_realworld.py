@@ -262,3 +262,17 @@ def test_schema_includes_are_followed_or_the_table_left_out(tmp_path: Path) -> N
         "`p`.`d`.`b`": {"y": "STRING", "rec": "STRUCT<`f` STRING>"},
         "`p`.`d`.`c`": {"x": "INT64", "rec": "STRUCT<`f` STRING>"},
     }
+
+
+def test_a_bigquery_script_s_last_query_is_the_table() -> None:
+    text = "CREATE TEMP FUNCTION f(x INT64) AS (x + 1);\n-- then\nSELECT f(a) AS b FROM `p.d.s`;\n"
+    sql, how = rw.wrap_bigquery_etl("sql/p/d/t/query.sql", text)
+    assert how == "script-wrapped"
+    assert (
+        sql
+        == "CREATE TEMP FUNCTION f(x INT64) AS (x + 1);\n-- then\nCREATE OR REPLACE TABLE `p.d.t` AS\nSELECT f(a) AS b FROM `p.d.s`"
+    )
+    assert rw.wrap_bigquery_etl("sql/p/d/t/query.sql", "DECLARE x INT64;\nDELETE FROM d.t WHERE true;") == (
+        "DECLARE x INT64;\nDELETE FROM d.t WHERE true;",
+        "script",
+    )
