@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import json
 import logging
 import re
 import subprocess
@@ -32,14 +33,18 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from sqlglot import exp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from accuracy import Score, column_name, table_name
-from headwater.catalog import Catalog, schema_from_data
+from headwater.catalog import Catalog, Names, schema_from_data
+from headwater.extract.ddl import Session
 from headwater.extract.result import StatementResult
+from headwater.extract.split import split_script, sqlglot_dialect
 from headwater.model import LineageInfo, Severity, Status
 from headwater.project import ProjectContext, order_files
+from headwater.project.order import tables_of
 from realworld_detect import DETECTORS, Hit, detect
 
 HERE = Path(__file__).resolve().parent / "realworld"
@@ -184,15 +189,23 @@ def bigquery_etl_target(path: str) -> str | None:
 
 
 def wrap_bigquery_etl(path: str, text: str) -> tuple[str | None, str]:
-    """``CREATE OR REPLACE TABLE `project.dataset.table` AS <query>`` (the target from the path);
-    a file that is a script (several statements, DECLARE, …) is kept as it is."""
+    """``CREATE OR REPLACE TABLE `project.dataset.table` AS <query>`` (the target from the path); in a
+    script (``CREATE TEMP FUNCTION …;`` first) its last statement, when a query, is wrapped so (the
+    result bigquery-etl writes); another script is kept as it is."""
     if _JINJA.search(text):
         return None, "jinja"
     target = bigquery_etl_target(path)
     if target is None:
         return None, "path"
     if not only_comments_before_query(text):
-        return text, "script"
+        pieces = split_script(text, "bigquery")
+        last = pieces[-1] if pieces else None
+        start = text.rfind(last.sql) if last is not None else -1
+        if last is None or not isinstance(last.tree, exp.Query) or start < 0:
+            return text, "script"
+        # a script (temporary functions first): its last statement's result is the table
+        wrapped = f"CREATE OR REPLACE TABLE `{target}` AS\n{strip_trailing_semicolons(last.sql)}"
+        return text[:start] + wrapped, "script-wrapped"
     return f"CREATE OR REPLACE TABLE `{target}` AS\n{strip_trailing_semicolons(text)}", "wrapped"
 
 
@@ -232,41 +245,51 @@ _NAME_BEFORE = re.compile(r"(?i)(from|join|table|into|exists|view|update|\.)\s*$
 _USAGE = re.compile(r"(?m)^\s*--.*?(?:-d|--hivevar|--define)\s+([A-Za-z_]\w*)=(\S+)")
 
 
-def render_script(text: str) -> str:
+def render_script(text: str, stem: str = "") -> str:
     """Hive/Spark variables (``${x}``): the value the file's usage comment gives (``-d x=wmf.t``) when
     it is a name or a number; else, in a table position (after FROM, JOIN, TABLE, INTO…, or before a
-    dot) the name ``x``; inside quotes they stay; anywhere else the number ``0``."""
+    dot) the name ``x__<stem>`` (``stem``: the file's name, so that two files' unknown tables stay two
+    tables); inside quotes they stay; anywhere else the number ``0``."""
     given = {m.group(1): m.group(2).rstrip("\\").strip() for m in _USAGE.finditer(text)}
     given = {k: v for k, v in given.items() if re.fullmatch(r"[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*|\d+", v)}
     out: list[str] = []
-    pos = 0
     quote = None
-    for m in _VAR.finditer(text):
-        chunk = text[pos : m.start()]
-        for ch in chunk:
-            if quote is None and ch in "'\"":
+    i = 0
+    while i < len(text):
+        if quote is None and text.startswith(("--", "/*"), i):  # a comment: as it is
+            end = text.find("\n", i) if text.startswith("--", i) else text.find("*/", i) + 2
+            end = len(text) if end < 2 else end
+            out.append(text[i:end])
+            i = end
+            continue
+        m = _VAR.match(text, i) if text[i] == "$" else None
+        if m is None:
+            ch = text[i]
+            if quote is None and ch in "'\"`":
                 quote = ch
             elif ch == quote:
                 quote = None
-        out.append(chunk)
-        before = "".join(out)[-40:]
+            out.append(ch)
+            i += 1
+            continue
+        before = "".join(out[-60:])[-40:]
         if quote is not None:
             out.append(m.group(0))
         elif m.group(1) in given:
             out.append(given[m.group(1)])
         elif _NAME_BEFORE.search(before) or text[m.end() : m.end() + 1] == ".":
-            out.append(m.group(1).replace(".", "_"))
+            name = m.group(1).replace(".", "_")
+            out.append(f"{name}__{stem}" if stem else name)
         else:
             out.append("0")
-        pos = m.end()
-    out.append(text[pos:])
+        i = m.end()
     return "".join(out)
 
 
 def wrap_script(path: str, text: str) -> tuple[str | None, str]:
     if _JINJA.search(text):
         return None, "jinja"
-    return render_script(text), "script"
+    return render_script(text, re.sub(r"\W", "_", Path(path).stem)), "script"
 
 
 WRAPS = {"bigquery-etl": wrap_bigquery_etl, "dbt": wrap_dbt, "script": wrap_script}
@@ -281,38 +304,88 @@ def bq_type(f: dict[str, Any]) -> str:
     t = str(f.get("type") or "STRING").upper()
     t = _BQ_TYPES.get(t, t)
     if t == "STRUCT":
-        t = "STRUCT<" + ", ".join(f"`{s['name']}` {bq_type(s)}" for s in f.get("fields") or []) + ">"
+        subs = [s for s in f.get("fields") or [] if isinstance(s, dict) and s.get("name")]
+        t = "STRUCT<" + ", ".join(f"`{s['name']}` {bq_type(s)}" for s in subs) + ">"
     if str(f.get("mode") or "").upper() == "REPEATED":
         t = f"ARRAY<{t}>"
     return t
 
 
 class _TolerantLoader(yaml.SafeLoader):
-    """bigquery-etl's schema files use their own tags (``!include-field-description``): read as null."""
+    """bigquery-etl's schema files use their own tags: ``!include-field`` / ``!include-fields`` (a field,
+    or all fields, of another table's schema) are kept as ``{"__include__": tag, …}``; any other
+    (``!include-field-description``) is null."""
 
 
-_TolerantLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
+def _tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
+    if suffix in ("include-field", "include-fields") and isinstance(node, yaml.MappingNode):
+        return {"__include__": suffix, **loader.construct_mapping(node, deep=True)}
+    return None
+
+
+_TolerantLoader.add_multi_constructor("!", _tag)
+
+
+class _Unresolved(Exception):
+    """An include the benchmark does not follow (replacements, exclusions, a missing table)."""
+
+
+def _resolve(fields: Any, docs: dict[str, Any], depth: int = 0) -> list[dict[str, Any]]:
+    if depth > 5:
+        raise _Unresolved
+    if isinstance(fields, dict) and fields.get("__include__") == "include-fields":
+        if set(fields) - {"__include__", "table"}:
+            raise _Unresolved
+        return _resolve(_schema_fields(fields["table"], docs), docs, depth + 1)
+    out = []
+    for f in fields or []:
+        if isinstance(f, dict) and f.get("__include__") == "include-field":
+            if set(f) - {"__include__", "table", "field", "new_description", "description"}:
+                raise _Unresolved
+            found = [
+                g for g in _resolve(_schema_fields(f["table"], docs), docs, depth + 1) if g.get("name") == f["field"]
+            ]
+            if not found:
+                raise _Unresolved
+            out.extend(found)
+        elif isinstance(f, dict) and f.get("name"):
+            if f.get("fields") is not None:
+                f = {**f, "fields": _resolve(f["fields"], docs, depth + 1)}
+            out.append(f)
+    return out
+
+
+def _schema_fields(table: str, docs: dict[str, Any]) -> Any:
+    doc = docs.get("sql/" + table.replace(".", "/") + "/schema.yaml")
+    if not isinstance(doc, dict):
+        raise _Unresolved
+    return doc.get("fields")
 
 
 def bigquery_etl_schema(mirror: Mirror, queries: list[str]) -> dict[str, dict[str, str]]:
     """headwater's schema-file data of the ``schema.yaml`` files beside the queries: one table each,
-    ``project.dataset.table`` with BigQuery types (RECORD → STRUCT<…>, REPEATED → ARRAY<…>)."""
-    wanted = {q.rsplit("/", 1)[0] + "/schema.yaml": q for q in queries}
-    have = set(mirror.files())
-    texts = mirror.read_many([p for p in wanted if p in have])
+    ``project.dataset.table`` with BigQuery types (RECORD → STRUCT<…>, REPEATED → ARRAY<…>). Includes of
+    other tables' fields are followed; a table whose includes cannot be followed is left out (unknown
+    rather than wrongly narrow)."""
+    schemas = [p for p in mirror.files() if p.startswith("sql/") and p.endswith("/schema.yaml")]
+    docs = {p: yaml.load(t, Loader=_TolerantLoader) for p, t in mirror.read_many(schemas).items()}  # a SafeLoader
     data: dict[str, dict[str, str]] = {}
-    for path, text in texts.items():
-        doc = yaml.load(text, Loader=_TolerantLoader) or {}  # a SafeLoader
-        fields = doc.get("fields") or []
-        target = bigquery_etl_target(wanted[path])
-        if not fields or target is None:
+    for q in queries:
+        target = bigquery_etl_target(q)
+        doc = docs.get(q.rsplit("/", 1)[0] + "/schema.yaml")
+        if target is None or not isinstance(doc, dict):
+            continue
+        try:
+            fields = _resolve(doc.get("fields"), docs)
+        except (_Unresolved, KeyError, TypeError):
             continue
         columns: dict[str, str] = {}
         for f in fields:
             if f["name"].lower() not in {c.lower() for c in columns}:
                 columns[f["name"]] = bq_type(f)
-        project, dataset, table = target.split(".")
-        data[f"`{project}`.`{dataset}`.`{table}`"] = columns
+        if columns:
+            project, dataset, table = target.split(".")
+            data[f"`{project}`.`{dataset}`.`{table}`"] = columns
     return data
 
 
@@ -335,6 +408,7 @@ class Run:
     catalog: Catalog
     cycle: list[str] | None
     schema: Catalog | None = None
+    rewritten: frozenset[Any] = frozenset()  # tables that more than one file creates or writes
 
     @property
     def events(self) -> list[tuple[str, StatementResult, LineageInfo]]:
@@ -369,21 +443,29 @@ def run_sqls(corpus: Corpus, sqls: dict[str, str], skipped: Counter[str], catalo
     ctx = ProjectContext(catalog, dialect=corpus.dialect, database=corpus.database, statements=corpus.statements)
     pieces = {p: ctx.split(s) for p, s in sqls.items()}
     order = order_files(pieces, corpus.dialect, corpus.database)
+    names = Names.for_dialect(sqlglot_dialect(corpus.dialect))
+    writers: Counter[Any] = Counter()
+    for p in sqls:
+        session = Session("internal", names.table_ident(corpus.database) if corpus.database else None)
+        writers.update(tables_of(pieces[p], names, session)[0])
     files = []
     for p in order.order:
         extraction = ctx.extract(p, sqls[p], pieces[p])
         files.append(FileRun(p, sqls[p], [replace(s.result, events=s.events) for s in extraction.statements]))
-    return Run(corpus, with_schema, files, skipped, ctx.extractor.catalog, order.cycle, catalog)
+    rewritten = frozenset(t for t, n in writers.items() if n > 1)
+    return Run(corpus, with_schema, files, skipped, ctx.extractor.catalog, order.cycle, catalog, rewritten)
 
 
 class KnownColumns:
     """The tables whose columns are known for detector d: the project's (its DDL and the statements
-    that wrote them), except a table a statement wrote with doubt (an event not COMPLETE: its columns
-    may be partly unknown), which only the schema file may answer."""
+    that wrote them, as they are after the last file), except a table a statement wrote with doubt (an
+    event not COMPLETE: its columns may be partly unknown) or that several files create or write (a
+    temporary table each report makes its own way), which only the schema file may answer."""
 
     def __init__(self, run: Run) -> None:
         self.run = run
         self.uncertain = {e.target.table for _, _, e in run.events if e.status != Status.COMPLETE}
+        self.uncertain |= run.rewritten
 
     def table(self, ref: Any) -> Any:
         if ref in self.uncertain:
@@ -644,6 +726,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--show", action="store_true", help="example files per ERROR code, detector hits, gold misses")
     ap.add_argument("--no-gold", action="store_true")
     ap.add_argument("--schema", choices=("both", "without", "with"), default="both")
+    ap.add_argument("--json", type=Path, help="also write the figures as JSON (one entry per corpus and schema)")
     args = ap.parse_args(argv)
     logging.getLogger("sqlglot").setLevel(logging.ERROR)
     named = {}
@@ -651,6 +734,7 @@ def main(argv: list[str] | None = None) -> int:
         repo, _, path = item.partition("=")
         named[repo] = Path(path)
     labels = [] if args.no_gold or not args.gold.exists() else load_gold(args.gold)
+    report: list[dict[str, Any]] = []
     for corpus in load_corpora(args.corpora):
         if args.corpus and corpus.name not in args.corpus:
             continue
@@ -665,12 +749,50 @@ def main(argv: list[str] | None = None) -> int:
         mine = [lb for lb in labels if lb.corpus == corpus.name]
         for with_schema in runs:
             run = run_corpus(corpus, mirror, with_schema)
-            print_figures(run, figures(run), args.show)
+            f = figures(run)
+            print_figures(run, f, args.show)
+            g = None
             if mine:
                 g = score_gold(run, mine, args.show)
                 print_gold(f"{corpus.name} {'with' if with_schema else 'without'} schema", g)
                 print()
+            report.append(as_json(run, f, g))
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     return 0
+
+
+def as_json(run: Run, f: Figures, g: GoldScore | None) -> dict[str, Any]:
+    """One run's figures, for comparing two runs (before and after a change)."""
+    out: dict[str, Any] = {
+        "corpus": run.corpus.name,
+        "commit": run.corpus.commit,
+        "schema": run.with_schema,
+        "files": f.files,
+        "left_out": dict(f.skipped),
+        "statements": f.statements,
+        "parse_failures": f.parse_failures,
+        "events": f.events,
+        "status": dict(f.status),
+        "error_events": f.error_events,
+        "diagnostics": {f"{sev} {code}": n for (sev, code), n in sorted(f.codes.items())},
+        "detectors": {
+            k: {"hits": len(f.hits.get(k, [])), "complete": sum(h.complete for h in f.hits.get(k, []))}
+            for k in DETECTORS
+        },
+    }
+    if g is not None:
+        dp, dr, df = prf(g.direct)
+        ip, ir, i_f = prf(g.indirect)
+        out["gold"] = {
+            "columns": g.columns,
+            "not_found": g.missing,
+            "direct": {"p": round(100 * dp, 1), "r": round(100 * dr, 1), "f1": round(100 * df, 1)},
+            "indirect": {"p": round(100 * ip, 1), "r": round(100 * ir, 1), "f1": round(100 * i_f, 1)},
+            "exact": g.exact,
+            "wrong_but_complete": g.wrong_complete,
+        }
+    return out
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ needed): corpus selection and wrapping, schema conversion, the report, the detec
 from __future__ import annotations
 
 import dataclasses
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -59,7 +60,8 @@ def corpus(tmp_path: Path) -> tuple[Path, Path, Path]:
     write(
         repo,
         "sql/proj/ds/daily/schema.yaml",
-        "fields:\n- {name: client_id, type: STRING}\n- {name: total, type: FLOAT}\n",
+        "fields:\n- name: client_id\n  type: STRING\n  description: !include-field-description\n"
+        "- {name: total, type: FLOAT}\n- !some-tag x\n",
     )
     write(repo, "sql/proj/ds/flat/query.sql", "SELECT d.client_id FROM `proj.ds.daily` AS d")
     write(repo, "sql/proj/ds/templated/query.sql", "SELECT * FROM {{ table }}")
@@ -73,8 +75,16 @@ def corpus(tmp_path: Path) -> tuple[Path, Path, Path]:
 
 def test_the_report_over_a_plain_directory(corpus: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     repo, corpora, gold = corpus
-    assert rw.main(["--corpora", str(corpora), "--gold", str(gold), "--mirror", f"example/tiny={repo}", "--show"]) == 0
+    figures = repo.parent / "figures.json"
+    argv = ["--corpora", str(corpora), "--gold", str(gold), "--mirror", f"example/tiny={repo}", "--show", "--json"]
+    assert rw.main([*argv, str(figures)]) == 0
     out = capsys.readouterr().out
+    runs = json.loads(figures.read_text(encoding="utf-8"))
+    assert [(r["corpus"], r["schema"], r["files"], r["left_out"], r["error_events"]) for r in runs] == [
+        ("tiny-bq", False, 2, {"jinja": 1}, 0),
+        ("tiny-bq", True, 2, {"jinja": 1}, 0),
+    ]
+    assert runs[1]["gold"]["direct"] == {"p": 100.0, "r": 100.0, "f1": 100.0} and runs[1]["gold"]["columns"] == 2
     assert "== tiny-bq (bigquery, without schema)" in out and "== tiny-bq (bigquery, with schema)" in out
     assert out.count("files 2 (left out: jinja 1); statements 2; parse failures 0;") == 2
     assert "events with an ERROR diagnostic: 0" in out
@@ -144,11 +154,12 @@ def test_dbt_models_render_simply_or_are_left_out() -> None:
 def test_hive_variables_take_the_usage_comment_values() -> None:
     text = (
         "--   -d source_table=wmf.pageview_hourly \\\n"
+        "-- the table's rows (an apostrophe in a comment)\n"
         "INSERT OVERWRITE TABLE ${destination_table} PARTITION (year=${year})\n"
         "SELECT a FROM ${source_table} WHERE year = ${year} AND d = '${day}'"
     )
-    out = rw.render_script(text)
-    assert "TABLE destination_table PARTITION (year=0)" in out
+    out = rw.render_script(text, "load")
+    assert "TABLE destination_table__load PARTITION (year=0)" in out
     assert "FROM wmf.pageview_hourly WHERE year = 0 AND d = '${day}'" in out
 
 
@@ -225,3 +236,43 @@ def test_gold_labels_expand_aliases_and_struct_fields(tmp_path: Path) -> None:
 def test_line_comments_are_stripped_outside_quotes() -> None:
     text = "SELECT a, --Most recent\n'--kept' AS b, `x--y` FROM t -- end"
     assert rw.strip_line_comments(text) == "SELECT a, \n'--kept' AS b, `x--y` FROM t "
+
+
+def test_schema_includes_are_followed_or_the_table_left_out(tmp_path: Path) -> None:
+    write(tmp_path, "sql/p/d/a/query.sql", "SELECT 1 AS x")
+    write(
+        tmp_path,
+        "sql/p/d/a/schema.yaml",
+        "fields:\n- {name: x, type: INTEGER}\n- {name: rec, type: RECORD, fields: [{name: f, type: STRING}]}\n",
+    )
+    write(tmp_path, "sql/p/d/b/query.sql", "SELECT 1 AS y")
+    write(
+        tmp_path,
+        "sql/p/d/b/schema.yaml",
+        "fields:\n- {name: y, type: STRING}\n- !include-field\n  table: p.d.a\n  field: rec\n",
+    )
+    write(tmp_path, "sql/p/d/c/query.sql", "SELECT 1 AS z")
+    write(tmp_path, "sql/p/d/c/schema.yaml", "fields: !include-fields\n  table: p.d.a\n")
+    write(tmp_path, "sql/p/d/e/query.sql", "SELECT 1 AS z")
+    write(tmp_path, "sql/p/d/e/schema.yaml", "fields:\n- !include-field\n  table: p.d.missing\n  field: rec\n")
+    queries = [f"sql/p/d/{t}/query.sql" for t in "abce"]
+    data = rw.bigquery_etl_schema(rw.Mirror(tmp_path, None), queries)
+    assert data == {
+        "`p`.`d`.`a`": {"x": "INT64", "rec": "STRUCT<`f` STRING>"},
+        "`p`.`d`.`b`": {"y": "STRING", "rec": "STRUCT<`f` STRING>"},
+        "`p`.`d`.`c`": {"x": "INT64", "rec": "STRUCT<`f` STRING>"},
+    }
+
+
+def test_a_bigquery_script_s_last_query_is_the_table() -> None:
+    text = "CREATE TEMP FUNCTION f(x INT64) AS (x + 1);\n-- then\nSELECT f(a) AS b FROM `p.d.s`;\n"
+    sql, how = rw.wrap_bigquery_etl("sql/p/d/t/query.sql", text)
+    assert how == "script-wrapped"
+    assert (
+        sql
+        == "CREATE TEMP FUNCTION f(x INT64) AS (x + 1);\n-- then\nCREATE OR REPLACE TABLE `p.d.t` AS\nSELECT f(a) AS b FROM `p.d.s`"
+    )
+    assert rw.wrap_bigquery_etl("sql/p/d/t/query.sql", "DECLARE x INT64;\nDELETE FROM d.t WHERE true;") == (
+        "DECLARE x INT64;\nDELETE FROM d.t WHERE true;",
+        "script",
+    )
