@@ -149,6 +149,8 @@ class ColumnBinder(Binder):
             if bound is not None:
                 if s is not scope:
                     scope.outer_hit = True
+                if s.parent is not None and not any(src.has(name) for src in s.sources.values()):
+                    self._outer_doubt(s, name, col)
                 return bound
             s = s.parent
         if alias_fallback and name in scope.aliases:
@@ -161,6 +163,22 @@ class ColumnBinder(Binder):
         if row is not None:
             return row
         return self._unresolved(col, "unknown_column", f"column {name} is in no table of its scope", Severity.ERROR)
+
+    def _outer_doubt(self, scope: Scope, name: str, col: exp.Column) -> None:
+        """``name`` was bound in ``scope`` to a table whose columns are unknown, while an outer scope's
+        table certainly has it: either may be meant (a correlated reference), so a WARNING."""
+        outer = scope.parent
+        while outer is not None:
+            known = [src for src in outer.sources.values() if src.has(name)]
+            if known:
+                self.diag(
+                    "ambiguous_column",
+                    f"column {name} is bound to a table of its subquery whose columns are unknown, and "
+                    f"{describe_source(known[0])} of the outer query has it: either may be meant",
+                    col,
+                )
+                return
+            outer = outer.parent
 
     def _row_value(self, scope: Scope, alias: str, col: exp.Column) -> Alts | None:
         """A table's alias used as a value (BigQuery ``ARRAY_AGG(t ORDER BY …)``, PostgreSQL's row

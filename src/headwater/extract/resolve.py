@@ -383,6 +383,12 @@ class Resolver(SourceBinder):
                 open_sources[id(src)] = src
                 self._replaced(item.expression, names, labels, items, len(names))
                 continue
+            if isinstance(item, exp.Aliases):  # Spark ``EXPLODE(m) AS (k, v)``: each name is the function's
+                for ident in item.expressions:
+                    names.append(self.column_ident(ident) or "")
+                    labels.append(ident.name)
+                    items.append(item.this)
+                continue
             inner = item.this if isinstance(item, _ALIAS) else item
             if isinstance(item, _ALIAS):
                 label = item.alias
