@@ -351,3 +351,8 @@ def test_a_correlated_name_an_outer_table_certainly_has_is_in_doubt(dialect: str
     )
     assert "ambiguous_column" in [d.code for d in e.diagnostics if d.severity is Severity.WARNING]
     assert e.status is Status.PARTIAL
+
+
+def test_an_element_of_an_element_is_the_nested_field() -> None:
+    e = event("SELECT a.x, b.y FROM d.t, UNNEST(t.arr) AS a WITH OFFSET off, UNNEST(a.sub) AS b")
+    assert reads(e) == [("x", ["t.arr.x"]), ("y", ["t.arr.sub.y"])]

@@ -395,9 +395,10 @@ def struct_field(
     """
     if type(base) in _ELEMENT_FUNCS and path:  # a field of an array's element: the array's field
         arg = base.expressions[0] if type(base) is _UNNEST and len(base.expressions) == 1 else base.this
-        if isinstance(arg, _COLUMN) and arg._meta and arg.meta.get(REF) is not None:
-            field = struct_field(arg, path, ident)
-            return _UNNEST(expressions=[field]) if type(base) is _UNNEST else base.__class__(this=field)
+        if (isinstance(arg, _COLUMN) and arg._meta and arg.meta.get(REF) is not None) or type(arg) in _ELEMENT_FUNCS:
+            field = struct_field(arg, path, ident)  # an element of an element: ``UNNEST(UNNEST(t.a.b).c)``
+            if type(field) is not _DOT:
+                return _UNNEST(expressions=[field]) if type(base) is _UNNEST else base.__class__(this=field)
     if path and type(base) is exp.Bracket and type(base.this) is exp.ArrayAgg:
         # ``ARRAY_AGG(row …)[OFFSET(0)].f``: the field of the aggregated rows (``ARRAY_AGG(row.f …)[…]``)
         out = base.copy()
