@@ -136,11 +136,12 @@ class ColumnBinder(Binder):
         if name in scope.lateral and self._lateral_alias_applies(scope, name):
             return [clone(alt) for alt in scope.lateral[name]]
         s = scope
+        as_table = self.table_ident(args.get("this")) or ""  # the name as a table's alias would be folded
         while s is not None:
-            if s.sources.get(self.table_ident(args.get("this")) or "") is not None and not any(
+            if s.sources.get(as_table) is not None and not any(
                 src.has(name) for src in s.sources.values()
             ):  # a table's alias, and no table of its scope has such a column: its row as a value
-                row = self._row_value(s, self.table_ident(args.get("this")) or "", col)
+                row = self._row_value(s, as_table, col)
                 if row is not None:
                     if s is not scope:
                         scope.outer_hit = True
@@ -149,8 +150,10 @@ class ColumnBinder(Binder):
             if bound is not None:
                 if s is not scope:
                     scope.outer_hit = True
-                if s.parent is not None and not any(src.has(name) for src in s.sources.values()):
-                    self._outer_doubt(s, name, col)
+                if s.parent is not None:
+                    known = s.bound.get(name)
+                    if known is not None and not known[0] and known[1]:  # bound to a table of unknown columns
+                        self._outer_doubt(s, name, col)
                 return bound
             s = s.parent
         if alias_fallback and name in scope.aliases:
