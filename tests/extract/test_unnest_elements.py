@@ -356,3 +356,13 @@ def test_a_correlated_name_an_outer_table_certainly_has_is_in_doubt(dialect: str
 def test_an_element_of_an_element_is_the_nested_field() -> None:
     e = event("SELECT a.x, b.y FROM d.t, UNNEST(t.arr) AS a WITH OFFSET off, UNNEST(a.sub) AS b")
     assert reads(e) == [("x", ["t.arr.x"]), ("y", ["t.arr.sub.y"])]
+
+
+@pytest.mark.parametrize("dialect", ["postgres", "snowflake", "bigquery"])
+def test_a_lateral_subquery_reading_its_own_scope_resolves(dialect: str) -> None:
+    # the correlated-doubt and row-value checks must not load the LATERAL relation being resolved
+    e = one_event(
+        "INSERT INTO out SELECT t.id, l.m FROM t, LATERAL (SELECT MAX(v) AS m FROM s WHERE s.k = t.id) l",
+        dialect=dialect,
+    )
+    assert [[c.column.lower() for c in d.sources] for d in e.direct] == [["id"], ["v"]]

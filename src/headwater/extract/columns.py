@@ -139,7 +139,7 @@ class ColumnBinder(Binder):
         as_table = self.table_ident(args.get("this")) or ""  # the name as a table's alias would be folded
         while s is not None:
             if s.sources.get(as_table) is not None and not any(
-                src.has(name) for src in s.sources.values()
+                src.has(name) for src in s.sources.values() if settled(src)
             ):  # a table's alias, and no table of its scope has such a column: its row as a value
                 row = self._row_value(s, as_table, col)
                 if row is not None:
@@ -172,7 +172,7 @@ class ColumnBinder(Binder):
         table certainly has it: either may be meant (a correlated reference), so a WARNING."""
         outer = scope.parent
         while outer is not None:
-            known = [src for src in outer.sources.values() if src.has(name)]
+            known = [src for src in outer.sources.values() if settled(src) and src.has(name)]
             if known:
                 self.diag(
                     "ambiguous_column",
@@ -363,6 +363,12 @@ def release_leaves(leaves: Iterable[exp.Expression]) -> None:
     """Let go of the trees the shared leaves of a statement were last put in (``base_leaf``)."""
     for leaf in leaves:
         leaf.parent = None
+
+
+def settled(src: Source) -> bool:
+    """Whether ``src``'s columns can be asked without loading a relation that may be the one being
+    resolved (a LATERAL subquery reading its own scope)."""
+    return src.table is not None or src.load is None or src._relation is not None
 
 
 def _candidates(scope: Scope, name: str) -> tuple[list[Source], list[Source]]:

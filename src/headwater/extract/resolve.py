@@ -24,6 +24,7 @@ from typing import Final
 
 from sqlglot import exp
 
+from headwater.extract.columns import settled
 from headwater.extract.scope import UNRESOLVED, Alts, Relation, Scope, Source, columns_in, find_all
 from headwater.extract.sources import SourceBinder
 from headwater.extract.trees import (
@@ -479,7 +480,7 @@ class Resolver(SourceBinder):
             name = self.column_ident(first) or ""
             alias = self.table_ident(first) or ""
             for src in s.sources.values():
-                if (src.alias == alias and len(parts) > 1) or src.has(name) is not False:
+                if (src.alias == alias and len(parts) > 1) or (settled(src) and src.has(name) is not False):
                     return True
             s = s.parent
         return False
