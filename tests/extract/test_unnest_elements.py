@@ -331,3 +331,38 @@ def test_ignore_nulls_over_a_window_argument_renders() -> None:
     )
     assert sorted(reads(e)[0][1]) == ["h.id", "h.p", "h.ts"]
     assert "IGNORE NULLS" in e.direct[0].expression
+
+
+@pytest.mark.parametrize("dialect", ["spark", "databricks", "hive"])
+def test_a_generator_with_several_names_in_the_select_list(dialect: str) -> None:
+    e = event(
+        "WITH a AS (SELECT m, EXPLODE(usage_map) AS (wiki, pages) FROM tmp.t) SELECT m, wiki FROM a", dialect=dialect
+    )
+    assert [(d.target_column, d.expression) for d in e.direct] == [("m", "t.m"), ("wiki", "EXPLODE(t.usage_map)")]
+    assert errors(e) == []
+
+
+@pytest.mark.parametrize("dialect", ["mysql", "bigquery", "postgres"])
+def test_a_correlated_name_an_outer_table_certainly_has_is_in_doubt(dialect: str) -> None:
+    e = one_event(
+        "INSERT INTO out SELECT (SELECT value_text FROM obs WHERE obs_id = f(t.patient_id, j9_date)) AS v FROM tj t",
+        {"db.tj": ["patient_id", "j9_date"]},
+        dialect=dialect,
+    )
+    assert "ambiguous_column" in [d.code for d in e.diagnostics if d.severity is Severity.WARNING]
+    assert e.status is Status.PARTIAL
+
+
+def test_an_element_of_an_element_is_the_nested_field() -> None:
+    e = event("SELECT a.x, b.y FROM d.t, UNNEST(t.arr) AS a WITH OFFSET off, UNNEST(a.sub) AS b")
+    assert reads(e) == [("x", ["t.arr.x"]), ("y", ["t.arr.sub.y"])]
+
+
+@pytest.mark.parametrize("dialect", ["postgres", "snowflake", "bigquery"])
+def test_a_lateral_subquery_reading_its_own_scope_resolves(dialect: str) -> None:
+    # the correlated-doubt and row-value checks must not load the LATERAL relation being resolved
+    e = one_event(
+        "INSERT INTO out SELECT t.id, l.m FROM t, LATERAL (SELECT MAX(v) AS m FROM s WHERE s.k = t.id) l",
+        dialect=dialect,
+    )
+    assert [[c.column.lower() for c in d.sources] for d in e.direct] == [["id"], ["v"]]

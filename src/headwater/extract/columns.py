@@ -141,11 +141,12 @@ class ColumnBinder(Binder):
         if alias is not None:
             return alias
         s = scope
+        as_table = self.table_ident(args.get("this")) or ""  # the name as a table's alias would be folded
         while s is not None:
-            if s.sources.get(self.table_ident(args.get("this")) or "") is not None and not any(
-                src.has(name) for src in s.sources.values()
+            if s.sources.get(as_table) is not None and not any(
+                src.has(name) for src in s.sources.values() if settled(src)
             ):  # a table's alias, and no table of its scope has such a column: its row as a value
-                row = self._row_value(s, self.table_ident(args.get("this")) or "", col)
+                row = self._row_value(s, as_table, col)
                 if row is not None:
                     if s is not scope:
                         scope.outer_hit = True
@@ -154,6 +155,10 @@ class ColumnBinder(Binder):
             if bound is not None:
                 if s is not scope:
                     scope.outer_hit = True
+                if s.parent is not None:
+                    known = s.bound.get(name)
+                    if known is not None and not known[0] and known[1]:  # bound to a table of unknown columns
+                        self._outer_doubt(s, name, col)
                 return bound
             s = s.parent
         if not scope.sources and scope.parent is None:
@@ -164,6 +169,22 @@ class ColumnBinder(Binder):
         if row is not None:
             return row
         return self._unresolved(col, "unknown_column", f"column {name} is in no table of its scope", Severity.ERROR)
+
+    def _outer_doubt(self, scope: Scope, name: str, col: exp.Column) -> None:
+        """``name`` was bound in ``scope`` to a table whose columns are unknown, while an outer scope's
+        table certainly has it: either may be meant (a correlated reference), so a WARNING."""
+        outer = scope.parent
+        while outer is not None:
+            known = [src for src in outer.sources.values() if settled(src) and src.has(name)]
+            if known:
+                self.diag(
+                    "ambiguous_column",
+                    f"column {name} is bound to a table of its subquery whose columns are unknown, and "
+                    f"{describe_source(known[0])} of the outer query has it: either may be meant",
+                    col,
+                )
+                return
+            outer = outer.parent
 
     def _row_value(self, scope: Scope, alias: str, col: exp.Column) -> Alts | None:
         """A table's alias used as a value (BigQuery ``ARRAY_AGG(t ORDER BY …)``, PostgreSQL's row
@@ -400,6 +421,12 @@ def release_leaves(leaves: Iterable[exp.Expression]) -> None:
         leaf.parent = None
 
 
+def settled(src: Source) -> bool:
+    """Whether ``src``'s columns can be asked without loading a relation that may be the one being
+    resolved (a LATERAL subquery reading its own scope)."""
+    return src.table is not None or src.load is None or src._relation is not None
+
+
 def _candidates(scope: Scope, name: str) -> tuple[list[Source], list[Source]]:
     """The sources of ``scope`` that have a column ``name`` and those that may have it (their columns
     unknown), kept in ``scope.bound`` once every source's answer is final (its relation loaded)."""
@@ -433,9 +460,10 @@ def struct_field(
     """
     if type(base) in _ELEMENT_FUNCS and path:  # a field of an array's element: the array's field
         arg = base.expressions[0] if type(base) is _UNNEST and len(base.expressions) == 1 else base.this
-        if isinstance(arg, _COLUMN) and arg._meta and arg.meta.get(REF) is not None:
-            field = struct_field(arg, path, ident)
-            return _UNNEST(expressions=[field]) if type(base) is _UNNEST else base.__class__(this=field)
+        if (isinstance(arg, _COLUMN) and arg._meta and arg.meta.get(REF) is not None) or type(arg) in _ELEMENT_FUNCS:
+            field = struct_field(arg, path, ident)  # an element of an element: ``UNNEST(UNNEST(t.a.b).c)``
+            if type(field) is not _DOT:
+                return _UNNEST(expressions=[field]) if type(base) is _UNNEST else base.__class__(this=field)
     if path and type(base) is exp.Bracket and type(base.this) is exp.ArrayAgg:
         # ``ARRAY_AGG(row …)[OFFSET(0)].f``: the field of the aggregated rows (``ARRAY_AGG(row.f …)[…]``)
         out = base.copy()

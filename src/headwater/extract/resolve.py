@@ -25,7 +25,8 @@ from typing import Final
 from sqlglot import exp
 
 from headwater.extract.aliases import GROUPED, NONE, flags
-from headwater.extract.scope import Alts, Relation, Scope, Source, find_all
+from headwater.extract.columns import settled
+from headwater.extract.scope import UNRESOLVED, Alts, Relation, Scope, Source, columns_in, find_all
 from headwater.extract.sources import SourceBinder
 from headwater.extract.trees import (
     QUERY_TYPES,
@@ -420,6 +421,12 @@ class Resolver(SourceBinder):
                 open_sources[id(src)] = src
                 self._replaced(item.expression, names, labels, items, len(names))
                 continue
+            if isinstance(item, exp.Aliases):  # Spark ``EXPLODE(m) AS (k, v)``: each name is the function's
+                for ident in item.expressions:
+                    names.append(self.column_ident(ident) or "")
+                    labels.append(ident.name)
+                    items.append(item.this)
+                continue
             inner = item.this if isinstance(item, _ALIAS) else item
             if isinstance(item, _ALIAS):
                 label = item.alias
@@ -510,7 +517,7 @@ class Resolver(SourceBinder):
             name = self.column_ident(first) or ""
             alias = self.table_ident(first) or ""
             for src in s.sources.values():
-                if (src.alias == alias and len(parts) > 1) or src.has(name) is not False:
+                if (src.alias == alias and len(parts) > 1) or (settled(src) and src.has(name) is not False):
                     return True
             s = s.parent
         return False
