@@ -131,9 +131,10 @@ class ColumnBinder(Binder):
                 col, "unknown_qualifier", f"{qualifier}.{name}: {qualifier} names no table in scope", Severity.ERROR
             )
 
-        alias = self._alias_reading(scope, name, alias_first, alias_fallback)
-        if alias is not None:
-            return alias
+        if ((alias_first or alias_fallback) and name in scope.aliases) or name in scope.lateral:
+            alias = self._alias_reading(scope, name, alias_first, alias_fallback)
+            if alias is not None:
+                return alias
         s = scope
         while s is not None:
             bound = self._unqualified(s, name, col)
