@@ -137,9 +137,10 @@ class ColumnBinder(Binder):
                 col, "unknown_qualifier", f"{qualifier}.{name}: {qualifier} names no table in scope", Severity.ERROR
             )
 
-        alias = self._alias_reading(scope, name, alias_first, alias_fallback)
-        if alias is not None:
-            return alias
+        if ((alias_first or alias_fallback) and name in scope.aliases) or name in scope.lateral:
+            alias = self._alias_reading(scope, name, alias_first, alias_fallback)
+            if alias is not None:
+                return alias
         s = scope
         as_table = self.table_ident(args.get("this")) or ""  # the name as a table's alias would be folded
         while s is not None:
