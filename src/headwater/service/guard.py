@@ -32,7 +32,7 @@ from collections.abc import Awaitable, Callable, Collection, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from headwater.service.auth import is_loopback
 from headwater.service.errors import ApiError
@@ -156,6 +156,8 @@ class RequestGuard:
 
         try:
             await self.app(scope, limited, sending)
+        except ClientDisconnect:
+            return  # the client left (or the server closed a slow one) before its body was read: nobody to answer
         except Exception:
             if refused is None:
                 raise
