@@ -64,10 +64,8 @@ def attack(port: int, sockets: int, rounds: int, opening: bytes, trickle: bytes)
                     s.close()  # type: ignore[union-attr]
                     connect()
             for key in list(sel.get_map().values()):
-                try:
+                with contextlib.suppress(OSError):
                     key.fileobj.send(trickle)  # type: ignore[union-attr]
-                except OSError:
-                    pass
     finally:
         for key in list(sel.get_map().values()):
             key.fileobj.close()  # type: ignore[union-attr]
