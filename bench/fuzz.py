@@ -5,7 +5,8 @@
 Statements are generated from a fixed seed: lineage statements (INSERT … SELECT, CTAS, CTEs,
 UNIONs, subqueries, joins, CASE) mutated at the token level (tokens dropped, repeated, swapped,
 replaced by punctuation, quotes, NUL bytes, non-ASCII text, long literals), plus extreme shapes
-(deep nesting, long operator chains, wide unions, long IN lists, doubling CTE chains). Each batch of
+(deep nesting, long chains of one operator — ``+``, ``::``, ``->``, ``[i]``, ``DIV``, ``<=>``… —,
+wide unions, long IN lists, doubling CTE chains). Each batch of
 ``B`` statements runs in a child process, each statement as a script of its own followed by a
 sentinel ``INSERT INTO hw_sentinel SELECT a FROM s`` on the next line. It prints:
 
@@ -95,8 +96,9 @@ def _extreme(rng: random.Random) -> str:
         for i in range(n):
             s = f"(SELECT a FROM {s}) q{i}"
         return "INSERT INTO t SELECT a FROM " + s
-    if shape == 2:
-        return "INSERT INTO t SELECT " + " + ".join(["a"] * (n * 3)) + " FROM s"
+    if shape == 2:  # a chain of one operator the parser nests (issue 37: the term guard counts them all)
+        unit = rng.choice([" + a", "::int", " -> '$.x'", "[1]", " DIV a", " <=> a", " LIKE a", " COLLATE c"])
+        return "INSERT INTO t SELECT a" + unit * (n * 3) + " FROM s"
     if shape == 3:
         return "INSERT INTO t " + " UNION ALL ".join(f"SELECT a FROM s{i}" for i in range(n))
     if shape == 4:

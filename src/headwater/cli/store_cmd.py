@@ -467,6 +467,12 @@ def serve(
     body_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds a client has to send a request's body.")] = 60.0,
     keep_alive_timeout: Annotated[int, typer.Option(min=1, help="Seconds an idle keep-alive connection is kept.")] = 5,
     max_connections: Annotated[int, typer.Option(min=1, help="Open connections at most; more are refused.")] = 256,
+    max_client_connections: Annotated[
+        int, typer.Option(min=1, help="Open connections from one address at most; its longest waiting one gives way.")
+    ] = 64,
+    min_body_rate: Annotated[
+        int, typer.Option(min=1, help="Bytes a second a request body must average (after 5 s); slower ones are closed.")
+    ] = 1024,
     max_body_mb: Annotated[
         float, typer.Option(min=0.001, help="Request bodies hold at most this many MiB; larger ones get 413.")
     ] = 16.0,
@@ -500,7 +506,9 @@ def serve(
     try:
         from headwater.service.http_limits import ServerLimits
 
-        limits = ServerLimits(header_timeout, body_timeout, keep_alive_timeout, max_connections)
+        limits = ServerLimits(
+            header_timeout, body_timeout, keep_alive_timeout, max_connections, max_client_connections, min_body_rate
+        )
         run(
             store,
             host,

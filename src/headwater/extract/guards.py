@@ -7,8 +7,11 @@ compiled form can overflow the C stack) sees them:
 - the statement's size in bytes (``max_statement_bytes``), found from the text before tokenizing;
 - its nesting depth: ``(``, ``[``, ``{`` and ``CASE`` open a level, runs of prefix operators
   (``NOT NOT …``, ``- - …``) count one level each (``max_nesting``);
-- its longest chain of operators between two commas (``a + a + …``, ``x = 1 OR x = 2 OR …``),
-  which sqlglot turns into a tree as deep as the chain (``max_terms``).
+- its longest chain of operators between two commas (``a + a + …``, ``x = 1 OR x = 2 OR …``,
+  ``a::int::int…``, ``a -> '$.x' -> …``, ``a[1][1]…``), which sqlglot turns into a tree as deep as
+  the chain (``max_terms``). The operators are the ones sqlglot's parser nests: every token of its
+  binary, range, column-operator and set-operation tables, and subscripts (``_OPERATORS``), so an
+  operator it learns is counted too.
 
 A statement past a limit fails alone with a diagnostic naming the limit. Past the parser,
 ``max_work`` bounds the resolution of one statement (``WorkBudget``) and ``max_expression_nodes``
@@ -107,7 +110,7 @@ class WorkBudget:
 _OPEN = frozenset({TokenType.L_PAREN, TokenType.L_BRACKET, TokenType.L_BRACE, TokenType.CASE})
 _CLOSE = frozenset({TokenType.R_PAREN, TokenType.R_BRACKET, TokenType.R_BRACE, TokenType.END})
 _PREFIX = frozenset({TokenType.NOT, TokenType.DASH, TokenType.PLUS, TokenType.TILDE})
-_OPERATORS = frozenset(
+_LISTED = frozenset(
     {
         TokenType.PLUS,
         TokenType.DASH,
@@ -131,6 +134,37 @@ _OPERATORS = frozenset(
         TokenType.EXCEPT,
     }
 )
+# the parser's tables of tokens that join an operand to the next into a new node (a chain of them is a
+# tree as deep as the chain): binary operators by precedence, range operators (LIKE, IN, IS, <@…),
+# column operators (``::``, ``->``, ``.``), set operations
+_PARSER_TABLES = (
+    "ASSIGNMENT",
+    "DISJUNCTION",
+    "CONJUNCTION",
+    "EQUALITY",
+    "COMPARISON",
+    "BITWISE",
+    "TERM",
+    "FACTOR",
+    "EXPONENT",
+    "RANGE_PARSERS",
+    "COLUMN_OPERATORS",
+    "SET_OPERATIONS",
+)
+
+
+def _parser_operators() -> frozenset[TokenType]:
+    """Every token of ``_PARSER_TABLES`` in sqlglot's parser (the tables some version lacks are skipped)."""
+    from sqlglot.parser import Parser
+
+    found: set[TokenType] = set()
+    for name in _PARSER_TABLES:
+        table = getattr(Parser, name, None) or ()
+        found.update(t for t in table if isinstance(t, TokenType))
+    return frozenset(found)
+
+
+_OPERATORS = _LISTED | _parser_operators() | {TokenType.L_BRACKET}  # ``a[1][1]…`` nests a subscript each
 
 
 _AFTER_OPERAND = _OPERATORS | _OPEN | {TokenType.COMMA, TokenType.SELECT, TokenType.WHERE, TokenType.ON}

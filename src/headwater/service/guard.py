@@ -27,11 +27,12 @@ Every refusal is ``{"error": {"field", "message"}}`` like the API's other errors
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Awaitable, Callable, Collection, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from headwater.service.auth import is_loopback
 from headwater.service.errors import ApiError
@@ -92,15 +93,21 @@ class HttpPolicy:
 
 
 def host_name(host: str) -> str:
-    """The name of a ``Host`` header, without its port.
+    """The name of a ``Host`` header, without its port; empty for a header that is no host and port
+    (``127.0.0.1:8077@evil.example``, a path, spaces), which no policy allows.
 
     >>> host_name("127.0.0.1:8077"), host_name("[::1]:8077"), host_name("LocalHost")
     ('127.0.0.1', '::1', 'localhost')
+    >>> host_name("127.0.0.1:8077@evil.example"), host_name("127.0.0.1/x"), host_name("127.0.0.1:80:80")
+    ('', '', '')
     """
-    host = host.strip().lower()
-    if host.startswith("["):
-        return host[1 : host.find("]")] if "]" in host else host
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+    m = _HOST.fullmatch(host.strip().lower())
+    if m is None:
+        return ""
+    return m["v6"] or m["name"]
+
+
+_HOST = re.compile(r"(?:\[(?P<v6>[0-9a-f:.]+(?:%[\w.\-]+)?)\]|(?P<name>[a-z0-9._\-]+))(?::\d{1,5})?")
 
 
 class RequestGuard:
@@ -149,6 +156,8 @@ class RequestGuard:
 
         try:
             await self.app(scope, limited, sending)
+        except ClientDisconnect:
+            return  # the client left (or the server closed a slow one) before its body was read: nobody to answer
         except Exception:
             if refused is None:
                 raise
