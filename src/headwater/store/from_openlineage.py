@@ -16,6 +16,8 @@
   IDENTITY, anything else TRANSFORMATION); the facet's ``dataset`` entries apply to every output field
   (INDIRECT ones are stored once per input field, like a headwater event's dataset-level entries);
 - FAIL and ABORT events are counted but assert no edges;
+- a JobEvent (no run) is the job's static lineage, recorded as a COMPLETE run of its own would be (a
+  version of the job); a DatasetEvent is a dataset's schema and facets, no job, no lineage;
 - a dbt node's event (``openlineage-dbt``'s ``dbt_node`` job facet) is the job of that node as
   ``headwater ingest --dbt`` names it (``job:model.shop.orders``), so the two producers never make
   two jobs of one model; a namespace no mapping places is read as the node's ``database`` there
@@ -38,7 +40,7 @@ from headwater.model.ol_naming import OpenLineageNaming, Place
 from headwater.model.ol_restore import headwater_facet, restore_event
 from headwater.model.secrets import redact_run_event
 from headwater.store.errors import InvalidInput
-from headwater.store.facts import Facts, FactsBuilder, NodeKey
+from headwater.store.facts import Facts, FactsBuilder, NodeKey, NodeSpec
 from headwater.store.from_event import event_facts
 from headwater.store.names import to_us
 from headwater.store.types import EdgeType, NodeType
@@ -128,25 +130,97 @@ def _unresolved_cte(inp: Mapping[str, Any], output: Mapping[str, Any]) -> bool:
     return isinstance(name, str) and name.count(".") < str(output.get("name") or "").count(".")
 
 
+RUN_EVENT, JOB_EVENT, DATASET_EVENT = "RunEvent", "JobEvent", "DatasetEvent"
+JOB_EVENT_STATUS, DATASET_EVENT_STATUS = "JOB", "DATASET"
+"""The event status of a JobEvent's and a DatasetEvent's record (a RunEvent's is its ``eventType``)."""
+
+
+def event_kind(event: Mapping[str, Any]) -> str:
+    """Which of the spec's three events ``event`` is: its ``schemaURL`` says (``…#/$defs/JobEvent``),
+    else its shape — a ``run`` is a RunEvent, a ``job`` without ``run`` or ``eventType`` a JobEvent,
+    a ``dataset`` without ``job`` a DatasetEvent; anything else is read as a RunEvent (and refused
+    as one: ``event.run: missing``).
+
+    >>> event_kind({"job": {}, "inputs": []}), event_kind({"dataset": {}}), event_kind({"eventType": "START"})
+    ('JobEvent', 'DatasetEvent', 'RunEvent')
+    """
+    url = event.get("schemaURL")
+    if isinstance(url, str):
+        for kind in (RUN_EVENT, JOB_EVENT, DATASET_EVENT):
+            if url.endswith(f"/{kind}"):
+                return kind
+    if "run" in event:
+        return RUN_EVENT
+    if "job" in event and "eventType" not in event:
+        return JOB_EVENT
+    if "dataset" in event and "job" not in event:
+        return DATASET_EVENT
+    return RUN_EVENT
+
+
+def dataset_event_facts(
+    event: Mapping[str, Any],
+    t: int,
+    namespaces: Collection[str] = ("headwater",),
+    naming: OpenLineageNaming | None = None,
+) -> Facts:
+    """A DatasetEvent: the dataset and the fields of its ``schema`` facet, its other facets kept in
+    the event (the dataset's ``openlineage_dataset_event`` property names the latest); no job, no
+    lineage, like a table's DDL."""
+    d = _get(event, "dataset", "event", Mapping)
+    ns, name = _get(d, "namespace", "event.dataset"), _get(d, "name", "event.dataset")
+    facets = d.get("facets") or {}
+    if not isinstance(facets, Mapping):
+        raise InvalidInput("event.dataset.facets", "expected an object")
+    body = json.dumps(redact_run_event(event), sort_keys=True, default=str)
+    event_id = "ol:" + str(uuid.uuid5(_NS, f"dataset\x1f{ns}\x1f{name}\x1f{body}"))
+    facts = Facts(
+        event_id=event_id, kind="openlineage", run_key=event_id, event_us=t, status=DATASET_EVENT_STATUS, payload=body
+    )
+    b = FactsBuilder(facts)
+    key = _Datasets(b, naming or OpenLineageNaming(), namespaces).key(ns, name)
+    spec = facts.nodes[key]  # shared with the builder's names: replaced, not changed
+    props = {**(spec.properties or {}), DATASET_EVENT_PROPERTY: event_id}
+    facts.nodes[key] = NodeSpec(spec.type, spec.name, spec.short, spec.parent, props)
+    _schema_fields(b, key, d)
+    return facts
+
+
+DATASET_EVENT_PROPERTY = "openlineage_dataset_event"
+"""The dataset property naming the DatasetEvent that last described it (its schema and facets)."""
+
+
 def run_event_facts(
     event: Mapping[str, Any],
     namespaces: Collection[str] = ("headwater",),
     naming: OpenLineageNaming | None = None,
 ) -> Facts:
-    """Translate one RunEvent; raises ``InvalidInput`` naming the first bad field.
+    """Translate one RunEvent, JobEvent or DatasetEvent (``event_kind``); raises ``InvalidInput``
+    naming the first bad field.
 
     ``naming`` maps namespaces to catalogs (``OpenLineageNaming.table``); ``namespaces`` are read
-    as headwater's own besides the naming's default namespace."""
+    as headwater's own besides the naming's default namespace.
+
+    A JobEvent is the job's static lineage: its inputs, outputs and column lineage recorded as a
+    run's would be, under a run key of its own (each JobEvent is a version of the job: it replaces
+    the lineage the job asserted before, as a new run does); a DatasetEvent is a dataset's schema
+    and facets (``dataset_event_facts``)."""
     event_time = _get(event, "eventTime", "event")
     try:
         t = to_us(event_time)
     except ValueError:
         raise InvalidInput("event.eventTime", f"not an ISO 8601 time: {event_time!r}") from None
     assert t is not None
-    run_id = _get(_get(event, "run", "event", Mapping), "runId", "event.run")
+    kind = event_kind(event)
+    if kind == DATASET_EVENT:
+        return dataset_event_facts(event, t, namespaces, naming)
     job_d = _get(event, "job", "event", Mapping)
     job_ns, job_nm = _get(job_d, "namespace", "event.job"), _get(job_d, "name", "event.job")
-    event_type = str(event.get("eventType") or "OTHER").upper()
+    if kind == JOB_EVENT:
+        run_id, event_type = f"job:{job_ns}/{job_nm}@{event_time}", "COMPLETE"
+    else:
+        run_id = _get(_get(event, "run", "event", Mapping), "runId", "event.run")
+        event_type = str(event.get("eventType") or "OTHER").upper()
     if event_type not in EVENT_TYPES:
         raise InvalidInput("event.eventType", f"{event.get('eventType')!r} is not one of {', '.join(EVENT_TYPES)}")
     inputs = event.get("inputs") or []
@@ -158,14 +232,14 @@ def run_event_facts(
             _get(d, "namespace", f"event.{label}[{k}]")
             _get(d, "name", f"event.{label}[{k}]")
     event_id = "ol:" + str(uuid.uuid5(_NS, f"{run_id}\x1f{event_type}\x1f{event_time}\x1f{job_ns}/{job_nm}"))
-    if headwater_facet(event) is not None:
+    if kind == RUN_EVENT and headwater_facet(event) is not None:
         return _headwater_facts(event, event_type, event_id, t)
     facts = Facts(
         event_id=event_id,
         kind="openlineage",
         run_key=f"ol:{run_id}",
         event_us=t,
-        status=event_type,
+        status=event_type if kind == RUN_EVENT else JOB_EVENT_STATUS,
         payload=json.dumps(redact_run_event(event), sort_keys=True, default=str),  # no SQL secret kept
     )
     b = FactsBuilder(facts)
