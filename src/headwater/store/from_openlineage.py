@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from headwater.model.codec import EventFormatError
@@ -64,13 +64,53 @@ def _get(d: Any, key: str, path: str, kind: type | tuple[type, ...] = str) -> An
     return value
 
 
+ALIASES_PROPERTY = "openlineage_aliases"
+"""A dataset property: every ``[namespace, name]`` the dataset is known by (its own name first, then
+the names of ``symlinks`` facets), so that a later event naming any of them meets the same node."""
+
+Aliases = Mapping[tuple[str, str], tuple[str, str]]
+"""OpenLineage dataset names read as another (an alias → the name of the node that holds it)."""
+
+
+def symlinks(d: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The ``(namespace, name)`` of each identifier of a dataset's ``symlinks`` facet."""
+    facet = (d.get("facets") or {}).get("symlinks") if isinstance(d.get("facets"), Mapping) else None
+    out = []
+    for i in (facet or {}).get("identifiers") or () if isinstance(facet, Mapping) else ():
+        if isinstance(i, Mapping) and isinstance(i.get("namespace"), str) and isinstance(i.get("name"), str):
+            out.append((i["namespace"], i["name"]))
+    return out
+
+
+def dataset_names(event: Mapping[str, Any]) -> list[tuple[tuple[str, str], list[tuple[str, str]]]]:
+    """Each dataset an event names (inputs, outputs, a DatasetEvent's dataset, the column lineage's
+    input fields) with the names of its symlinks."""
+    out = []
+    items = [*(event.get("inputs") or ()), *(event.get("outputs") or ())]
+    if isinstance(event.get("dataset"), Mapping):
+        items.append(event["dataset"])
+    for d in items:
+        if isinstance(d, Mapping) and isinstance(d.get("namespace"), str) and isinstance(d.get("name"), str):
+            out.append(((d["namespace"], d["name"]), symlinks(d)))
+            cl = (d.get("facets") or {}).get("columnLineage") if isinstance(d.get("facets"), Mapping) else None
+            for spec in ((cl or {}).get("fields") or {}).values() if isinstance(cl, Mapping) else ():
+                for inp in (spec or {}).get("inputFields") or () if isinstance(spec, Mapping) else ():
+                    if isinstance(inp, Mapping) and isinstance(inp.get("namespace"), str):
+                        out.append(((inp["namespace"], str(inp.get("name"))), []))
+    return out
+
+
 class _Datasets:
-    def __init__(self, b: FactsBuilder, naming: OpenLineageNaming, namespaces: Collection[str]) -> None:
+    def __init__(
+        self, b: FactsBuilder, naming: OpenLineageNaming, namespaces: Collection[str], aliases: Aliases | None = None
+    ) -> None:
         self.b = b
         self.naming = naming
         self.namespaces = tuple(namespaces)
+        self.aliases = aliases or {}
 
     def key(self, namespace: str, name: str) -> NodeKey:
+        namespace, name = self.aliases.get((namespace, name), (namespace, name))
         t = self.naming.table(namespace, name, self.namespaces)
         if t is not None:
             return self.b.dataset(t.catalog, t.database, t.name)
@@ -163,6 +203,7 @@ def dataset_event_facts(
     t: int,
     namespaces: Collection[str] = ("headwater",),
     naming: OpenLineageNaming | None = None,
+    aliases: Aliases | None = None,
 ) -> Facts:
     """A DatasetEvent: the dataset and the fields of its ``schema`` facet, its other facets kept in
     the event (the dataset's ``openlineage_dataset_event`` property names the latest); no job, no
@@ -178,7 +219,8 @@ def dataset_event_facts(
         event_id=event_id, kind="openlineage", run_key=event_id, event_us=t, status=DATASET_EVENT_STATUS, payload=body
     )
     b = FactsBuilder(facts)
-    key = _Datasets(b, naming or OpenLineageNaming(), namespaces).key(ns, name)
+    key = _Datasets(b, naming or OpenLineageNaming(), namespaces, aliases).key(ns, name)
+    _aliased(b, key, d, aliases)
     spec = facts.nodes[key]  # shared with the builder's names: replaced, not changed
     props = {**(spec.properties or {}), DATASET_EVENT_PROPERTY: event_id}
     facts.nodes[key] = NodeSpec(spec.type, spec.name, spec.short, spec.parent, props)
@@ -194,6 +236,7 @@ def run_event_facts(
     event: Mapping[str, Any],
     namespaces: Collection[str] = ("headwater",),
     naming: OpenLineageNaming | None = None,
+    aliases: Aliases | None = None,
 ) -> Facts:
     """Translate one RunEvent, JobEvent or DatasetEvent (``event_kind``); raises ``InvalidInput``
     naming the first bad field.
@@ -213,7 +256,7 @@ def run_event_facts(
     assert t is not None
     kind = event_kind(event)
     if kind == DATASET_EVENT:
-        return dataset_event_facts(event, t, namespaces, naming)
+        return dataset_event_facts(event, t, namespaces, naming, aliases)
     job_d = _get(event, "job", "event", Mapping)
     job_ns, job_nm = _get(job_d, "namespace", "event.job"), _get(job_d, "name", "event.job")
     if kind == JOB_EVENT:
@@ -256,13 +299,15 @@ def run_event_facts(
     facts.job = job
     if event_type in ("FAIL", "ABORT"):
         return facts
-    ds = _Datasets(b, naming or OpenLineageNaming(), namespaces)
+    ds = _Datasets(b, naming or OpenLineageNaming(), namespaces, aliases)
     for d in inputs:
         key = ds.key(d["namespace"], d["name"])
+        _aliased(b, key, d, aliases)
         _schema_fields(b, key, d)
         b.edge(EdgeType.READ, key, job)
     for k, d in enumerate(outputs):
         key = ds.key(d["namespace"], d["name"])
+        _aliased(b, key, d, aliases)
         out_fields = _schema_fields(b, key, d)
         b.edge(EdgeType.WRITE, job, key)
         cl = (d.get("facets") or {}).get("columnLineage") or {}
@@ -310,6 +355,22 @@ def run_event_facts(
     return facts
 
 
+def _aliased(b: FactsBuilder, key: NodeKey, d: Mapping[str, Any], aliases: Aliases | None) -> None:
+    """Give the dataset ``key`` the ``ALIASES_PROPERTY`` of ``d``'s names (its own and its symlinks')."""
+    links = symlinks(d)
+    if not links:
+        return
+    own = (d["namespace"], d["name"])
+    canonical = (aliases or {}).get(own, own)
+    names = [list(n) for n in dict.fromkeys([canonical, own, *links])]
+    spec = b.facts.nodes[key]  # shared with the builder's names: replaced, not changed
+    known = list((spec.properties or {}).get(ALIASES_PROPERTY) or [])
+    merged = known + [n for n in names if n not in known]
+    b.facts.nodes[key] = NodeSpec(
+        spec.type, spec.name, spec.short, spec.parent, {**(spec.properties or {}), ALIASES_PROPERTY: merged}
+    )
+
+
 def _schema_fields(b: FactsBuilder, key: NodeKey, d: Mapping[str, Any]) -> list[NodeKey]:
     schema = (d.get("facets") or {}).get("schema") or {}
     return [b.field(key, f["name"]) for f in schema.get("fields") or () if isinstance(f, Mapping) and f.get("name")]
@@ -339,3 +400,47 @@ def _headwater_facts(event: Mapping[str, Any], event_type: str, event_id: str, t
         facts.event_us = t
         facts.status = event_type
     return facts
+
+
+def dataset_aliases(
+    conn: Any, events: Sequence[Mapping[str, Any]], naming: OpenLineageNaming, namespaces: Collection[str]
+) -> dict[tuple[str, str], tuple[str, str]]:
+    """The alias map of a batch of events: a dataset and the names of its ``symlinks`` are one node,
+    whichever name reached the store first; a name another dataset holds as an alias
+    (``ALIASES_PROPERTY``) is that dataset."""
+    from sqlalchemy import select
+
+    from headwater.store.schema import nodes
+
+    groups = [[own, *links] for e in events if isinstance(e, Mapping) for own, links in dataset_names(e)]
+    groups.sort(key=lambda g: len(g) == 1)  # symlink groups first: a name alone then meets its group
+    builder = FactsBuilder(Facts(event_id="", kind="", run_key="", event_us=0))
+    keys = _Datasets(builder, naming, namespaces)
+    stored: dict[tuple[str, str], tuple[str, str]] = {}
+    exists: dict[tuple[str, str], bool] = {}
+    for name in dict.fromkeys(n for g in groups for n in g):
+        text = json.dumps(list(name))[1:-1]
+        like = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        q = select(nodes.c.properties).where(nodes.c.type == NodeType.DATASET, nodes.c.properties.like(like, "\\"))
+        for (props,) in conn.execute(q.limit(5)):
+            found = (json.loads(props or "{}").get(ALIASES_PROPERTY)) or []
+            if list(name) in found:
+                stored[name] = tuple(found[0])
+                break
+        if name not in stored:
+            try:
+                t, n = keys.key(*name)
+            except InvalidInput:
+                continue
+            exists[name] = (
+                conn.execute(select(nodes.c.id).where(nodes.c.type == t, nodes.c.name == n)).first() is not None
+            )
+    out: dict[tuple[str, str], tuple[str, str]] = {}
+    for g in groups:
+        canonical = next((out.get(n) or stored[n] for n in g if n in out or n in stored), None)
+        if canonical is None:
+            canonical = next((n for n in g if exists.get(n)), g[0]) if len(g) > 1 else g[0]
+        for n in g:
+            if n != canonical and (len(g) > 1 or n in stored or n in out):
+                out[n] = canonical
+    return {k: v for k, v in out.items() if k != v}
