@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.model.test_openlineage_conformance import RUN_EVENT, _facets, _registry, _validate
+import pytest
+from tests.model.test_openlineage_conformance import RUN_EVENT, SPEC, _facets, _registry, _validate
 from typer.testing import CliRunner
 
 from headwater.cli.main import app
