@@ -110,6 +110,9 @@ class StatementPrinter:
         engine: str | None = None,
         out: TextIO | None = None,
         lifecycle: str = Lifecycle.start,
+        ddl: bool = False,
+        database: str | None = None,
+        catalog_name: str = "internal",
     ) -> None:
         self.fmt = fmt
         self.console = console
@@ -125,6 +128,7 @@ class StatementPrinter:
         """Whether a statement given so far failed to parse or bind."""
         self._skips: list[tuple[Text, bool | None]] = []  # the table format's lines for ``close``
         self._stderr = stderr_console() if fmt != OutputFormat.table else None
+        self._ddl: _DdlRuns | None = None
         self._line: Callable[[LineageInfo], str]  # one event as its line (jsonl, payload, openlineage)
         if fmt == OutputFormat.payload:
             from headwater.model.payload import dumps
@@ -134,6 +138,8 @@ class StatementPrinter:
             from headwater.model.openlineage import run_event_json, to_run_events
 
             naming = naming if naming is not None else _namespace_naming(namespace)
+            if ddl:  # --statements all: table DDL as runs with the lifecycleStateChange facet
+                self._ddl = _DdlRuns(naming, lifecycle, engine, database, catalog_name)
             self._line = lambda e: "\n".join(
                 run_event_json(r)
                 for r in to_run_events(e, naming=naming, lifecycle=lifecycle, engine=self.engine, catalog=self.catalog)
@@ -162,6 +168,9 @@ class StatementPrinter:
         for e in s.events:
             out.write(self._line(e) + "\n")
         self.events += len(s.events)
+        if self._ddl is not None and not s.events and not failed_statement(s):
+            for line_ in self._ddl.lines(s):
+                out.write(line_ + "\n")
 
     def close(self) -> None:
         """End the output: the json array's end, the table format's failed and skipped statements."""
@@ -170,6 +179,43 @@ class StatementPrinter:
         for text, soft_wrap in self._skips:
             self.console.print(text, soft_wrap=soft_wrap)
         self._skips.clear()
+
+
+class _DdlRuns:
+    """The OpenLineage runs of the table DDL of a script (``model.ol_ddl``), following ``USE``."""
+
+    def __init__(self, naming: object, lifecycle: str, dialect: str | None, database: str | None, catalog: str) -> None:
+        self.naming = naming
+        self.lifecycle = lifecycle
+        self.dialect = dialect or "doris"
+        self.database = database
+        self.catalog = catalog
+
+    def lines(self, s: StatementResult) -> list[str]:
+        from headwater.model.ol_ddl import ddl_run_events
+        from headwater.model.openlineage import run_event_json
+
+        dialect = sqlglot_dialect(self.dialect)
+        if s.kind == "use":
+            import sqlglot
+
+            try:
+                used = sqlglot.parse_one(s.sql, read=dialect)
+                self.database = used.this.name if used.this is not None else self.database
+            except Exception:  # a USE sqlglot cannot read: the database stays
+                pass
+            return []
+        runs = ddl_run_events(
+            s.sql,
+            dialect,
+            self.database,
+            self.catalog,
+            self.naming,  # type: ignore[arg-type]
+            lifecycle=self.lifecycle,
+            engine=self.dialect,
+            run_key=f"{s.index}",
+        )
+        return [run_event_json(r) for r in runs]
 
 
 def _namespace_naming(namespace: str | None) -> object:
@@ -357,7 +403,18 @@ def extract(
             catalog_name=default_catalog,
         )
         printer = StatementPrinter(
-            format, console, explain_skips, None, verbose, naming, extractor.catalog, dialect, lifecycle=lifecycle
+            format,
+            console,
+            explain_skips,
+            None,
+            verbose,
+            naming,
+            extractor.catalog,
+            dialect,
+            lifecycle=lifecycle,
+            ddl=statements == StatementRules.all,
+            database=default_db,
+            catalog_name=default_catalog,
         )
         hint = DialectWarning(dialect, "standard input" if path == "-" else path)
         if not extract_file(extractor, text, RunInfo(query_id=query_id, user=user), printer, hint):

@@ -37,7 +37,8 @@ def delete_lineage(
     at: int | None = None,
     mark_events: bool = True,
 ) -> DeleteResult:
-    """Exactly one of ``event_id``, ``job``, ``dataset``; ``at`` (µs) is the closing time.
+    """Exactly one of ``event_id``, ``job`` (a job, a step, or a pipeline: its steps with it),
+    ``dataset``; ``at`` (µs) is the closing time.
     ``mark_events=False`` closes without marking the events deleted (a job retired, ``jobs.py``)."""
     chosen = [k for k, v in (("event_id", event_id), ("job", job), ("dataset", dataset)) if v is not None]
     if len(chosen) != 1:
@@ -52,8 +53,12 @@ def delete_lineage(
         events_q = events.c.id == pk
     elif job is not None:
         node = resolve(conn, job, types=PROCESS_TYPES)
-        which = _E.job_id == node.id
-        events_q = events.c.job_id == node.id
+        ids = [node.id]
+        if node.type == NodeType.PIPELINE:  # a pipeline is its steps too: its lineage is theirs
+            steps = select(nodes.c.id).where(nodes.c.parent_id == node.id, nodes.c.type == NodeType.PIPELINE_STEP)
+            ids += list(conn.execute(steps).scalars())
+        which = _E.job_id.in_(ids)
+        events_q = events.c.job_id.in_(ids)
     else:
         assert dataset is not None
         node = resolve(conn, dataset, types=(NodeType.DATASET, NodeType.EXTERNAL, *sorted(ENTITY_TYPES)))

@@ -16,6 +16,8 @@
   IDENTITY, anything else TRANSFORMATION); the facet's ``dataset`` entries apply to every output field
   (INDIRECT ones are stored once per input field, like a headwater event's dataset-level entries);
 - FAIL and ABORT events are counted but assert no edges;
+- a JobEvent (no run) is the job's static lineage, recorded as a COMPLETE run of its own would be (a
+  version of the job); a DatasetEvent is a dataset's schema and facets, no job, no lineage;
 - a dbt node's event (``openlineage-dbt``'s ``dbt_node`` job facet) is the job of that node as
   ``headwater ingest --dbt`` names it (``job:model.shop.orders``), so the two producers never make
   two jobs of one model; a namespace no mapping places is read as the node's ``database`` there
@@ -30,7 +32,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from headwater.model.codec import EventFormatError
@@ -39,7 +41,7 @@ from headwater.model.ol_restore import headwater_facet, restore_event
 from headwater.model.secrets import redact_run_event, redact_text
 from headwater.model.storage import without_userinfo
 from headwater.store.errors import InvalidInput
-from headwater.store.facts import Facts, FactsBuilder, NodeKey
+from headwater.store.facts import Facts, FactsBuilder, NodeKey, NodeSpec
 from headwater.store.from_event import event_facts
 from headwater.store.names import to_us
 from headwater.store.types import EdgeType, NodeType
@@ -63,14 +65,54 @@ def _get(d: Any, key: str, path: str, kind: type | tuple[type, ...] = str) -> An
     return value
 
 
+ALIASES_PROPERTY = "openlineage_aliases"
+"""A dataset property: every ``[namespace, name]`` the dataset is known by (its own name first, then
+the names of ``symlinks`` facets), so that a later event naming any of them meets the same node."""
+
+Aliases = Mapping[tuple[str, str], tuple[str, str]]
+"""OpenLineage dataset names read as another (an alias → the name of the node that holds it)."""
+
+
+def symlinks(d: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The ``(namespace, name)`` of each identifier of a dataset's ``symlinks`` facet."""
+    facet = (d.get("facets") or {}).get("symlinks") if isinstance(d.get("facets"), Mapping) else None
+    out = []
+    for i in (facet or {}).get("identifiers") or () if isinstance(facet, Mapping) else ():
+        if isinstance(i, Mapping) and isinstance(i.get("namespace"), str) and isinstance(i.get("name"), str):
+            out.append((i["namespace"], i["name"]))
+    return out
+
+
+def dataset_names(event: Mapping[str, Any]) -> list[tuple[tuple[str, str], list[tuple[str, str]]]]:
+    """Each dataset an event names (inputs, outputs, a DatasetEvent's dataset, the column lineage's
+    input fields) with the names of its symlinks."""
+    out = []
+    items = [*(event.get("inputs") or ()), *(event.get("outputs") or ())]
+    if isinstance(event.get("dataset"), Mapping):
+        items.append(event["dataset"])
+    for d in items:
+        if isinstance(d, Mapping) and isinstance(d.get("namespace"), str) and isinstance(d.get("name"), str):
+            out.append(((d["namespace"], d["name"]), symlinks(d)))
+            cl = (d.get("facets") or {}).get("columnLineage") if isinstance(d.get("facets"), Mapping) else None
+            for spec in ((cl or {}).get("fields") or {}).values() if isinstance(cl, Mapping) else ():
+                for inp in (spec or {}).get("inputFields") or () if isinstance(spec, Mapping) else ():
+                    if isinstance(inp, Mapping) and isinstance(inp.get("namespace"), str):
+                        out.append(((inp["namespace"], str(inp.get("name"))), []))
+    return out
+
+
 class _Datasets:
-    def __init__(self, b: FactsBuilder, naming: OpenLineageNaming, namespaces: Collection[str]) -> None:
+    def __init__(
+        self, b: FactsBuilder, naming: OpenLineageNaming, namespaces: Collection[str], aliases: Aliases | None = None
+    ) -> None:
         self.b = b
         self.naming = naming
         self.namespaces = tuple(namespaces)
+        self.aliases = aliases or {}
 
     def key(self, namespace: str, name: str) -> NodeKey:
         namespace = without_userinfo(namespace)  # ``postgres://etl:PW@db:5432`` is ``postgres://db:5432``
+        namespace, name = self.aliases.get((namespace, name), (namespace, name))
         t = self.naming.table(namespace, name, self.namespaces)
         if t is not None:
             return self.b.dataset(t.catalog, t.database, t.name)
@@ -135,25 +177,100 @@ def _unresolved_cte(inp: Mapping[str, Any], output: Mapping[str, Any]) -> bool:
     return isinstance(name, str) and name.count(".") < str(output.get("name") or "").count(".")
 
 
+RUN_EVENT, JOB_EVENT, DATASET_EVENT = "RunEvent", "JobEvent", "DatasetEvent"
+JOB_EVENT_STATUS, DATASET_EVENT_STATUS = "JOB", "DATASET"
+"""The event status of a JobEvent's and a DatasetEvent's record (a RunEvent's is its ``eventType``)."""
+
+
+def event_kind(event: Mapping[str, Any]) -> str:
+    """Which of the spec's three events ``event`` is: its ``schemaURL`` says (``…#/$defs/JobEvent``),
+    else its shape — a ``run`` is a RunEvent, a ``job`` without ``run`` or ``eventType`` a JobEvent,
+    a ``dataset`` without ``job`` a DatasetEvent; anything else is read as a RunEvent (and refused
+    as one: ``event.run: missing``).
+
+    >>> event_kind({"job": {}, "inputs": []}), event_kind({"dataset": {}}), event_kind({"eventType": "START"})
+    ('JobEvent', 'DatasetEvent', 'RunEvent')
+    """
+    url = event.get("schemaURL")
+    if isinstance(url, str):
+        for kind in (RUN_EVENT, JOB_EVENT, DATASET_EVENT):
+            if url.endswith(f"/{kind}"):
+                return kind
+    if "run" in event:
+        return RUN_EVENT
+    if "job" in event and "eventType" not in event:
+        return JOB_EVENT
+    if "dataset" in event and "job" not in event:
+        return DATASET_EVENT
+    return RUN_EVENT
+
+
+def dataset_event_facts(
+    event: Mapping[str, Any],
+    t: int,
+    namespaces: Collection[str] = ("headwater",),
+    naming: OpenLineageNaming | None = None,
+    aliases: Aliases | None = None,
+) -> Facts:
+    """A DatasetEvent: the dataset and the fields of its ``schema`` facet, its other facets kept in
+    the event (the dataset's ``openlineage_dataset_event`` property names the latest); no job, no
+    lineage, like a table's DDL."""
+    d = _get(event, "dataset", "event", Mapping)
+    ns, name = _get(d, "namespace", "event.dataset"), _get(d, "name", "event.dataset")
+    facets = d.get("facets") or {}
+    if not isinstance(facets, Mapping):
+        raise InvalidInput("event.dataset.facets", "expected an object")
+    body = json.dumps(redact_run_event(event), sort_keys=True, default=str)
+    event_id = "ol:" + str(uuid.uuid5(_NS, f"dataset\x1f{ns}\x1f{name}\x1f{body}"))
+    facts = Facts(
+        event_id=event_id, kind="openlineage", run_key=event_id, event_us=t, status=DATASET_EVENT_STATUS, payload=body
+    )
+    b = FactsBuilder(facts)
+    key = _Datasets(b, naming or OpenLineageNaming(), namespaces, aliases).key(ns, name)
+    _aliased(b, key, d, aliases)
+    spec = facts.nodes[key]  # shared with the builder's names: replaced, not changed
+    props = {**(spec.properties or {}), DATASET_EVENT_PROPERTY: event_id}
+    facts.nodes[key] = NodeSpec(spec.type, spec.name, spec.short, spec.parent, props)
+    _schema_fields(b, key, d)
+    return facts
+
+
+DATASET_EVENT_PROPERTY = "openlineage_dataset_event"
+"""The dataset property naming the DatasetEvent that last described it (its schema and facets)."""
+
+
 def run_event_facts(
     event: Mapping[str, Any],
     namespaces: Collection[str] = ("headwater",),
     naming: OpenLineageNaming | None = None,
+    aliases: Aliases | None = None,
 ) -> Facts:
-    """Translate one RunEvent; raises ``InvalidInput`` naming the first bad field.
+    """Translate one RunEvent, JobEvent or DatasetEvent (``event_kind``); raises ``InvalidInput``
+    naming the first bad field.
 
     ``naming`` maps namespaces to catalogs (``OpenLineageNaming.table``); ``namespaces`` are read
-    as headwater's own besides the naming's default namespace."""
+    as headwater's own besides the naming's default namespace.
+
+    A JobEvent is the job's static lineage: its inputs, outputs and column lineage recorded as a
+    run's would be, under a run key of its own (each JobEvent is a version of the job: it replaces
+    the lineage the job asserted before, as a new run does); a DatasetEvent is a dataset's schema
+    and facets (``dataset_event_facts``)."""
     event_time = _get(event, "eventTime", "event")
     try:
         t = to_us(event_time)
     except ValueError:
         raise InvalidInput("event.eventTime", f"not an ISO 8601 time: {event_time!r}") from None
     assert t is not None
-    run_id = _get(_get(event, "run", "event", Mapping), "runId", "event.run")
+    kind = event_kind(event)
+    if kind == DATASET_EVENT:
+        return dataset_event_facts(event, t, namespaces, naming, aliases)
     job_d = _get(event, "job", "event", Mapping)
     job_ns, job_nm = without_userinfo(_get(job_d, "namespace", "event.job")), _get(job_d, "name", "event.job")
-    event_type = str(event.get("eventType") or "OTHER").upper()
+    if kind == JOB_EVENT:
+        run_id, event_type = f"job:{job_ns}/{job_nm}@{event_time}", "COMPLETE"
+    else:
+        run_id = _get(_get(event, "run", "event", Mapping), "runId", "event.run")
+        event_type = str(event.get("eventType") or "OTHER").upper()
     if event_type not in EVENT_TYPES:
         raise InvalidInput("event.eventType", f"{event.get('eventType')!r} is not one of {', '.join(EVENT_TYPES)}")
     inputs = event.get("inputs") or []
@@ -165,14 +282,14 @@ def run_event_facts(
             _get(d, "namespace", f"event.{label}[{k}]")
             _get(d, "name", f"event.{label}[{k}]")
     event_id = "ol:" + str(uuid.uuid5(_NS, f"{run_id}\x1f{event_type}\x1f{event_time}\x1f{job_ns}/{job_nm}"))
-    if headwater_facet(event) is not None:
+    if kind == RUN_EVENT and headwater_facet(event) is not None:
         return _headwater_facts(event, event_type, event_id, t)
     facts = Facts(
         event_id=event_id,
         kind="openlineage",
         run_key=f"ol:{run_id}",
         event_us=t,
-        status=event_type,
+        status=event_type if kind == RUN_EVENT else JOB_EVENT_STATUS,
         payload=json.dumps(redact_run_event(event), sort_keys=True, default=str),  # no SQL secret kept
     )
     b = FactsBuilder(facts)
@@ -189,13 +306,15 @@ def run_event_facts(
     facts.job = job
     if event_type in ("FAIL", "ABORT"):
         return facts
-    ds = _Datasets(b, naming or OpenLineageNaming(), namespaces)
+    ds = _Datasets(b, naming or OpenLineageNaming(), namespaces, aliases)
     for d in inputs:
         key = ds.key(d["namespace"], d["name"])
+        _aliased(b, key, d, aliases)
         _schema_fields(b, key, d)
         b.edge(EdgeType.READ, key, job)
     for k, d in enumerate(outputs):
         key = ds.key(d["namespace"], d["name"])
+        _aliased(b, key, d, aliases)
         out_fields = _schema_fields(b, key, d)
         b.edge(EdgeType.WRITE, job, key)
         cl = (d.get("facets") or {}).get("columnLineage") or {}
@@ -243,6 +362,22 @@ def run_event_facts(
     return facts
 
 
+def _aliased(b: FactsBuilder, key: NodeKey, d: Mapping[str, Any], aliases: Aliases | None) -> None:
+    """Give the dataset ``key`` the ``ALIASES_PROPERTY`` of ``d``'s names (its own and its symlinks')."""
+    links = symlinks(d)
+    if not links:
+        return
+    own = (d["namespace"], d["name"])
+    canonical = (aliases or {}).get(own, own)
+    names = [list(n) for n in dict.fromkeys([canonical, own, *links])]
+    spec = b.facts.nodes[key]  # shared with the builder's names: replaced, not changed
+    known = list((spec.properties or {}).get(ALIASES_PROPERTY) or [])
+    merged = known + [n for n in names if n not in known]
+    b.facts.nodes[key] = NodeSpec(
+        spec.type, spec.name, spec.short, spec.parent, {**(spec.properties or {}), ALIASES_PROPERTY: merged}
+    )
+
+
 def _schema_fields(b: FactsBuilder, key: NodeKey, d: Mapping[str, Any]) -> list[NodeKey]:
     schema = (d.get("facets") or {}).get("schema") or {}
     return [b.field(key, f["name"]) for f in schema.get("fields") or () if isinstance(f, Mapping) and f.get("name")]
@@ -272,3 +407,47 @@ def _headwater_facts(event: Mapping[str, Any], event_type: str, event_id: str, t
         facts.event_us = t
         facts.status = event_type
     return facts
+
+
+def dataset_aliases(
+    conn: Any, events: Sequence[Mapping[str, Any]], naming: OpenLineageNaming, namespaces: Collection[str]
+) -> dict[tuple[str, str], tuple[str, str]]:
+    """The alias map of a batch of events: a dataset and the names of its ``symlinks`` are one node,
+    whichever name reached the store first; a name another dataset holds as an alias
+    (``ALIASES_PROPERTY``) is that dataset."""
+    from sqlalchemy import select
+
+    from headwater.store.schema import nodes
+
+    groups = [[own, *links] for e in events if isinstance(e, Mapping) for own, links in dataset_names(e)]
+    groups.sort(key=lambda g: len(g) == 1)  # symlink groups first: a name alone then meets its group
+    builder = FactsBuilder(Facts(event_id="", kind="", run_key="", event_us=0))
+    keys = _Datasets(builder, naming, namespaces)
+    stored: dict[tuple[str, str], tuple[str, str]] = {}
+    exists: dict[tuple[str, str], bool] = {}
+    for name in dict.fromkeys(n for g in groups for n in g):
+        text = json.dumps(list(name))[1:-1]
+        like = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        q = select(nodes.c.properties).where(nodes.c.type == NodeType.DATASET, nodes.c.properties.like(like, "\\"))
+        for (props,) in conn.execute(q.limit(5)):
+            found = (json.loads(props or "{}").get(ALIASES_PROPERTY)) or []
+            if list(name) in found:
+                stored[name] = tuple(found[0])
+                break
+        if name not in stored:
+            try:
+                t, n = keys.key(*name)
+            except InvalidInput:
+                continue
+            exists[name] = (
+                conn.execute(select(nodes.c.id).where(nodes.c.type == t, nodes.c.name == n)).first() is not None
+            )
+    out: dict[tuple[str, str], tuple[str, str]] = {}
+    for g in groups:
+        canonical = next((out.get(n) or stored[n] for n in g if n in out or n in stored), None)
+        if canonical is None:
+            canonical = next((n for n in g if exists.get(n)), g[0]) if len(g) > 1 else g[0]
+        for n in g:
+            if n != canonical and (len(g) > 1 or n in stored or n in out):
+                out[n] = canonical
+    return {k: v for k, v in out.items() if k != v}

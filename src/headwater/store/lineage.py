@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, select
 
 from headwater.store.indirect import order
 from headwater.store.resolve import fetch_nodes, resolve
 from headwater.store.results import LineageGraph, NodeInfo
+from headwater.store.schema import nodes as _nodes
 from headwater.store.traverse import DEFAULT_MAX_NODES, Walk, edge_info, walk
 from headwater.store.types import FLOW_EDGE_TYPES, Direction, NodeType
 
@@ -29,12 +30,17 @@ def get_lineage(
     """Nodes (root first, then by distance, type and name) and the edges that reach them.
 
     Depths are signed: negative upstream, positive downstream. ``node_types`` keeps only nodes of
-    those types (the root is always returned as ``root``); an edge is kept when both its ends are.
-    A page (``offset``/``limit``) carries the edges by which its nodes were reached. Edges of
-    ``hidden_jobs`` are not followed (``jobs.hidden_jobs``).
+    those types (the root is always returned as ``root``); an edge is kept when both its ends are;
+    ``SOURCE_SYSTEM`` among them keeps the systems holding the nodes reached from the root (at the
+    depth of the nearest). A page (``offset``/``limit``) carries the edges by which its nodes were reached. Edges of
+    ``hidden_jobs`` are not followed (``jobs.hidden_jobs``). ``as_of`` before the root existed on the
+    graph's timeline (the earliest event naming it) is an empty graph.
     """
     direction = Direction(direction)
     root = resolve(conn, node)
+    root_info = NodeInfo(root.id, root.type, root.name, root.short, root.parent_id, 0, root.properties)
+    if as_of is not None and not _existed(conn, root.id, as_of):
+        return LineageGraph(root_info, direction.value, [], [], 0, 0, False, offset, limit)
     isf = root.type == NodeType.FIELD
     walks: list[Walk] = []
     for upstream, side in ((True, Direction.UPSTREAM), (False, Direction.DOWNSTREAM)):
@@ -61,6 +67,8 @@ def get_lineage(
         for eid, row in w.edges.items():
             edge_rows.setdefault(eid, (row, w.far(row), w.near(row)))
     infos = fetch_nodes(conn, depth, depth)
+    if node_types and NodeType.SOURCE_SYSTEM.value in node_types:
+        infos.update(_systems(conn, {i: n for i, n in infos.items() if i != root.id}))
     kept = [n for n in infos.values() if not node_types or n.type in node_types or n.id == root.id]
     kept.sort(key=lambda n: (n.id != root.id, abs(n.depth or 0), n.depth or 0, n.type, n.name))
     kept_ids = {n.id for n in kept}
@@ -71,7 +79,7 @@ def get_lineage(
     all_edges = [(row, far, near) for row, far, near in edge_rows.values() if far in kept_ids and near in kept_ids]
     page_edges = [edge_info(row) for row, far, _ in sorted(all_edges, key=lambda x: order(x[0])) if far in page_ids]
     return LineageGraph(
-        root=NodeInfo(root.id, root.type, root.name, root.short, root.parent_id, 0, root.properties),
+        root=root_info,
         direction=direction.value,
         nodes=page,
         edges=page_edges,
@@ -81,3 +89,36 @@ def get_lineage(
         offset=offset,
         limit=limit,
     )
+
+
+def _existed(conn: Connection, node_id: int, as_of: int) -> bool:
+    """Whether the node was on the graph by ``as_of`` (its ``created_us``: the earliest event naming it)."""
+    created = conn.execute(select(_nodes.c.created_us).where(_nodes.c.id == node_id)).scalar()
+    return created is None or created <= as_of
+
+
+def _systems(conn: Connection, reached: dict[int, NodeInfo]) -> dict[int, NodeInfo]:
+    """The SOURCE_SYSTEM nodes holding the reached nodes (field → dataset → system), each at the
+    signed depth of the nearest node it holds."""
+    depth: dict[int, int] = {}  # system id -> depth
+    level = {n.id: n for n in reached.values() if n.type != NodeType.SOURCE_SYSTEM}
+    origin = {n.id: n.depth or 0 for n in level.values()}  # node id -> depth of the reached node under it
+    for _ in range(3):
+        parents = fetch_nodes(conn, {n.parent_id for n in level.values() if n.parent_id is not None})
+        nxt: dict[int, NodeInfo] = {}
+        for n in level.values():
+            p = parents.get(n.parent_id) if n.parent_id is not None else None
+            if p is None:
+                continue
+            d = origin[n.id]
+            if p.type == NodeType.SOURCE_SYSTEM:
+                if p.id not in depth or abs(d) < abs(depth[p.id]):
+                    depth[p.id] = d
+            elif p.id not in origin or abs(d) < abs(origin[p.id]):
+                origin[p.id] = d
+                nxt[p.id] = p
+        level = nxt
+        if not level:
+            break
+    found = fetch_nodes(conn, depth, depth)
+    return {i: n for i, n in found.items() if i not in reached}

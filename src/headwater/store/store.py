@@ -30,7 +30,7 @@ from headwater.store.facts import Facts, Names
 from headwater.store.from_ddl import TableDefinition, definition_facts
 from headwater.store.from_event import event_facts
 from headwater.store.from_external import lineage_facts
-from headwater.store.from_openlineage import run_event_facts
+from headwater.store.from_openlineage import dataset_aliases, run_event_facts
 from headwater.store.jobs import ClosedJobs, JobHistory
 from headwater.store.names import to_us
 from headwater.store.node_properties import set_properties
@@ -191,7 +191,9 @@ class LineageStore:
         ``naming`` (default: the store's) says which namespaces are which catalogs."""
         items = [run_event] if isinstance(run_event, Mapping) else list(run_event)
         naming = naming or self.naming
-        facts = [run_event_facts(e, self.namespaces, naming) for e in items]
+        with self._read() as conn:  # a dataset and its symlinks' names are one node
+            aliases = dataset_aliases(conn, items, naming, self.namespaces)
+        facts = [run_event_facts(e, self.namespaces, naming, aliases) for e in items]
         with self._read() as conn:  # another producer's run of a job headwater extracted: the run only
             runs_only_where_extracted(conn, items, facts)
         return self._write(facts)

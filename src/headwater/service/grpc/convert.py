@@ -17,6 +17,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from headwater.service import schemas as m
+from headwater.store.levels import Level
 from headwater.store.types import NodeType, TransformType
 
 
@@ -91,6 +92,17 @@ def offset(msg: Message) -> int:
     if value < 0:
         raise BadField("offset", f"{value} is negative")
     return value
+
+
+def field_level(layer: Layer, value: int) -> Level | None:
+    """A ``FieldLevel`` as the REST API's ``level`` (None when unspecified: the REST default)."""
+    if value == 0:
+        return None
+    try:
+        name = layer.pb.FieldLevel.Name(value)
+    except ValueError:
+        raise BadField("level", f"{value} is not a FieldLevel") from None
+    return Level(name.removeprefix("FIELD_LEVEL_").lower())
 
 
 def type_filter(layer: Layer, values: Iterable[int]) -> list[NodeType] | None:
@@ -262,14 +274,20 @@ def _paths(layer: Layer, paths: Iterable[m.FieldPath], into: Any) -> None:
 
 
 def field_origin(layer: Layer, r: m.FieldOrigin, cls: type[Any]) -> Any:
-    out = cls(total=r.total, truncated=r.truncated, include_indirect=r.include_indirect)
+    out = cls(total=r.total, truncated=r.truncated, include_indirect=r.include_indirect, level=r.level)
     node(layer, r.field, out.field)
     _paths(layer, r.origins, out.origins)
     return out
 
 
 def field_impact(layer: Layer, r: m.FieldImpact, cls: type[Any]) -> Any:
-    out = cls(total=r.total, direct_count=r.direct_count, indirect_count=r.indirect_count, truncated=r.truncated)
+    out = cls(
+        total=r.total,
+        direct_count=r.direct_count,
+        indirect_count=r.indirect_count,
+        truncated=r.truncated,
+        level=r.level,
+    )
     node(layer, r.field, out.field)
     _paths(layer, r.impacted, out.impacted)
     return out

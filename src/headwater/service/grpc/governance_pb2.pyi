@@ -45,6 +45,13 @@ class EdgeType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     EDGE_TYPE_PRODUCES: _ClassVar[EdgeType]
     EDGE_TYPE_CONSUMES: _ClassVar[EdgeType]
 
+class FieldLevel(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    FIELD_LEVEL_UNSPECIFIED: _ClassVar[FieldLevel]
+    FIELD_LEVEL_DIRECT: _ClassVar[FieldLevel]
+    FIELD_LEVEL_FIELD: _ClassVar[FieldLevel]
+    FIELD_LEVEL_ALL: _ClassVar[FieldLevel]
+
 class LineageDirection(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     LINEAGE_DIRECTION_UNSPECIFIED: _ClassVar[LineageDirection]
@@ -96,6 +103,10 @@ EDGE_TYPE_MAPS_TO: EdgeType
 EDGE_TYPE_CONTAINS: EdgeType
 EDGE_TYPE_PRODUCES: EdgeType
 EDGE_TYPE_CONSUMES: EdgeType
+FIELD_LEVEL_UNSPECIFIED: FieldLevel
+FIELD_LEVEL_DIRECT: FieldLevel
+FIELD_LEVEL_FIELD: FieldLevel
+FIELD_LEVEL_ALL: FieldLevel
 LINEAGE_DIRECTION_UNSPECIFIED: LineageDirection
 LINEAGE_DIRECTION_UPSTREAM: LineageDirection
 LINEAGE_DIRECTION_DOWNSTREAM: LineageDirection
@@ -373,64 +384,72 @@ class FieldPath(_message.Message):
     def __init__(self, field: _Optional[_Union[LineageNode, _Mapping]] = ..., depth: _Optional[int] = ..., path: _Optional[_Iterable[_Union[LineageEdge, _Mapping]]] = ..., types: _Optional[_Iterable[str]] = ..., dependency: _Optional[str] = ...) -> None: ...
 
 class GetFieldImpactRequest(_message.Message):
-    __slots__ = ("field_id", "as_of_time", "max_depth", "limit", "offset")
+    __slots__ = ("field_id", "as_of_time", "max_depth", "limit", "offset", "level")
     FIELD_ID_FIELD_NUMBER: _ClassVar[int]
     AS_OF_TIME_FIELD_NUMBER: _ClassVar[int]
     MAX_DEPTH_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     OFFSET_FIELD_NUMBER: _ClassVar[int]
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
     field_id: str
     as_of_time: _timestamp_pb2.Timestamp
     max_depth: int
     limit: int
     offset: int
-    def __init__(self, field_id: _Optional[str] = ..., as_of_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., max_depth: _Optional[int] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ...) -> None: ...
+    level: FieldLevel
+    def __init__(self, field_id: _Optional[str] = ..., as_of_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., max_depth: _Optional[int] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ..., level: _Optional[_Union[FieldLevel, str]] = ...) -> None: ...
 
 class FieldImpactResponse(_message.Message):
-    __slots__ = ("field", "impacted", "total", "direct_count", "indirect_count", "truncated")
+    __slots__ = ("field", "impacted", "total", "direct_count", "indirect_count", "truncated", "level")
     FIELD_FIELD_NUMBER: _ClassVar[int]
     IMPACTED_FIELD_NUMBER: _ClassVar[int]
     TOTAL_FIELD_NUMBER: _ClassVar[int]
     DIRECT_COUNT_FIELD_NUMBER: _ClassVar[int]
     INDIRECT_COUNT_FIELD_NUMBER: _ClassVar[int]
     TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
     field: LineageNode
     impacted: _containers.RepeatedCompositeFieldContainer[FieldPath]
     total: int
     direct_count: int
     indirect_count: int
     truncated: bool
-    def __init__(self, field: _Optional[_Union[LineageNode, _Mapping]] = ..., impacted: _Optional[_Iterable[_Union[FieldPath, _Mapping]]] = ..., total: _Optional[int] = ..., direct_count: _Optional[int] = ..., indirect_count: _Optional[int] = ..., truncated: _Optional[bool] = ...) -> None: ...
+    level: str
+    def __init__(self, field: _Optional[_Union[LineageNode, _Mapping]] = ..., impacted: _Optional[_Iterable[_Union[FieldPath, _Mapping]]] = ..., total: _Optional[int] = ..., direct_count: _Optional[int] = ..., indirect_count: _Optional[int] = ..., truncated: _Optional[bool] = ..., level: _Optional[str] = ...) -> None: ...
 
 class GetFieldOriginRequest(_message.Message):
-    __slots__ = ("field_id", "include_indirect", "as_of_time", "max_depth", "limit", "offset")
+    __slots__ = ("field_id", "include_indirect", "as_of_time", "max_depth", "limit", "offset", "level")
     FIELD_ID_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_INDIRECT_FIELD_NUMBER: _ClassVar[int]
     AS_OF_TIME_FIELD_NUMBER: _ClassVar[int]
     MAX_DEPTH_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     OFFSET_FIELD_NUMBER: _ClassVar[int]
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
     field_id: str
     include_indirect: bool
     as_of_time: _timestamp_pb2.Timestamp
     max_depth: int
     limit: int
     offset: int
-    def __init__(self, field_id: _Optional[str] = ..., include_indirect: _Optional[bool] = ..., as_of_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., max_depth: _Optional[int] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ...) -> None: ...
+    level: FieldLevel
+    def __init__(self, field_id: _Optional[str] = ..., include_indirect: _Optional[bool] = ..., as_of_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., max_depth: _Optional[int] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ..., level: _Optional[_Union[FieldLevel, str]] = ...) -> None: ...
 
 class FieldOriginResponse(_message.Message):
-    __slots__ = ("field", "origins", "total", "truncated", "include_indirect")
+    __slots__ = ("field", "origins", "total", "truncated", "include_indirect", "level")
     FIELD_FIELD_NUMBER: _ClassVar[int]
     ORIGINS_FIELD_NUMBER: _ClassVar[int]
     TOTAL_FIELD_NUMBER: _ClassVar[int]
     TRUNCATED_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_INDIRECT_FIELD_NUMBER: _ClassVar[int]
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
     field: LineageNode
     origins: _containers.RepeatedCompositeFieldContainer[FieldPath]
     total: int
     truncated: bool
     include_indirect: bool
-    def __init__(self, field: _Optional[_Union[LineageNode, _Mapping]] = ..., origins: _Optional[_Iterable[_Union[FieldPath, _Mapping]]] = ..., total: _Optional[int] = ..., truncated: _Optional[bool] = ..., include_indirect: _Optional[bool] = ...) -> None: ...
+    level: str
+    def __init__(self, field: _Optional[_Union[LineageNode, _Mapping]] = ..., origins: _Optional[_Iterable[_Union[FieldPath, _Mapping]]] = ..., total: _Optional[int] = ..., truncated: _Optional[bool] = ..., include_indirect: _Optional[bool] = ..., level: _Optional[str] = ...) -> None: ...
 
 class ExecutionContext(_message.Message):
     __slots__ = ("pipeline_id", "execution_id", "step_id", "step_name", "user_id", "timestamp", "duration")

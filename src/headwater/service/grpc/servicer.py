@@ -159,11 +159,12 @@ class _Service:
         r = q.get_field_origin(
             self.store,
             field,
-            request.include_indirect,
+            request.include_indirect if request.HasField("include_indirect") else None,
             c.as_of(request),
             c.bounded(request, "max_depth", None, 0, 100),
             c.bounded(request, "limit", 500, 1, 10_000) or 500,
             c.offset(request),
+            level=c.field_level(self.layer, request.level),
         )
         return c.field_origin(self.layer, r, cls)
 
@@ -176,6 +177,7 @@ class _Service:
             c.bounded(request, "max_depth", None, 0, 100),
             c.bounded(request, "limit", 500, 1, 10_000) or 500,
             c.offset(request),
+            level=c.field_level(self.layer, request.level),
         )
         return c.field_impact(self.layer, r, cls)
 
