@@ -16,7 +16,8 @@ must produce the same number of events.
 a fresh process (wall clock; the ratio is what recording beside extraction costs), into SQLite and
 PostgreSQL: the TPC corpus (``insert_tpch.sql`` and ``insert_tpcds.sql``) copied ``--copies`` times,
 each copy a directory of its own (its own jobs), and the ``sql/**/query.sql`` files of a
-mozilla/bigquery-etl checkout or bare git mirror (``--bigquery-etl``; BigQuery dialect). Then the peak
+mozilla/bigquery-etl checkout or bare git mirror (``--bigquery-etl``; BigQuery dialect, ``--statements
+all``: its queries are SELECTs that its runner writes to a table). Then the peak
 memory (the child's maximum resident set) of ``ingest`` of one generated file of 1,000 / 10,000 /
 100,000 INSERT statements (``--memory``).
 """
@@ -185,17 +186,14 @@ def projects(args: argparse.Namespace) -> int:
         doc = json.loads((args.corpus / "tpcds_schema.json").read_text())
         doc.update(json.loads((args.corpus / "tpch_schema.json").read_text()))
         schema.write_text(json.dumps(doc))
-        inputs = [
-            (
-                f"TPC corpus x{args.copies}",
-                _tpc_project(args.corpus, args.copies, tmp / "tpc"),
-                ["--schema", str(schema)],
-            )
-        ]
+        inputs = []
+        if args.copies:
+            tpc = _tpc_project(args.corpus, args.copies, tmp / "tpc")
+            inputs.append((f"TPC corpus x{args.copies}", tpc, ["--schema", str(schema)]))
         if args.bigquery_etl is not None:
             bq = _bigquery_etl(args.bigquery_etl, tmp / "bq")
             if bq is not None:
-                inputs.append(("mozilla/bigquery-etl", bq, ["--dialect", "bigquery"]))
+                inputs.append(("mozilla/bigquery-etl", bq, ["--dialect", "bigquery", "--statements", "all"]))
         for label, root, options in inputs:
             extract_s, extract_mb, _ = _timed(
                 [*headwater, "extract", str(root), "--project", "--format", "jsonl", *options]

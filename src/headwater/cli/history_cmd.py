@@ -309,10 +309,17 @@ def spark_ingest(
     timezone: Annotated[str, typer.Option(help="Timezone of the log's times without one.")] = "UTC",
     output: Annotated[str | None, typer.Option(help="Write the events here (a directory).")] = None,
     output_format: Annotated[str, typer.Option(help="jsonl or parquet.")] = "jsonl",
-    store: Annotated[str | None, typer.Option(help="Also record the events into this store (PostgreSQL).")] = None,
+    store: Annotated[
+        str | None,
+        typer.Option(
+            help="Also record the events into this store, from the driver in ingest-log's order and batches "
+            "(the same store as ingest-log of the same log)."
+        ),
+    ] = None,
     master: Annotated[str, typer.Option(help="Spark master.")] = "local[*]",
     partitions: Annotated[int | None, typer.Option(min=1, help="Session partitions.")] = None,
     batch: Annotated[int, typer.Option(min=1, help="Events per store transaction.")] = 500,
+    task_size: Annotated[int, typer.Option(min=1, help="Statements per unit of work (as ingest-log's).")] = 500,
 ) -> None:
     """Extract a query log on Spark (local mode by default) into JSON lines / Parquet and/or the store."""
     from headwater.history import MappingError, parse_mapping
@@ -361,6 +368,7 @@ def spark_ingest(
         output_format=output_format,
         store=store,
         batch=batch,
+        task_size=task_size,
     )
     spark = local_session(master, "headwater spark-ingest")
     try:

@@ -107,7 +107,8 @@ class ProjectContext:
         on_statement: Callable[[StatementOutcome], None] | None = None,
     ) -> FileExtraction:
         """Extract one file (``pieces``: its statements, when already split; else they are parsed one
-        at a time as extraction goes)."""
+        at a time as extraction goes). With ``on_statement``, each outcome goes to it and is not kept
+        (the result holds none): memory stays flat however many statements the file has."""
         lines = text.splitlines()
         pieces = iter_script(text, self.dialect) if pieces is None else pieces
         out: list[StatementOutcome] = []
@@ -120,9 +121,10 @@ class ProjectContext:
                 job = file_job_name(relpath, ordinal, name_before(lines, piece.line) or given_name(piece.sql))
                 events = tuple(_named(e, job, relpath, ordinal, piece, len(events) > 1) for e in events)
             outcome = StatementOutcome(result, job, events, self._defined(piece) if result.kind == "ddl" else ())
-            out.append(outcome)
             if on_statement is not None:
                 on_statement(outcome)
+            else:
+                out.append(outcome)
         return FileExtraction(relpath, tuple(out))
 
     def _defined(self, piece: Piece) -> tuple[tuple[TableRef, TableSchema], ...]:

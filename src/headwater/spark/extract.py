@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterable, Iterator
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -23,20 +23,37 @@ from headwater.history.record import LogRecord, zone
 from headwater.history.window import Window
 from headwater.model import event_to_json
 
-OUTCOME_COLUMNS = ("query_id", "session", "kind", "detail", "event_ids", "events")
+OUTCOME_COLUMNS = (
+    "query_id",
+    "session",
+    "kind",
+    "detail",
+    "event_ids",
+    "events",
+    "first_us",
+    "first_seq",
+    "size",
+    "position",
+)
+"""What each statement gave; the last four place it as ``ingest-log`` records it: its session's first
+statement (time in µs since the epoch and read position: sessions run in that order), the session's
+statements, and the outcome's position in the session (``headwater.history.ordering``)."""
 UNREADABLE = "unreadable"
 
 _extractors: dict[str, HistoryExtractor] = {}
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def outcome_schema() -> Any:
-    """``query_id, session, kind, detail`` (strings), ``event_ids, events`` (arrays of strings)."""
-    from pyspark.sql.types import ArrayType, StringType, StructField, StructType
+    """``query_id, session, kind, detail`` (strings), ``event_ids, events`` (arrays of strings), ``first_us,
+    first_seq, size, position`` (integers)."""
+    from pyspark.sql.types import ArrayType, LongType, StringType, StructField, StructType
 
     text = StringType()
     return StructType(
         [StructField(c, text) for c in OUTCOME_COLUMNS[:4]]
-        + [StructField(c, ArrayType(text)) for c in OUTCOME_COLUMNS[4:]]
+        + [StructField(c, ArrayType(text)) for c in OUTCOME_COLUMNS[4:6]]
+        + [StructField(c, LongType()) for c in OUTCOME_COLUMNS[6:]]
     )
 
 
@@ -77,7 +94,7 @@ def _records(rows: Iterable[tuple[Any, int]], params: dict[str, Any]) -> Iterato
             record = record_from_row(data, params["mapping"], seq, tz)
         except ValueError as exc:
             where = data.get("query_id") or f"row {seq + 1}"
-            yield "", (str(where), "", UNREADABLE, str(exc), [], [])
+            yield "", (str(where), "", UNREADABLE, str(exc), [], [], None, None, 0, 0)
             continue
         if window.admits(record):
             yield record.session, record
@@ -87,7 +104,9 @@ def _extract(groups: Iterable[tuple[str, Iterable[LogRecord]]], params: dict[str
     hx = _extractor(params)
     for _session, records in groups:
         ordered = sorted(records, key=LogRecord.sort_key)
-        for o in hx.session(ordered):
+        first_time, first_seq = ordered[0].sort_key()
+        first_us = (first_time - _EPOCH) // timedelta(microseconds=1)
+        for position, o in enumerate(hx.session(ordered)):
             yield (
                 o.query_id,
                 o.session,
@@ -95,6 +114,10 @@ def _extract(groups: Iterable[tuple[str, Iterable[LogRecord]]], params: dict[str
                 o.detail,
                 [e.event_id for e in o.events],
                 [event_to_json(e) for e in o.events],
+                first_us,
+                first_seq,
+                len(ordered),
+                position,
             )
 
 

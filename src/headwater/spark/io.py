@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from headwater.history.mapping import FIELDS
@@ -56,35 +56,53 @@ def write_parquet(outcomes: Any, path: str, mode: str = "overwrite") -> None:
     events_frame(outcomes).write.mode(mode).parquet(path)
 
 
-def _record_partition(events: Iterable[Any], url: str, batch: int) -> Iterator[tuple[int, int]]:
+def write_store(outcomes: Any, url: str, batch: int = 500, task_size: int = 500) -> tuple[int, int]:
+    """Record the events into the store at ``url`` (SQLite or PostgreSQL) from the driver, in the order
+    and batches ``ingest-log`` records them: sessions by their first statement, packed into tasks of
+    ``task_size`` statements (``plan_tasks``), each task's events ``batch`` per transaction in statement
+    order. So the store is the one ``ingest-log`` makes of the same log: the same event owns the same
+    edges whatever order the executors finished in. Returns (recorded, duplicates)."""
+    from pyspark.sql import functions as F
+
     from headwater.model import event_from_json
     from headwater.store import open_store
 
-    store = None
-    pending: list[Any] = []
+    store = open_store(url)
+    sessions = outcomes.where(F.col("size") > 0).select("session", "first_us", "first_seq", "size").distinct().collect()
+    sessions.sort(key=lambda r: (r["first_us"], r["first_seq"], r["session"]))
+    task_of: dict[str, int] = {}
+    task = count = 0
+    for r in sessions:  # ``plan_tasks``: whole sessions, a task closed once it holds ``task_size`` statements
+        task_of[r["session"]] = task
+        count += r["size"]
+        if count >= task_size:
+            task, count = task + 1, 0
+    events = (
+        outcomes.where((F.col("kind") == "event") & (F.col("size") > 0))
+        .select("session", "first_us", "first_seq", "position", "events")
+        .orderBy("first_us", "first_seq", "session", "position")
+    )
     recorded = duplicates = 0
-    for row in events:
-        if store is None:
-            store = open_store(url)
-        pending.append(event_from_json(row[0]))
-        if len(pending) >= batch:
+    pending: list[Any] = []
+    current = -1
+
+    def flush() -> None:
+        nonlocal recorded, duplicates
+        if pending:
             res = store.record_batch(pending)
-            recorded, duplicates, pending = recorded + res.recorded, duplicates + res.duplicates, []
-    if pending and store is not None:
-        res = store.record_batch(pending)
-        recorded, duplicates = recorded + res.recorded, duplicates + res.duplicates
-    yield recorded, duplicates
+            recorded, duplicates = recorded + res.recorded, duplicates + res.duplicates
+            pending.clear()
 
-
-def write_store(outcomes: Any, url: str, batch: int = 500) -> tuple[int, int]:
-    """Record the events into the store at ``url`` from the executors, ``batch`` events per
-    transaction; returns (recorded, duplicates). Meant for PostgreSQL (SQLite has one writer)."""
-    from headwater.store import open_store
-
-    open_store(url)  # create or upgrade the schema once, on the driver
-    counts = events_frame(outcomes).select("event").rdd.mapPartitions(lambda rows: _record_partition(rows, url, batch))
-    totals = counts.collect()
-    return sum(r for r, _ in totals), sum(d for _, d in totals)
+    for row in events.toLocalIterator():
+        t = task_of[row["session"]]
+        if t != current:
+            flush()  # a batch never spans two tasks
+            current = t
+        pending.extend(event_from_json(e) for e in row["events"])
+        if len(pending) >= batch:
+            flush()
+    flush()
+    return recorded, duplicates
 
 
 def summarize(outcomes: Any, problems: int = 20) -> dict[str, Any]:

@@ -32,6 +32,7 @@ class SparkJob:
     output_format: str = "jsonl"
     store: str | None = None
     batch: int = 500
+    task_size: int = 500
 
 
 def run_job(spark: Any, job: SparkJob) -> dict[str, Any]:
@@ -55,7 +56,7 @@ def run_job(spark: Any, job: SparkJob) -> dict[str, Any]:
             (write_parquet if job.output_format == "parquet" else write_jsonl)(outcomes, job.output)
             summary["output"] = job.output
         if job.store:
-            summary["recorded"], summary["duplicates"] = write_store(outcomes, job.store, job.batch)
+            summary["recorded"], summary["duplicates"] = write_store(outcomes, job.store, job.batch, job.task_size)
     finally:
         outcomes.unpersist()
     return summary
