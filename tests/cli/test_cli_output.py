@@ -78,7 +78,7 @@ def test_type_dataset_bridges_the_hidden_jobs(warehouse):
     bridged = [row for row in rows if len(row) == 3 and row[2] == "rpt.exec_summary" and row[1] != "DATASET"]
     assert {row[0] for row in bridged} == {"sales.orders", "sales.regions"}
     assert all(row[1].startswith("via JOB exec_summary#") for row in bridged)
-    assert r.stdout.strip().endswith("3 nodes, 2 edges")
+    assert "\n3 nodes, 2 edges\n" in r.stdout
     assert "JOB" not in [row[1] for row in rows if len(row) == 3 and row[0] in ("-1", "-2", "0")]
 
 
@@ -174,3 +174,22 @@ def test_compact_extract_lists_at_most_three_diagnostics_of_a_kind():
         )
         == 6
     )
+
+
+CHAIN = ";\n".join(f"INSERT INTO w.t{i + 1} SELECT v FROM w.t{i}" for i in range(7))
+
+
+def test_a_depth_cut_is_one_line_under_the_table_and_in_the_json(store_of):
+    url = store_of(CHAIN)
+    r = invoke("query", "downstream", "w.t0", "--type", "DATASET", "--store", url)
+    assert r.exit_code == 0, r.stderr
+    assert "4 more tables beyond depth 3: --depth 7" in r.stdout
+    assert [row[0] for row in cells(r.stdout) if len(row) == 3 and row[1] == "DATASET"] == ["0", "1", "2", "3"]
+    j = json.loads(
+        invoke("query", "downstream", "w.t0", "--type", "DATASET", "--store", url, "--format", "json").stdout
+    )
+    assert j["truncated"] is True and j["cut_by"] == ["depth"]
+    assert (j["more_at_depth"], j["depth_needed"]) == (4, 7)
+    assert len(j["bridges"]) == 3 and all(b["via"][0]["type"] == "JOB" for b in j["bridges"])
+    whole = invoke("query", "downstream", "w.t0", "--depth", "7", "--store", url)
+    assert "beyond depth" not in whole.stdout and "truncated" not in whole.stdout

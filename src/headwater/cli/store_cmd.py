@@ -18,7 +18,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 
 from headwater.cli.display import DottedName, Namer, fail, lit
-from headwater.cli.graph import bridged_edges
+from headwater.cli.graph import graph_edges
 from headwater.cli.stores import check_store_url, connect_error, open_cli_store, read_engine, sqlite_path
 from headwater.service import schemas as m
 from headwater.store import ChangeType, LineageStore, NodeType, StoreError
@@ -169,15 +169,17 @@ def parse_change(change: str, operation: str | None) -> tuple[ChangeType, str | 
     return change_type, op
 
 
-def _graph_table(title: str, g: m.LineageGraph, console: Console, edges: list[tuple[int, str, int]]) -> None:
+def _graph_table(title: str, g: m.LineageGraph, console: Console, limit: int, depth: int | None = None) -> None:
     t = Table(title=lit(f"{title} of {NAMES.short(g.root.name, g.root.type)}"))
     for c in ("depth", "type"):
         t.add_column(c)
     t.add_column("name", overflow="fold")
-    for n in g.nodes:
+    page = g.nodes[:limit]
+    for n in page:
         t.add_row(lit(n.depth), lit(n.type), _name(n))
     console.print(t)
-    by_id = {n.id: n for n in g.nodes} | {g.root.id: g.root}
+    by_id = {n.id: n for n in page} | {g.root.id: g.root}
+    edges = graph_edges(g)
     shown = [(a, label, b) for a, label, b in edges if a in by_id and b in by_id]
     if shown:
         t = Table(title=lit("edges (data flows from → to)"))
@@ -187,12 +189,51 @@ def _graph_table(title: str, g: m.LineageGraph, console: Console, edges: list[tu
         for a, label, b in shown:
             t.add_row(_name(by_id[a]), lit(label), _name(by_id[b]))
         console.print(t)
-    more = f" (showing {len(g.nodes)})" if len(g.nodes) < g.total_nodes else ""
-    total_edges = len(edges) if edges is not None else g.total_edges
-    summary = lit(f"{plural(g.total_nodes, 'node')}, {plural(total_edges, 'edge')}{more}")
+    more = f" (showing {len(page)})" if len(page) < g.total_nodes else ""
+    summary = lit(f"{plural(g.total_nodes, 'node')}, {plural(len(edges), 'edge')}{more}")
     if g.truncated:
         summary.append(" truncated", "yellow")
     console.print(summary)
+    for note in cut_notes(g, depth):
+        console.print(lit(note, "yellow"))
+
+
+_KIND = {"DATASET": "table", "FIELD": "field", "JOB": "job"}
+
+
+def _kinds(n: int, node_type: str) -> str:
+    return plural(n, _KIND.get(node_type, node_type.lower() + " node"))
+
+
+def cut_notes(g: m.LineageGraph, depth: int | None = None) -> list[str]:
+    """What the answer left out, one line each: nodes beyond the depth (and the ``--depth`` that shows
+    them), the node cap, nodes of other types (``--type``).
+
+    >>> N = m.Node(id=1, type="DATASET", name="t", short="t", depth=0)
+    >>> g = m.LineageGraph(root=N, direction="DOWNSTREAM", nodes=[], edges=[], total_nodes=0, total_edges=0,
+    ...     truncated=True, limit=None, cut_by=["depth"], more_at_depth=3, more_by_type={"DATASET": 3},
+    ...     depth_needed=10)
+    >>> cut_notes(g, 3)
+    ['3 more tables beyond depth 3: --depth 10']
+    """
+    notes = []
+    if g.more_at_depth:
+        where = f"depth {depth}" if depth is not None else "this depth"
+        kinds = g.more_by_type
+        if len(kinds) == 1:
+            ((kind, n),) = kinds.items()
+            what = f"{n} more {_kinds(n, kind).split(' ', 1)[1]}"
+        else:
+            what = f"{g.more_at_depth} more ({', '.join(_kinds(n, k) for k, n in kinds.items())})"
+        hint = f"--depth {g.depth_needed}" if g.depth_needed is not None else "at least that many; raise --depth"
+        notes.append(f"{what} beyond {where}: {hint}")
+    if "max_nodes" in g.cut_by:
+        notes.append("the walk stopped at its node cap: the answer is partial")
+    if g.hidden_by_type:
+        notes.append(
+            f"{plural(g.hidden_by_type, 'node')} of other types left out by --type (edges through them: via …)"
+        )
+    return notes
 
 
 def _direction(name: str) -> Any:
@@ -220,13 +261,9 @@ def _direction(name: str) -> Any:
             _emit(_console(), fmt, m.LineageGraph, g, None)
             return
         full = m.LineageGraph.model_validate(
-            _run(lambda: s.get_lineage(node, name.upper(), depth, when, None, None, seen_since=seen))
+            _run(lambda: s.get_lineage(node, name.upper(), depth, when, node_types, None, seen_since=seen))
         )
-        keep = {n.id for n in full.nodes if not node_types or n.type in node_types} | {full.root.id}
-        edges = bridged_edges(full, keep)
-        kept = [n for n in full.nodes if n.id in keep and (not node_types or n.type in node_types)]
-        page = full.model_copy(update={"nodes": kept[:limit], "total_nodes": len(kept)})
-        _graph_table(name, page, _console(), edges)
+        _graph_table(name, full, _console(), limit, depth)
 
     cmd.__doc__ = f"{name.capitalize()} lineage of a node: the nodes, and the edges between them with their dependency."
     return cmd
