@@ -193,3 +193,11 @@ def test_a_depth_cut_is_one_line_under_the_table_and_in_the_json(store_of):
     assert len(j["bridges"]) == 3 and all(b["via"][0]["type"] == "JOB" for b in j["bridges"])
     whole = invoke("query", "downstream", "w.t0", "--depth", "7", "--store", url)
     assert "beyond depth" not in whole.stdout and "truncated" not in whole.stdout
+
+
+def test_the_impact_headline_names_what_the_other_levels_add(warehouse):
+    r = invoke("query", "impact", "sales.orders.status", "--store", warehouse)
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.splitlines()[-1] == "0 fields: 0 DIRECT, 0 INDIRECT (+5 INDIRECT at --level all)"
+    every = invoke("query", "impact", "sales.orders.status", "--level", "all", "--store", warehouse)
+    assert every.stdout.splitlines()[-1] == "5 fields: 0 DIRECT, 5 INDIRECT"

@@ -340,7 +340,14 @@ def impact(
 
     def render(d: m.FieldImpact) -> None:
         _paths_table(f"impact of {NAMES.short(d.field.name, d.field.type)} (level {d.level})", d.impacted, console)
-        console.print(f"{plural(d.total, 'field')}: {d.direct_count} DIRECT, {d.indirect_count} INDIRECT")
+        more = []
+        for other in list(LevelName)[list(LevelName).index(chosen) + 1 :]:
+            o = _run(lambda lv=other.value: s.get_field_impact(field, when, limit=1, level=lv, seen_since=seen))
+            added = [(o.direct_count - d.direct_count, "DIRECT"), (o.indirect_count - d.indirect_count, "INDIRECT")]
+            if any(n > 0 for n, _ in added):
+                more.append(" ".join(f"+{n} {kind}" for n, kind in added if n > 0) + f" at --level {other.value}")
+        headline = f"{plural(d.total, 'field')}: {d.direct_count} DIRECT, {d.indirect_count} INDIRECT"
+        console.print(lit(headline + (f" ({'; '.join(more)})" if more else "")))
 
     _emit(console, fmt, m.FieldImpact, i, render)
 
