@@ -39,19 +39,19 @@ class StatementRules(StrEnum):
 
 
 def read_sql_input(path: str) -> str:
-    """The text of a SQL file (``-`` is standard input); a clear error for binary or unreadable input."""
+    """The text of a SQL file (``-`` is standard input); the same errors as every command
+    (``cli/inputs.py``): a missing or unreadable file is a usage error, binary or non-UTF-8 data a
+    ``ValueError`` naming the byte."""
+    from headwater.cli.inputs import text_problem
+
     try:
         data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except OSError as err:
-        raise typer.BadParameter(f"cannot read {path}: {err.strerror}") from None
-    if data.count(b"\x00") > max(8, len(data) // 100):  # binary; a stray NUL fails only its statement
-        raise ValueError(f"{path}: binary data (NUL bytes), not SQL text")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        if b"\x00" in data:
-            raise ValueError(f"{path}: binary data (NUL bytes), not SQL text") from None
-        raise ValueError(f"{path}: not UTF-8 text (byte {err.start})") from None
+        fail(f"{path}: {(err.strerror or str(err)).lower()}", EXIT_USAGE)
+    problem = text_problem(data)
+    if problem:
+        raise ValueError(f"{path}: {problem}")
+    return data.decode("utf-8-sig")
 
 
 def dialect_names() -> list[str]:
@@ -298,6 +298,9 @@ def extract(
             naming = command_naming(namespace or (), catalog_url, dialect)
         except SettingsError as err:
             fail(f"--namespace: {err}", EXIT_USAGE)
+    from headwater.cli.inputs import check_inputs
+
+    check_inputs([Path(p) for p in files or () if p != "-"], warn_empty=False)  # extract_file warns of empty ones
     if project:
         options = ExtractOptions(dialect=dialect, statements=statements.value)
         failed = _extract_project(
@@ -318,10 +321,8 @@ def extract(
     for path in files or ["-"]:
         try:
             text = read_sql_input(path)
-        except ValueError as err:
-            stderr_console().print(line(Text("error:", style="red"), " ", str(err)))
-            failed = True
-            continue
+        except ValueError as err:  # standard input (files were checked above)
+            fail(str(err), EXIT_USAGE)
         extractor = Extractor(
             catalog,
             ExtractOptions(dialect=dialect, statements=statements.value),

@@ -423,6 +423,9 @@ def ingest(
         console.print("error: give SQL or event files, or --dbt PROJECT_DIR", style="red")
         raise typer.Exit(2)
     check_dialect(dialect)
+    from headwater.cli.inputs import check_inputs
+
+    check_inputs(files)  # a missing, binary or non-UTF-8 file: exit 2 before the store is created
     default_db = default_db or database
     try:
         naming = _naming(namespace, catalog_url, dialect)

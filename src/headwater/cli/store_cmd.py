@@ -50,7 +50,8 @@ AsOfOpt = Annotated[
     str | None,
     typer.Option(
         "--as-of",
-        help="Answer as of this time: ISO 8601 (naive = UTC), or seconds or milliseconds since the epoch.",
+        help="Answer as of this time: ISO 8601 (naive = UTC), seconds or milliseconds since the epoch, or a "
+        "duration back from now (7d, 12h, 2w).",
     ),
 ]
 DepthOpt = Annotated[int, typer.Option("--depth", min=0, help="Levels to follow (dataset → job → dataset is one).")]
@@ -130,15 +131,21 @@ _DATETIME = TypeAdapter(datetime)
 
 def parse_as_of(value: str | None) -> datetime | None:
     """``--as-of`` read as the API reads ``as_of`` (the same pydantic parser): ISO 8601 (a naive time
-    is UTC), or seconds or milliseconds since the epoch."""
+    is UTC), or seconds or milliseconds since the epoch; or a duration back from now (``7d``, ``12h``),
+    as ``--seen-since`` and ``diff --from`` take it."""
     if value is None:
         return None
+    from headwater.store.jobs import _DURATION, parse_since
+    from headwater.store.names import from_us
+
+    if _DURATION.match(value):
+        return from_us(parse_since(value))
     try:
         return _DATETIME.validate_python(value)
     except ValidationError as exc:
         _fail(
             f"--as-of: {value!r}: {exc.errors()[0]['msg']} "
-            "(give an ISO 8601 time, or seconds or milliseconds since the epoch)"
+            "(give an ISO 8601 time, seconds or milliseconds since the epoch, or a duration back from now: 7d, 12h)"
         )
 
 
@@ -299,7 +306,7 @@ def origin(
     field: Annotated[str, typer.Argument(help="table.column (or a longer name).")],
     store: StoreOpt = None,
     level: LevelOpt = None,
-    indirect: Annotated[bool, typer.Option("--indirect", help="The same as --level all.", hidden=True)] = False,
+    indirect: Annotated[bool, typer.Option("--indirect", help="The same as --level all.")] = False,
     as_of: AsOfOpt = None,
     limit: LimitOpt = 200,
     fmt: FmtOpt = Fmt.table,
