@@ -109,3 +109,23 @@ def test_the_help_summaries_are_the_commands_own():
         cmd = typer.main.get_group(main._module_app(module)).commands[name]
         assert cmd.get_short_help_str(limit=1000) == main.SUMMARIES[name], name
     assert set(main.SUMMARIES) == set(main.COMMANDS)
+
+
+def test_ingest_log_of_a_missing_audit_table_is_one_line_and_creates_no_store(tmp_path: Path):
+    store = tmp_path / "lineage.db"
+    url = "mysql+pymysql://root@127.0.0.1:3306/test"  # the MariaDB of the test machine: no audit table
+    r = invoke("ingest-log", url, "--source", "doris-audit-table", "--store", str(store))
+    assert r.exit_code == 2, r.output
+    assert one_line(r.stderr) == (
+        f"error: cannot read the audit table __internal_schema.audit_log at {url}: "
+        "Table '__internal_schema.audit_log' doesn't exist"
+    )
+    assert "Traceback" not in r.output and not store.exists()
+
+
+def test_ingest_log_of_a_missing_file_is_the_common_line(tmp_path: Path):
+    store = tmp_path / "lineage.db"
+    r = invoke("ingest-log", str(tmp_path / "queries.jsonl"), "--store", str(store))
+    assert r.exit_code == 2
+    assert one_line(r.stderr) == f"error: {tmp_path / 'queries.jsonl'}: no such file or directory"
+    assert not store.exists()
