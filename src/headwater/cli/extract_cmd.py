@@ -61,14 +61,23 @@ def dialect_names() -> list[str]:
     return sorted({d.value for d in Dialects if d.value} | {"generic", "flink"})
 
 
+_ALIASES = {"postgresql": "postgres", "pg": "postgres", "sparksql": "spark", "mssql": "tsql", "sqlserver": "tsql"}
+
+
 def check_dialect(dialect: str) -> str:
-    """``dialect`` if sqlglot knows it; else exit 2 with one line listing the valid names."""
+    """``dialect`` if sqlglot knows it; else exit 2 with one line naming the closest valid name (``did
+    you mean postgres?`` for ``postgresql``) and listing them all."""
+    import difflib
+
     from sqlglot.dialects.dialect import Dialect
 
     try:
         Dialect.get_or_raise(sqlglot_dialect(dialect))
     except ValueError:
-        fail(f"--dialect: unknown dialect {dialect!r}; one of: {', '.join(dialect_names())}")
+        names = dialect_names()
+        close = _ALIASES.get(dialect.lower()) or next(iter(difflib.get_close_matches(dialect.lower(), names, 1)), None)
+        guess = f"did you mean {close}? " if close else ""
+        fail(f"--dialect: unknown dialect {dialect!r}; {guess}one of: {', '.join(names)}")
     return dialect
 
 
@@ -184,9 +193,10 @@ class DialectWarning:
     """``dialect_hint`` fed one statement at a time: warns (once for the file) when the first of its
     statements that reads differently under the dialect its syntax implies is given."""
 
-    def __init__(self, dialect: str, path: str) -> None:
+    def __init__(self, dialect: str, path: str, assumed: bool = False) -> None:
         self.dialect = dialect
         self.path = path
+        self.assumed = assumed  # no --dialect given: the warning says which one was assumed
         self.checked = 0  # statements with a sign of another dialect seen (``dialect_hint`` stops after MAX_CHECKED)
         self.done = False
 
@@ -197,7 +207,7 @@ class DialectWarning:
         if self.checked > MAX_CHECKED:
             self.done = True
             return
-        hint = dialect_hint([(s.index, s.line, s.sql)], self.dialect)
+        hint = dialect_hint([(s.index, s.line, s.sql)], self.dialect, self.assumed)
         if hint:
             warn(f"{self.path}: {hint}")
             self.done = True
@@ -221,6 +231,12 @@ def extract_file(extractor: Extractor, text: str, run: RunInfo, printer: Stateme
         n += 1
     printer.close()
     return n
+
+
+def _dialect_assumed(ctx: typer.Context | None) -> bool:
+    """Whether ``--dialect`` was left at its default (the warning then says which dialect was assumed)."""
+    source = ctx.get_parameter_source("dialect") if ctx is not None else None
+    return source is not None and source.name == "DEFAULT"
 
 
 def extract(
@@ -276,6 +292,7 @@ def extract(
             "--root", help="With --project: the root job names are relative to (default: the files' common directory)."
         ),
     ] = None,
+    ctx: typer.Context = None,  # type: ignore[assignment]  # given by typer: was --dialect given?
 ) -> None:
     """Extract lineage events from SQL scripts.
 
@@ -330,7 +347,7 @@ def extract(
             catalog_name=default_catalog,
         )
         printer = StatementPrinter(format, console, explain_skips, None, verbose, naming, extractor.catalog, dialect)
-        hint = DialectWarning(dialect, "standard input" if path == "-" else path)
+        hint = DialectWarning(dialect, "standard input" if path == "-" else path, _dialect_assumed(ctx))
         if not extract_file(extractor, text, RunInfo(query_id=query_id, user=user), printer, hint):
             warn(f"{path}: no SQL statement")
         failed = failed or printer.failed
