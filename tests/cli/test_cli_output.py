@@ -201,3 +201,26 @@ def test_the_impact_headline_names_what_the_other_levels_add(warehouse):
     assert r.stdout.splitlines()[-1] == "0 fields: 0 DIRECT, 0 INDIRECT (+5 INDIRECT at --level all)"
     every = invoke("query", "impact", "sales.orders.status", "--level", "all", "--store", warehouse)
     assert every.stdout.splitlines()[-1] == "5 fields: 0 DIRECT, 5 INDIRECT"
+
+
+def test_query_path_tells_a_columns_story_through_every_intermediate_column(warehouse):
+    r = invoke("query", "path", "rpt.region_revenue.revenue", "--store", warehouse)
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.splitlines() == [
+        "rpt.region_revenue.revenue",
+        "└── rpt.exec_summary.revenue  IDENTITY",
+        "    └── sales.orders.revenue  AGGREGATION  SUM(orders.revenue)",
+    ]
+    every = invoke("query", "path", "rpt.region_revenue.revenue", "--level", "all", "--store", warehouse)
+    assert "    ├── sales.orders.region_id  INDIRECT JOIN  orders.region_id = regions.id" in every.stdout.splitlines()
+    j = json.loads(
+        invoke("query", "path", "rpt.region_revenue.revenue", "--format", "json", "--store", warehouse).stdout
+    )
+    hop = j["inputs"][0]["inputs"][0]
+    assert (hop["field"], hop["subtype"], hop["expression"]) == (
+        "internal.sales.orders.revenue",
+        "AGGREGATION",
+        "SUM(orders.revenue)",
+    )
+    table = invoke("query", "path", "rpt.exec_summary", "--store", warehouse)
+    assert table.exit_code == 2 and "is a DATASET, not a column" in table.stderr

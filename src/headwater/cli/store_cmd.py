@@ -676,6 +676,9 @@ def register(app: typer.Typer) -> None:
     for name in ("upstream", "downstream"):
         query_app.command(name)(_direction(name))
     query_app.command()(origin)
+    from headwater.cli.path_cmd import path
+
+    query_app.command()(path)
     query_app.command()(impact)
     query_app.command()(trace)
     query_app.command()(analyze)
