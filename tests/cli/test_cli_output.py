@@ -7,6 +7,7 @@ import csv
 import io
 import json
 
+import pytest
 from tests.cli.conftest import invoke
 
 BORDERS = "│┃┏┓┗┛┡┩└┘├┤┬┴┼━─╇╈┳┻"
@@ -224,3 +225,39 @@ def test_query_path_tells_a_columns_story_through_every_intermediate_column(ware
     )
     table = invoke("query", "path", "rpt.exec_summary", "--store", warehouse)
     assert table.exit_code == 2 and "is a DATASET, not a column" in table.stderr
+
+
+GUIDE_LIKE = """
+INSERT INTO lineage_demo.lineage_customer_summary
+SELECT o.customer_id, SUM(o.amount) AS total_amount
+FROM lineage_demo.lineage_orders o JOIN lineage_demo.lineage_customers c ON o.customer_id = c.customer_id
+GROUP BY o.customer_id
+"""
+
+
+@pytest.mark.parametrize("columns", [60, 100, 160])
+def test_labels_never_wrap_inside_an_identifier(store_of, columns):
+    url = store_of(GUIDE_LIKE)
+    job = json.loads(invoke("query", "upstream", "lineage_customer_summary", "--format", "json", "--store", url).stdout)
+    label = next(n["short"] for n in job["nodes"] if n["type"] == "JOB")  # the store's one name of the job
+    names = ["lineage_demo.lineage_customer_summary", "lineage_demo.lineage_orders", "lineage_demo.lineage_customers"]
+    words = [label, "lineage_customer_summary", "lineage_orders", "lineage_customers", "total_amount", "customer_id"]
+    for args in (
+        ("query", "upstream", "lineage_customer_summary", "--type", "DATASET"),
+        ("query", "analyze", "lineage_orders.amount", "--operation", "DROP_COLUMN"),
+    ):
+        r = invoke(*args, "--store", url, columns=columns)
+        assert r.exit_code == 0, r.stderr
+        lines_never_cut_an_identifier(r.stdout, names)
+        text = r.stdout
+        for word in words:  # every identifier whole on one line wherever it is shown
+            for ln in text.splitlines():
+                for piece in ln.replace("│", " ").replace(".", " ").split():
+                    assert not (
+                        piece != word and word.startswith(piece) and len(piece) >= 6 and piece.endswith(("_", "#"))
+                    ), (
+                        columns,
+                        ln,
+                    )
+        assert label in text  # the job by its one name (not sql:… nor job:…)
+        assert "sql:" not in text and "job:" not in text

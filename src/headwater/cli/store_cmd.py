@@ -11,7 +11,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from pydantic import BaseModel, TypeAdapter, ValidationError
-from rich.console import Console
+from rich.console import Console, Group
 from rich.table import Table
 from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
@@ -189,13 +189,7 @@ def _graph_table(title: str, g: m.LineageGraph, console: Console, limit: int, de
     edges = graph_edges(g)
     shown = [(a, label, b) for a, label, b in edges if a in by_id and b in by_id]
     if shown:
-        t = Table(title=lit("edges (data flows from → to)"))
-        t.add_column("from", overflow="fold")
-        t.add_column("edge", overflow="fold")
-        t.add_column("to", overflow="fold")
-        for a, label, b in shown:
-            t.add_row(_name(by_id[a]), lit(label), _name(by_id[b]))
-        console.print(t)
+        _edges_table(shown, by_id, console)
     more = f" (showing {len(page)})" if len(page) < g.total_nodes else ""
     summary = lit(f"{plural(g.total_nodes, 'node')}, {plural(len(edges), 'edge')}{more}")
     if g.truncated:
@@ -203,6 +197,47 @@ def _graph_table(title: str, g: m.LineageGraph, console: Console, limit: int, de
     console.print(summary)
     for note in cut_notes(g, depth):
         console.print(lit(note, "yellow"))
+
+
+def _share(room: int, least: list[int], most: list[int]) -> list[int]:
+    """Column widths between ``least`` and ``most`` that fill at most ``room``, the space beyond the
+    least shared in proportion to what each column could use.
+
+    >>> _share(100, [10, 20, 10], [30, 20, 50])
+    [30, 20, 50]
+    >>> _share(60, [10, 20, 10], [30, 20, 50])
+    [16, 20, 23]
+    """
+    spare = room - sum(least)
+    wants = [m - n for n, m in zip(least, most, strict=True)]
+    if spare >= sum(wants):
+        return most
+    return [n + spare * w // max(1, sum(wants)) for n, w in zip(least, wants, strict=True)]
+
+
+def _edges_table(shown: list[tuple[int, str, int]], by_id: dict[int, m.Node], console: Console) -> None:
+    """The edges as a table of from, edge, to; where the three columns cannot each hold their longest
+    identifier, one edge per row of a single column (from, then the edge and its target indented), so
+    that no identifier is cut."""
+    rows = [(_name(by_id[a]), label, _name(by_id[b])) for a, label, b in shown]
+    widest = [max(max(len(p) for p in r[i].pieces) for r in rows) for i in (0, 2)]
+    edge_words = max(len(w) for _, label, _ in rows for w in label.split())
+    title = lit("edges (data flows from → to)")
+    if sum(widest) + edge_words + 10 <= console.width:
+        t = Table(title=title)
+        least = [widest[0], edge_words, widest[1]]  # no column narrower than its longest identifier
+        most = [max(len(r[0].name) for r in rows), max(len(r[1]) for r in rows), max(len(r[2].name) for r in rows)]
+        widths = _share(console.width - 10, least, most)
+        for name, width in zip(("from", "edge", "to"), widths, strict=True):
+            t.add_column(name, overflow="fold", width=width)
+        for a, label, b in rows:
+            t.add_row(a, lit(label), b)
+    else:
+        t = Table(title=title, show_header=False, show_lines=True)
+        t.add_column("edge", overflow="fold")
+        for a, label, b in rows:
+            t.add_row(Group(a, lit(f"  {label}"), DottedName(f"  → {b.name}")))
+    console.print(t)
 
 
 _KIND = {"DATASET": "table", "FIELD": "field", "JOB": "job"}
@@ -432,17 +467,32 @@ def analyze(
         return
 
     def render(d: m.ImpactAnalysis) -> None:
-        t = Table(title=lit(f"{d.change_type} of {NAMES.short(d.target.name, d.target.type)}"))
+        cells = {g.type: [NAMES.cell(x, g.type) for x in g.sample_node_ids] for g in d.groups}
+        widest = max((len(p) for names in cells.values() for c in names for p in c.pieces), default=0)
+        beside = console.width >= widest + 40  # the three short columns and the borders take ~40 columns
+        title = lit(f"{d.change_type} of {NAMES.short(d.target.name, d.target.type)}")
+        t = Table(title=title if beside else None)
+        if not beside:
+            console.print(title)  # over the whole width, not the narrow table's
         for c in ("type", "count", "severity"):
             t.add_column(c)
-        t.add_column("affected" if show_all else "sample", overflow="fold")
+        heading = "affected" if show_all else "sample"
+        if beside:
+            t.add_column(heading, overflow="fold")
+        below: list[Any] = []
         for g in d.groups:
-            names = [NAMES.short(x) for x in g.sample_node_ids]
-            more = g.count - len(names)
+            listed: list[Any] = list(cells[g.type])
+            more = g.count - len(listed)
             if more > 0:
-                names.append(f"… {more} more (--samples N, --all)")
-            t.add_row(lit(g.type), lit(g.count), lit(g.severity), lit("\n".join(names)))
+                listed.append(lit(f"… {more} more (--samples N, --all)"))
+            if beside:
+                t.add_row(lit(g.type), lit(g.count), lit(g.severity), Group(*listed))
+            else:  # too narrow for a name beside the counts: the names under the table, one a line
+                t.add_row(lit(g.type), lit(g.count), lit(g.severity))
+                below += [lit(f"{heading} {g.type}:")] + listed
         console.print(t)
+        for item in below:
+            console.print(item)
         console.print(lit(f"{d.total_affected_count} affected; severity {d.overall_severity}; risk {d.risk_level}"))
 
     _emit(console, fmt, m.ImpactAnalysis, a, render)
