@@ -489,7 +489,7 @@ def analyze(
                 t.add_row(lit(g.type), lit(g.count), lit(g.severity), Group(*listed))
             else:  # too narrow for a name beside the counts: the names under the table, one a line
                 t.add_row(lit(g.type), lit(g.count), lit(g.severity))
-                below += [lit(f"{heading} {g.type}:")] + listed
+                below += [lit(f"{heading} {g.type}:"), *listed]
         console.print(t)
         for item in below:
             console.print(item)
