@@ -47,3 +47,29 @@ def test_two_readings_shown_never_read_the_same():
         )
         == ": doris reads 'a OR b' where postgres reads 'a || b'"
     )
+
+
+def test_headwater_toml_states_the_projects_dialect_once(tmp_path, monkeypatch):
+    (tmp_path / "headwater.toml").write_text('dialect = "postgres"\n')
+    monkeypatch.chdir(tmp_path)
+    r = invoke("extract", "-", "--format", "jsonl", stdin=CONCAT)
+    assert r.exit_code == 0 and r.stderr == ""  # read as PostgreSQL: || concatenates, no warning
+    assert '"CONCAT' in r.stdout.upper() or "||" in r.stdout
+    assert " OR " not in r.stdout
+    (tmp_path / "headwater.toml").write_text('dialect = "postgresql"\n')
+    bad = invoke("extract", "-", stdin=CONCAT)
+    assert bad.exit_code == 2 and "did you mean postgres?" in bad.stderr
+
+
+def test_ingest_reads_the_dialect_headwater_toml_states(tmp_path, monkeypatch):
+    (tmp_path / "headwater.toml").write_text('dialect = "postgres"\n')
+    (tmp_path / "etl.sql").write_text(CONCAT + ";\n")
+    monkeypatch.chdir(tmp_path)
+    r = invoke("ingest", "etl.sql", "--store", "lineage.db")
+    assert r.exit_code == 0, r.output
+    j = invoke("query", "path", "t.full_name", "--store", "lineage.db", "--format", "json")
+    hops = __import__("json").loads(j.stdout)["inputs"]
+    assert [(h["field"], h["expression"]) for h in hops] == [
+        ("internal.s.first_name", "s.first_name || ' ' || s.last_name"),  # concatenated, not OR-ed (doris)
+        ("internal.s.last_name", "s.first_name || ' ' || s.last_name"),
+    ]

@@ -239,6 +239,23 @@ def _dialect_assumed(ctx: typer.Context | None) -> bool:
     return source is not None and source.name == "DEFAULT"
 
 
+def project_dialect(ctx: typer.Context | None, dialect: str) -> tuple[str, bool]:
+    """The dialect to read with, and whether it is only assumed: ``--dialect`` when given, else the
+    ``dialect`` that ``headwater.toml`` states for the project, else ``dialect`` (the default) assumed."""
+    if not _dialect_assumed(ctx):
+        return dialect, False
+    from headwater.dispatch.settings import SettingsError, load_dialect
+
+    try:
+        stated = load_dialect()
+    except SettingsError as exc:
+        fail(str(exc))
+    if stated is None:
+        return dialect, True
+    check_dialect(stated[0])
+    return stated[0], False
+
+
 def extract(
     files: Annotated[list[str] | None, typer.Argument(help="SQL files; '-' or nothing reads standard input.")] = None,
     dialect: Annotated[
@@ -299,8 +316,10 @@ def extract(
     The table format prints one block per statement that makes an event (--verbose: every section);
     the other formats print events on standard output and problems on standard error.
     Exit code 0 when every statement was handled, 1 when one failed to parse or bind, 2 for usage errors.
+    Without --dialect, the dialect headwater.toml states (dialect = "…"), else doris, said when it matters.
     """
     check_dialect(dialect)
+    dialect, assumed = project_dialect(ctx, dialect)
     default_db = default_db or database_alias
     console = Console(highlight=False)
     try:
@@ -347,7 +366,7 @@ def extract(
             catalog_name=default_catalog,
         )
         printer = StatementPrinter(format, console, explain_skips, None, verbose, naming, extractor.catalog, dialect)
-        hint = DialectWarning(dialect, "standard input" if path == "-" else path, _dialect_assumed(ctx))
+        hint = DialectWarning(dialect, "standard input" if path == "-" else path, assumed)
         if not extract_file(extractor, text, RunInfo(query_id=query_id, user=user), printer, hint):
             warn(f"{path}: no SQL statement")
         failed = failed or printer.failed
