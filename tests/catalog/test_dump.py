@@ -255,7 +255,7 @@ def test_cli_dump_errors() -> None:
     result = runner.invoke(
         app, ["catalog", "dump", "--catalog-url", "postgresql+psycopg://postgres:s3cretpw@127.0.0.1:1/x"]
     )
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # as extract and ingest (issue 36: one exit code for a connection error)
     assert result.stdout == ""
     assert result.stderr.startswith("error: cannot connect to postgresql+psycopg://postgres:***@127.0.0.1:1/x: ")
     assert "s3cretpw" not in result.stderr

@@ -97,7 +97,8 @@ def test_parse_errors_in_sql_terms_with_line_column_and_first_words(sql, expecte
 def test_unknown_dialect_lists_the_valid_names():
     for cmd in (("extract", "-"), ("catalog", "dump", "--catalog-url", "sqlite://")):
         line = one_error_line(
-            invoke(*cmd, "--dialect", "sparkk", stdin="SELECT 1"), "unknown dialect 'sparkk'; one of:"
+            invoke(*cmd, "--dialect", "sparkk", stdin="SELECT 1"),
+            "unknown dialect 'sparkk'; did you mean spark? one of:",  # issue 36: the close match first
         )
         for name in ("doris", "spark", "postgres", "generic", "flink", "bigquery"):
             assert f" {name}," in line or line.endswith(f" {name}"), name

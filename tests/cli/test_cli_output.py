@@ -7,6 +7,7 @@ import csv
 import io
 import json
 
+import pytest
 from tests.cli.conftest import invoke
 
 BORDERS = "│┃┏┓┗┛┡┩└┘├┤┬┴┼━─╇╈┳┻"
@@ -78,7 +79,7 @@ def test_type_dataset_bridges_the_hidden_jobs(warehouse):
     bridged = [row for row in rows if len(row) == 3 and row[2] == "rpt.exec_summary" and row[1] != "DATASET"]
     assert {row[0] for row in bridged} == {"sales.orders", "sales.regions"}
     assert all(row[1].startswith("via JOB exec_summary#") for row in bridged)
-    assert r.stdout.strip().endswith("3 nodes, 2 edges")
+    assert "\n3 nodes, 2 edges\n" in r.stdout
     assert "JOB" not in [row[1] for row in rows if len(row) == 3 and row[0] in ("-1", "-2", "0")]
 
 
@@ -174,3 +175,89 @@ def test_compact_extract_lists_at_most_three_diagnostics_of_a_kind():
         )
         == 6
     )
+
+
+CHAIN = ";\n".join(f"INSERT INTO w.t{i + 1} SELECT v FROM w.t{i}" for i in range(7))
+
+
+def test_a_depth_cut_is_one_line_under_the_table_and_in_the_json(store_of):
+    url = store_of(CHAIN)
+    r = invoke("query", "downstream", "w.t0", "--type", "DATASET", "--store", url)
+    assert r.exit_code == 0, r.stderr
+    assert "4 more tables beyond depth 3: --depth 7" in r.stdout
+    assert [row[0] for row in cells(r.stdout) if len(row) == 3 and row[1] == "DATASET"] == ["0", "1", "2", "3"]
+    j = json.loads(
+        invoke("query", "downstream", "w.t0", "--type", "DATASET", "--store", url, "--format", "json").stdout
+    )
+    assert j["truncated"] is True and j["cut_by"] == ["depth"]
+    assert (j["more_at_depth"], j["depth_needed"]) == (4, 7)
+    assert len(j["bridges"]) == 3 and all(b["via"][0]["type"] == "JOB" for b in j["bridges"])
+    whole = invoke("query", "downstream", "w.t0", "--depth", "7", "--store", url)
+    assert "beyond depth" not in whole.stdout and "truncated" not in whole.stdout
+
+
+def test_the_impact_headline_names_what_the_other_levels_add(warehouse):
+    r = invoke("query", "impact", "sales.orders.status", "--store", warehouse)
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.splitlines()[-1] == "0 fields: 0 DIRECT, 0 INDIRECT (+5 INDIRECT at --level all)"
+    every = invoke("query", "impact", "sales.orders.status", "--level", "all", "--store", warehouse)
+    assert every.stdout.splitlines()[-1] == "5 fields: 0 DIRECT, 5 INDIRECT"
+
+
+def test_query_path_tells_a_columns_story_through_every_intermediate_column(warehouse):
+    r = invoke("query", "path", "rpt.region_revenue.revenue", "--store", warehouse)
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.splitlines() == [
+        "rpt.region_revenue.revenue",
+        "└── rpt.exec_summary.revenue  IDENTITY",
+        "    └── sales.orders.revenue  AGGREGATION  SUM(orders.revenue)",
+    ]
+    every = invoke("query", "path", "rpt.region_revenue.revenue", "--level", "all", "--store", warehouse)
+    assert "    ├── sales.orders.region_id  INDIRECT JOIN  orders.region_id = regions.id" in every.stdout.splitlines()
+    j = json.loads(
+        invoke("query", "path", "rpt.region_revenue.revenue", "--format", "json", "--store", warehouse).stdout
+    )
+    hop = j["inputs"][0]["inputs"][0]
+    assert (hop["field"], hop["subtype"], hop["expression"]) == (
+        "internal.sales.orders.revenue",
+        "AGGREGATION",
+        "SUM(orders.revenue)",
+    )
+    table = invoke("query", "path", "rpt.exec_summary", "--store", warehouse)
+    assert table.exit_code == 2 and "is a DATASET, not a column" in table.stderr
+
+
+GUIDE_LIKE = """
+INSERT INTO lineage_demo.lineage_customer_summary
+SELECT o.customer_id, SUM(o.amount) AS total_amount
+FROM lineage_demo.lineage_orders o JOIN lineage_demo.lineage_customers c ON o.customer_id = c.customer_id
+GROUP BY o.customer_id
+"""
+
+
+@pytest.mark.parametrize("columns", [60, 100, 160])
+def test_labels_never_wrap_inside_an_identifier(store_of, columns):
+    url = store_of(GUIDE_LIKE)
+    job = json.loads(invoke("query", "upstream", "lineage_customer_summary", "--format", "json", "--store", url).stdout)
+    label = next(n["short"] for n in job["nodes"] if n["type"] == "JOB")  # the store's one name of the job
+    names = ["lineage_demo.lineage_customer_summary", "lineage_demo.lineage_orders", "lineage_demo.lineage_customers"]
+    words = [label, "lineage_customer_summary", "lineage_orders", "lineage_customers", "total_amount", "customer_id"]
+    for args in (
+        ("query", "upstream", "lineage_customer_summary", "--type", "DATASET"),
+        ("query", "analyze", "lineage_orders.amount", "--operation", "DROP_COLUMN"),
+    ):
+        r = invoke(*args, "--store", url, columns=columns)
+        assert r.exit_code == 0, r.stderr
+        lines_never_cut_an_identifier(r.stdout, names)
+        text = r.stdout
+        for word in words:  # every identifier whole on one line wherever it is shown
+            for ln in text.splitlines():
+                for piece in ln.replace("│", " ").replace(".", " ").split():
+                    assert not (
+                        piece != word and word.startswith(piece) and len(piece) >= 6 and piece.endswith(("_", "#"))
+                    ), (
+                        columns,
+                        ln,
+                    )
+        assert label in text  # the job by its one name (not sql:… nor job:…)
+        assert "sql:" not in text and "job:" not in text

@@ -110,7 +110,7 @@ def test_binary_garbage_is_a_clear_error(tmp_path):
     f = tmp_path / "bin.sql"
     f.write_bytes(b"\x00\x01\x02garbage\xff\xfe")
     r = invoke("extract", str(f))
-    assert r.exit_code == 1
+    assert r.exit_code == 2  # a bad input file is exit 2 in every command (issue 36)
     assert "binary data" in r.stderr
     assert "Traceback" not in r.output
 

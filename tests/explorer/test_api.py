@@ -211,3 +211,12 @@ def test_read_scope_is_required_when_tokens_are_configured(store_url: str) -> No
         assert c.get(f"{API}/search", params={"q": "x"}).status_code == 401
         assert c.get(f"{API}/search", params={"q": "x"}, headers={"Authorization": "Bearer r"}).status_code == 200
         assert c.get("/").status_code == 200  # the explorer's files need no token
+
+
+def test_field_paths_say_when_max_depth_left_fields_out(client: TestClient) -> None:
+    # lineage_orders.region → summary.region_group → region_report.region_group: two levels downstream
+    params = {"field": "lineage_orders.region", "level": "all"}
+    one = client.get(f"{API}/field-paths", params={**params, "max_depth": 1}).json()["downstream"]
+    two = client.get(f"{API}/field-paths", params={**params, "max_depth": 2}).json()["downstream"]
+    assert one["truncated"] is True and len(one["nodes"]) < len(two["nodes"])
+    assert two["truncated"] is False

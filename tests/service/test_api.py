@@ -224,3 +224,16 @@ def test_openapi_documents_every_operation(client: TestClient) -> None:
     schemas = spec["components"]["schemas"]
     for name in ("ImpactAnalysis", "LineageGraph", "LineageStats", "LineageSummary", "RecordResult", "Edge"):
         assert schemas[name].get("examples"), name
+
+
+def test_downstream_by_type_keeps_the_bridges_and_says_what_the_depth_cut(loaded: TestClient) -> None:
+    r = loaded.get(f"{V1}/downstream", params={"node": S + "lineage_orders", "node_types": "DATASET", "max_depth": 1})
+    assert r.status_code == 200, r.text
+    g = r.json()
+    assert [n["short"] for n in g["nodes"]] == ["lineage_orders", "lineage_customer_summary"]
+    by_id = {n["id"]: n["short"] for n in g["nodes"]}
+    assert [(by_id[b["source"]], [v["type"] for v in b["via"]], by_id[b["target"]]) for b in g["bridges"]] == [
+        ("lineage_orders", ["JOB"], "lineage_customer_summary")
+    ]
+    assert g["truncated"] is True and g["cut_by"] == ["depth"]  # the report table is one level further
+    assert (g["more_at_depth"], g["more_by_type"], g["depth_needed"]) == (1, {"DATASET": 1}, 2)

@@ -216,16 +216,17 @@ def test_record_items_stops_when_the_store_itself_fails() -> None:
         record_items(_FakeStore(fatal=True), items, 10, IngestTotals())  # type: ignore[arg-type]
 
 
-def test_ingest_reports_an_undecodable_file_and_goes_on(tmp_path: Path) -> None:
-    store = str(tmp_path / "l.db")
+def test_ingest_refuses_an_undecodable_file_before_recording_anything(tmp_path: Path) -> None:
+    # issue 36: a file that is not UTF-8 text is the same one line as in extract, exit 2, nothing created
+    store = tmp_path / "l.db"
     garbage = tmp_path / "garbage.jsonl"
     garbage.write_bytes(bytes(range(128, 256)))
     good = tmp_path / "good.jsonl"
     good.write_text(_lines(event_to_json(guide())))
-    r = runner.invoke(app, ["ingest", str(garbage), str(good), "--store", store])
-    assert r.exit_code == 1 and isinstance(r.exception, SystemExit)
-    assert f"{garbage}: 'utf-8' codec can't decode" in r.output
-    assert _events_recorded(store) == 1
+    r = runner.invoke(app, ["ingest", str(garbage), str(good), "--store", str(store)])
+    assert r.exit_code == 2 and isinstance(r.exception, SystemExit)
+    assert f"error: {garbage}: not UTF-8 text (byte 0)" in " ".join(r.output.split())
+    assert not store.exists()
 
 
 # ---------------------------------------------------------------- ingest: OpenLineage RunEvents

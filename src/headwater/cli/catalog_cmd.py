@@ -53,9 +53,10 @@ def dump(
     check_dialect(dialect)
     try:
         doc = dump_catalog(catalog_url, database or None, dialect=dialect, catalog=catalog_alias or catalog_name)
-    except CatalogError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+    except CatalogError as exc:  # a connection error exits 2, as in extract and ingest
+        from headwater.cli.display import fail
+
+        fail(str(exc))
     if output is None:
         write_schema_document(doc, sys.stdout)
     else:

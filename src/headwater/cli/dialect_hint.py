@@ -23,6 +23,9 @@ _SIGNS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
     (re.compile(r"`"), "backticks", ("spark", "mysql", "bigquery")),
     (re.compile(r"::"), "::", ("postgres",)),
     (re.compile(r"\$\$"), "$$", ("postgres",)),
+    (re.compile(r"\|\|"), "||", ("postgres", "spark")),  # OR in MySQL and Doris, concatenation elsewhere
+    (re.compile(r"\bILIKE\b", re.I), "ILIKE", ("postgres",)),
+    (re.compile(r'"'), "double quotes", ("postgres",)),  # a string in MySQL and Doris, a name in PostgreSQL
 )
 _FAMILY = {
     "doris": {"doris", "mysql", "starrocks"},
@@ -51,6 +54,8 @@ def _signs(sql: str, dialect: str) -> list[tuple[str, str]]:
             continue
         if sign == "backticks" and own & {"mysql", "spark", "bigquery", "hive"}:
             continue  # backticks are this dialect's own quotes
+        if sign in ("||", "double quotes") and not own & {"doris", "mysql", "starrocks"}:
+            continue  # only MySQL's family reads them otherwise
         out.extend((sign, d) for d in dialects if d not in own)
     return out
 
@@ -69,17 +74,24 @@ def _neutral(tree: exp.Expression) -> exp.Expression:
 
 
 def _first_difference(a: exp.Expression, b: exp.Expression, da: str, db: str) -> str:
+    """Where the two readings first differ, each as its dialect writes it; a pair that renders the
+    same (a node type that only one of the dialects distinguishes) is passed over, so that the two
+    readings shown always differ."""
     for x, y in zip(a.bfs(), b.bfs(), strict=False):
         if type(x) is not type(y):
-            return f": {da} reads {first_words(x.sql(dialect=sqlglot_dialect(da)), 40)!r} where {db} reads " + repr(
-                first_words(y.sql(dialect=sqlglot_dialect(db)), 40)
-            )
+            ours = first_words(x.sql(dialect=sqlglot_dialect(da)), 40)
+            theirs = first_words(y.sql(dialect=sqlglot_dialect(db)), 40)
+            if ours == theirs:
+                ours, theirs = (first_words(n.sql(dialect=sqlglot_dialect(db)), 40) for n in (x, y))
+            if ours != theirs:
+                return f": {da} reads {ours!r} where {db} reads {theirs!r}"
     return ""
 
 
-def dialect_hint(statements: Iterable[tuple[int, int, str]], dialect: str) -> str | None:
+def dialect_hint(statements: Iterable[tuple[int, int, str]], dialect: str, assumed: bool = False) -> str | None:
     """The warning for the first of ``(index, line, sql)`` that reads differently under the dialect
-    its syntax points to; None when there is none.
+    its syntax points to; None when there is none. ``assumed``: ``dialect`` was not given but taken
+    as the default, and the warning says so.
 
     >>> dialect_hint([(0, 1, "INSERT OVERWRITE TABLE t SELECT a || b AS c FROM s")], "doris")[:60]
     'statement 1 (line 1) uses INSERT OVERWRITE TABLE, as spark w'
@@ -98,6 +110,8 @@ def dialect_hint(statements: Iterable[tuple[int, int, str]], dialect: str) -> st
                 continue
             ours = _parse(sql, dialect)
             head = f"statement {index + 1} (line {line_no}) uses {sign}, as {other} writes it,"
+            if assumed:
+                head = f"no --dialect given, {dialect} assumed: {head}"
             advice = f"; give --dialect {other} if the script is {other} SQL"
             if ours is None:
                 return f"{head} and parses as {other} but not as {dialect}{advice}"

@@ -76,10 +76,10 @@ class DottedName:
     ['tpcds.', 'catalog_sales.', 'cs_net_paid']
     """
 
-    def __init__(self, name: str, style: str = "") -> None:
+    def __init__(self, name: str, style: str = "", atomic: bool = False) -> None:
         self.name = name
         self.style = style
-        pieces = name.split(".")
+        pieces = [name] if atomic else name.split(".")  # atomic: a job's name (file.sql#2) is one piece
         self.pieces = [p + "." for p in pieces[:-1]] + [pieces[-1]]
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
@@ -145,7 +145,9 @@ class Namer:
 
     def short(self, name: str, node_type: str | None = None) -> str:
         """``name`` relative to the default catalog and (when unambiguous) the session database;
-        names of other node types (jobs, systems…) are kept whole."""
+        a job by its one name (``job_label``); names of other node types (systems…) are kept whole."""
+        if node_type == "JOB" or (node_type is None and name.startswith(_JOB_PREFIXES)):
+            return job_label(name)
         if node_type not in _CATALOG_QUALIFIED:
             return name
         rest = self._no_catalog(name)
@@ -156,8 +158,31 @@ class Namer:
         return rest
 
     def cell(self, name: str, node_type: str | None = None, style: str = "") -> DottedName:
-        """The short name as a table cell that wraps at dots."""
-        return DottedName(self.short(name, node_type), style)
+        """The short name as a table cell that wraps at dots (a job's name never: it is one piece)."""
+        job = node_type == "JOB" or (node_type is None and name.startswith(_JOB_PREFIXES))
+        return DottedName(self.short(name, node_type), style, atomic=job)
+
+
+_JOB_PREFIXES = ("job:", "sql:")
+
+
+def job_label(name: str) -> str:
+    """A job's one name in every command, as the store's short name has it: the project's ``file#n``
+    (or its ``-- name:``), the dbt unique id, or where nothing else exists the target and the
+    statement's fingerprint.
+
+    >>> job_label("job:03_marts.sql#1"), job_label("sql:977d69abd829cde4:internal.demo.summary")
+    ('03_marts.sql#1', 'summary#977d69ab')
+    >>> job_label("model.shop.orders")
+    'model.shop.orders'
+    """
+    if name.startswith("job:"):
+        return name[4:]
+    if name.startswith("sql:"):
+        fingerprint, _, target = name[4:].partition(":")
+        if target:
+            return f"{target.rsplit('.', 1)[-1]}#{fingerprint[:8]}"
+    return name
 
 
 def is_terminal() -> bool:

@@ -44,19 +44,19 @@ class StatementRules(StrEnum):
 
 
 def read_sql_input(path: str) -> str:
-    """The text of a SQL file (``-`` is standard input); a clear error for binary or unreadable input."""
+    """The text of a SQL file (``-`` is standard input); the same errors as every command
+    (``cli/inputs.py``): a missing or unreadable file is a usage error, binary or non-UTF-8 data a
+    ``ValueError`` naming the byte."""
+    from headwater.cli.inputs import text_problem
+
     try:
         data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except OSError as err:
-        raise typer.BadParameter(f"cannot read {path}: {err.strerror}") from None
-    if data.count(b"\x00") > max(8, len(data) // 100):  # binary; a stray NUL fails only its statement
-        raise ValueError(f"{path}: binary data (NUL bytes), not SQL text")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        if b"\x00" in data:
-            raise ValueError(f"{path}: binary data (NUL bytes), not SQL text") from None
-        raise ValueError(f"{path}: not UTF-8 text (byte {err.start})") from None
+        fail(f"{path}: {(err.strerror or str(err)).lower()}", EXIT_USAGE)
+    problem = text_problem(data)
+    if problem:
+        raise ValueError(f"{path}: {problem}")
+    return data.decode("utf-8-sig")
 
 
 def dialect_names() -> list[str]:
@@ -66,14 +66,23 @@ def dialect_names() -> list[str]:
     return sorted({d.value for d in Dialects if d.value} | {"generic", "flink"})
 
 
+_ALIASES = {"postgresql": "postgres", "pg": "postgres", "sparksql": "spark", "mssql": "tsql", "sqlserver": "tsql"}
+
+
 def check_dialect(dialect: str) -> str:
-    """``dialect`` if sqlglot knows it; else exit 2 with one line listing the valid names."""
+    """``dialect`` if sqlglot knows it; else exit 2 with one line naming the closest valid name (``did
+    you mean postgres?`` for ``postgresql``) and listing them all."""
+    import difflib
+
     from sqlglot.dialects.dialect import Dialect
 
     try:
         Dialect.get_or_raise(sqlglot_dialect(dialect))
     except ValueError:
-        fail(f"--dialect: unknown dialect {dialect!r}; one of: {', '.join(dialect_names())}")
+        names = dialect_names()
+        close = _ALIASES.get(dialect.lower()) or next(iter(difflib.get_close_matches(dialect.lower(), names, 1)), None)
+        guess = f"did you mean {close}? " if close else ""
+        fail(f"--dialect: unknown dialect {dialect!r}; {guess}one of: {', '.join(names)}")
     return dialect
 
 
@@ -249,9 +258,10 @@ class DialectWarning:
     """``dialect_hint`` fed one statement at a time: warns (once for the file) when the first of its
     statements that reads differently under the dialect its syntax implies is given."""
 
-    def __init__(self, dialect: str, path: str) -> None:
+    def __init__(self, dialect: str, path: str, assumed: bool = False) -> None:
         self.dialect = dialect
         self.path = path
+        self.assumed = assumed  # no --dialect given: the warning says which one was assumed
         self.checked = 0  # statements with a sign of another dialect seen (``dialect_hint`` stops after MAX_CHECKED)
         self.done = False
 
@@ -262,7 +272,7 @@ class DialectWarning:
         if self.checked > MAX_CHECKED:
             self.done = True
             return
-        hint = dialect_hint([(s.index, s.line, s.sql)], self.dialect)
+        hint = dialect_hint([(s.index, s.line, s.sql)], self.dialect, self.assumed)
         if hint:
             warn(f"{self.path}: {hint}")
             self.done = True
@@ -286,6 +296,29 @@ def extract_file(extractor: Extractor, text: str, run: RunInfo, printer: Stateme
         n += 1
     printer.close()
     return n
+
+
+def _dialect_assumed(ctx: typer.Context | None) -> bool:
+    """Whether ``--dialect`` was left at its default (the warning then says which dialect was assumed)."""
+    source = ctx.get_parameter_source("dialect") if ctx is not None else None
+    return source is not None and source.name == "DEFAULT"
+
+
+def project_dialect(ctx: typer.Context | None, dialect: str) -> tuple[str, bool]:
+    """The dialect to read with, and whether it is only assumed: ``--dialect`` when given, else the
+    ``dialect`` that ``headwater.toml`` states for the project, else ``dialect`` (the default) assumed."""
+    if not _dialect_assumed(ctx):
+        return dialect, False
+    from headwater.dispatch.settings import SettingsError, load_dialect
+
+    try:
+        stated = load_dialect()
+    except SettingsError as exc:
+        fail(str(exc))
+    if stated is None:
+        return dialect, True
+    check_dialect(stated[0])
+    return stated[0], False
 
 
 def extract(
@@ -349,14 +382,17 @@ def extract(
             "--root", help="With --project: the root job names are relative to (default: the files' common directory)."
         ),
     ] = None,
+    ctx: typer.Context = None,  # type: ignore[assignment]  # given by typer: was --dialect given?
 ) -> None:
     """Extract lineage events from SQL scripts.
 
     The table format prints one block per statement that makes an event (--verbose: every section);
     the other formats print events on standard output and problems on standard error.
     Exit code 0 when every statement was handled, 1 when one failed to parse or bind, 2 for usage errors.
+    Without --dialect, the dialect headwater.toml states (dialect = "…"), else doris, said when it matters.
     """
     check_dialect(dialect)
+    dialect, assumed = project_dialect(ctx, dialect)
     default_db = default_db or database_alias
     console = Console(highlight=False)
     try:
@@ -371,6 +407,9 @@ def extract(
             naming = command_naming(namespace or (), catalog_url, dialect)
         except SettingsError as err:
             fail(f"--namespace: {err}", EXIT_USAGE)
+    from headwater.cli.inputs import check_inputs
+
+    check_inputs([Path(p) for p in files or () if p != "-"], warn_empty=False)  # extract_file warns of empty ones
     if project:
         options = ExtractOptions(dialect=dialect, statements=statements.value)
         failed = _extract_project(
@@ -392,10 +431,8 @@ def extract(
     for path in files or ["-"]:
         try:
             text = read_sql_input(path)
-        except ValueError as err:
-            stderr_console().print(line(Text("error:", style="red"), " ", str(err)))
-            failed = True
-            continue
+        except ValueError as err:  # standard input (files were checked above)
+            fail(str(err), EXIT_USAGE)
         extractor = Extractor(
             catalog,
             ExtractOptions(dialect=dialect, statements=statements.value),
@@ -416,7 +453,7 @@ def extract(
             database=default_db,
             catalog_name=default_catalog,
         )
-        hint = DialectWarning(dialect, "standard input" if path == "-" else path)
+        hint = DialectWarning(dialect, "standard input" if path == "-" else path, assumed)
         if not extract_file(extractor, text, RunInfo(query_id=query_id, user=user), printer, hint):
             warn(f"{path}: no SQL statement")
         failed = failed or printer.failed

@@ -1,16 +1,13 @@
 """The edges of a lineage graph as the CLI lists them: labelled, and bridged over hidden nodes.
 
 With ``--type DATASET`` the jobs between datasets are not shown; their READ and WRITE edges would
-vanish with them, leaving datasets without a link. As in the explorer, such a path becomes one edge
-``via`` the hidden nodes.
+vanish with them, leaving datasets without a link. The store keeps each such path as one bridge
+(``store/bridges.py``), listed as an edge ``via`` the hidden nodes, as in the JSON and the explorer.
 """
 
 from __future__ import annotations
 
 from headwater.service import schemas as m
-
-MAX_HIDDEN = 4
-"""Hidden nodes one bridged edge may pass through."""
 
 
 def edge_label(e: m.Edge) -> str:
@@ -20,57 +17,22 @@ def edge_label(e: m.Edge) -> str:
     return e.type
 
 
-def _dependency(path: list[m.Edge]) -> str | None:
-    deps = [e.dependency for e in path if e.type == "MAPS_TO"]
-    if not deps:
-        return None
-    return "DIRECT" if all(d == "DIRECT" for d in deps) else "INDIRECT"
+def bridge_label(b: m.Bridge) -> str:
+    """``via JOB j``, with the path's dependency first when it maps fields (``DIRECT via JOB j``)."""
+    via = ", ".join(f"{h.type} {h.short or h.name}" for h in b.via)
+    return f"{b.dependency + ' ' if b.dependency else ''}via {via}"
 
 
-def bridged_edges(g: m.LineageGraph, keep: set[int]) -> list[tuple[int, str, int]]:
-    """``(from id, label, to id)`` for every edge between kept nodes, and one per path between kept
-    nodes whose inner nodes are all hidden (labelled ``via`` those nodes).
+def graph_edges(g: m.LineageGraph) -> list[tuple[int, str, int]]:
+    """``(from id, label, to id)`` for every edge of ``g``, then every bridge.
 
     >>> N = lambda i, t, n: m.Node(id=i, type=t, name=n, short=n)
     >>> E = lambda i, t, a, b: m.Edge(id=i, type=t, source=a, target=b)
-    >>> g = m.LineageGraph(root=N(1, "DATASET", "t"), direction="UPSTREAM",
-    ...     nodes=[N(1, "DATASET", "t"), N(2, "JOB", "j"), N(3, "DATASET", "s")],
-    ...     edges=[E(10, "READ", 3, 2), E(11, "WRITE", 2, 1)], total_nodes=3, total_edges=2,
-    ...     truncated=False, offset=0, limit=None)
-    >>> bridged_edges(g, {1, 3})
+    >>> g = m.LineageGraph(root=N(1, "DATASET", "t"), direction="UPSTREAM", nodes=[N(3, "DATASET", "s")],
+    ...     edges=[], total_nodes=1, total_edges=0, truncated=False,
+    ...     bridges=[m.Bridge(source=3, target=1, via=[N(2, "JOB", "j")])])
+    >>> graph_edges(g)
     [(3, 'via JOB j', 1)]
-    >>> bridged_edges(g, {1, 2, 3})
-    [(3, 'READ', 2), (2, 'WRITE', 1)]
     """
-    nodes = {n.id: n for n in g.nodes} | {g.root.id: g.root}
-    out_edges: dict[int, list[m.Edge]] = {}
-    for e in g.edges:
-        out_edges.setdefault(e.source, []).append(e)
-    result: list[tuple[int, str, int]] = []
-    seen: set[tuple[int, str, int]] = set()
-
-    def add(item: tuple[int, str, int]) -> None:
-        if item not in seen:
-            seen.add(item)
-            result.append(item)
-
-    for e in g.edges:
-        if e.source in keep and e.target in keep:
-            add((e.source, edge_label(e), e.target))
-    for start in [n for n in nodes if n in keep]:
-        stack: list[tuple[int, list[m.Edge]]] = [
-            (e.target, [e]) for e in out_edges.get(start, ()) if e.target not in keep
-        ]
-        while stack:
-            at, path = stack.pop()
-            if at in keep or at not in nodes:
-                continue
-            for e in out_edges.get(at, ()):
-                if e.target in keep:
-                    hidden = [nodes[x.target] for x in path]
-                    via = ", ".join(f"{h.type} {h.short or h.name}" for h in hidden)
-                    dep = _dependency([*path, e])
-                    add((start, f"{dep + ' ' if dep else ''}via {via}", e.target))
-                elif len(path) < MAX_HIDDEN and e.target not in {x.target for x in path}:
-                    stack.append((e.target, [*path, e]))
-    return result
+    out = [(e.source, edge_label(e), e.target) for e in g.edges]
+    return list(dict.fromkeys(out + [(b.source, bridge_label(b), b.target) for b in g.bridges]))

@@ -189,6 +189,7 @@ def run_ingest_log(
             open_catalog(schema, catalog_url, dialect, catalog_name)
         except CatalogError as exc:
             raise typer.BadParameter(str(exc), param_hint="--schema/--catalog-url") from None
+    _check_log(log, kind, locations)  # an audit table or a file that cannot be read: one line, no store created
     lineage = open_cli_store(store, create=True)
     marks = FileWatermarks(state) if state else TableWatermarks(lineage.engine)
     with progress_bar(console, show_progress) as bar:
@@ -213,6 +214,27 @@ def run_ingest_log(
             for p in summary.problems:
                 fh.write(json.dumps({"where": p.where, "message": p.message}, ensure_ascii=False) + "\n")
     return summary
+
+
+def _check_log(log: object, kind: str, locations: list[str]) -> None:
+    """Exit 2 with one ``error:`` line when the log cannot be read: its files (``cli/inputs.py``, as
+    every command reads files; a glob that matched nothing is left to the source), or its table."""
+
+    if kind != "doris-audit-table":
+        from headwater.cli.inputs import read_problem
+
+        for loc in locations:
+            path = Path(loc)
+            problem = read_problem(path) if path.exists() or not any(c in loc for c in "*?[") else None
+            if problem and not (problem.startswith("binary") and loc.endswith(".gz")):
+                fail(f"{loc}: {problem}")
+        return
+    check = getattr(log, "check", None)
+    if check is not None:
+        try:
+            check()
+        except ValueError as exc:
+            fail(str(exc))
 
 
 def ingest_log(

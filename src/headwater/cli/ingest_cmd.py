@@ -374,7 +374,9 @@ def ingest(
             "its unique id, in the adapter's dialect. See docs/dbt.md.",
         ),
     ] = None,
-    dialect: Annotated[str, typer.Option(help="SQL dialect of the scripts.")] = "doris",
+    dialect: Annotated[
+        str, typer.Option(help="SQL dialect of the scripts (default: dialect = … in headwater.toml, else doris).")
+    ] = "doris",
     default_db: DefaultDbOpt = None,
     database: Annotated[str | None, typer.Option("--database", hidden=True)] = None,
     default_catalog: DefaultCatalogOpt = "internal",
@@ -428,6 +430,7 @@ def ingest(
         ),
     ] = False,
     batch: Annotated[int, typer.Option(min=1, help="Events per transaction.")] = 500,
+    ctx: typer.Context = None,  # type: ignore[assignment]  # given by typer: was --dialect given?
 ) -> None:
     """Record lineage from SQL scripts (through the extractor) and event files into the store.
 
@@ -455,6 +458,13 @@ def ingest(
         console.print("error: give SQL or event files, or --dbt PROJECT_DIR", style="red")
         raise typer.Exit(2)
     check_dialect(dialect)
+    if dbt is None:  # without --dialect: the dialect headwater.toml states for the project
+        from headwater.cli.extract_cmd import project_dialect
+
+        dialect, _ = project_dialect(ctx, dialect)
+    from headwater.cli.inputs import check_inputs
+
+    check_inputs(files)  # a missing, binary or non-UTF-8 file: exit 2 before the store is created
     default_db = default_db or database
     try:
         naming = _naming(namespace, catalog_url, dialect)

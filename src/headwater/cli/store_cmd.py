@@ -12,14 +12,14 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from pydantic import BaseModel, TypeAdapter, ValidationError
-from rich.console import Console
+from rich.console import Console, Group
 from rich.table import Table
 from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 
 from headwater.cli.display import DottedName, Namer, fail, lit
-from headwater.cli.graph import bridged_edges
+from headwater.cli.graph import graph_edges
 from headwater.cli.stores import StoreOpt, check_store_url, connect_error, open_cli_store, read_engine, sqlite_path
 from headwater.service import schemas as m
 from headwater.store import ChangeType, LineageStore, NodeType, StoreError
@@ -42,7 +42,8 @@ AsOfOpt = Annotated[
     str | None,
     typer.Option(
         "--as-of",
-        help="Answer as of this time: ISO 8601 (naive = UTC), or seconds or milliseconds since the epoch.",
+        help="Answer as of this time: ISO 8601 (naive = UTC), seconds or milliseconds since the epoch, or a "
+        "duration back from now (7d, 12h, 2w).",
     ),
 ]
 DepthOpt = Annotated[int, typer.Option("--depth", min=0, help="Levels to follow (dataset → job → dataset is one).")]
@@ -122,15 +123,21 @@ _DATETIME = TypeAdapter(datetime)
 
 def parse_as_of(value: str | None) -> datetime | None:
     """``--as-of`` read as the API reads ``as_of`` (the same pydantic parser): ISO 8601 (a naive time
-    is UTC), or seconds or milliseconds since the epoch."""
+    is UTC), or seconds or milliseconds since the epoch; or a duration back from now (``7d``, ``12h``),
+    as ``--seen-since`` and ``diff --from`` take it."""
     if value is None:
         return None
+    from headwater.store.jobs import _DURATION, parse_since
+    from headwater.store.names import from_us
+
+    if _DURATION.match(value):
+        return from_us(parse_since(value))
     try:
         return _DATETIME.validate_python(value)
     except ValidationError as exc:
         _fail(
             f"--as-of: {value!r}: {exc.errors()[0]['msg']} "
-            "(give an ISO 8601 time, or seconds or milliseconds since the epoch)"
+            "(give an ISO 8601 time, seconds or milliseconds since the epoch, or a duration back from now: 7d, 12h)"
         )
 
 
@@ -161,30 +168,106 @@ def parse_change(change: str, operation: str | None) -> tuple[ChangeType, str | 
     return change_type, op
 
 
-def _graph_table(title: str, g: m.LineageGraph, console: Console, edges: list[tuple[int, str, int]]) -> None:
+def _graph_table(title: str, g: m.LineageGraph, console: Console, limit: int, depth: int | None = None) -> None:
     t = Table(title=lit(f"{title} of {NAMES.short(g.root.name, g.root.type)}"))
     for c in ("depth", "type"):
         t.add_column(c)
     t.add_column("name", overflow="fold")
-    for n in g.nodes:
+    page = g.nodes[:limit]
+    for n in page:
         t.add_row(lit(n.depth), lit(n.type), _name(n))
     console.print(t)
-    by_id = {n.id: n for n in g.nodes} | {g.root.id: g.root}
+    by_id = {n.id: n for n in page} | {g.root.id: g.root}
+    edges = graph_edges(g)
     shown = [(a, label, b) for a, label, b in edges if a in by_id and b in by_id]
     if shown:
-        t = Table(title=lit("edges (data flows from → to)"))
-        t.add_column("from", overflow="fold")
-        t.add_column("edge", overflow="fold")
-        t.add_column("to", overflow="fold")
-        for a, label, b in shown:
-            t.add_row(_name(by_id[a]), lit(label), _name(by_id[b]))
-        console.print(t)
-    more = f" (showing {len(g.nodes)})" if len(g.nodes) < g.total_nodes else ""
-    total_edges = len(edges) if edges is not None else g.total_edges
-    summary = lit(f"{plural(g.total_nodes, 'node')}, {plural(total_edges, 'edge')}{more}")
+        _edges_table(shown, by_id, console)
+    more = f" (showing {len(page)})" if len(page) < g.total_nodes else ""
+    summary = lit(f"{plural(g.total_nodes, 'node')}, {plural(len(edges), 'edge')}{more}")
     if g.truncated:
         summary.append(" truncated", "yellow")
     console.print(summary)
+    for note in cut_notes(g, depth):
+        console.print(lit(note, "yellow"))
+
+
+def _share(room: int, least: list[int], most: list[int]) -> list[int]:
+    """Column widths between ``least`` and ``most`` that fill at most ``room``, the space beyond the
+    least shared in proportion to what each column could use.
+
+    >>> _share(100, [10, 20, 10], [30, 20, 50])
+    [30, 20, 50]
+    >>> _share(60, [10, 20, 10], [30, 20, 50])
+    [16, 20, 23]
+    """
+    spare = room - sum(least)
+    wants = [m - n for n, m in zip(least, most, strict=True)]
+    if spare >= sum(wants):
+        return most
+    return [n + spare * w // max(1, sum(wants)) for n, w in zip(least, wants, strict=True)]
+
+
+def _edges_table(shown: list[tuple[int, str, int]], by_id: dict[int, m.Node], console: Console) -> None:
+    """The edges as a table of from, edge, to; where the three columns cannot each hold their longest
+    identifier, one edge per row of a single column (from, then the edge and its target indented), so
+    that no identifier is cut."""
+    rows = [(_name(by_id[a]), label, _name(by_id[b])) for a, label, b in shown]
+    widest = [max(max(len(p) for p in r[i].pieces) for r in rows) for i in (0, 2)]
+    edge_words = max(len(w) for _, label, _ in rows for w in label.split())
+    title = lit("edges (data flows from → to)")
+    if sum(widest) + edge_words + 10 <= console.width:
+        t = Table(title=title)
+        least = [widest[0], edge_words, widest[1]]  # no column narrower than its longest identifier
+        most = [max(len(r[0].name) for r in rows), max(len(r[1]) for r in rows), max(len(r[2].name) for r in rows)]
+        widths = _share(console.width - 10, least, most)
+        for name, width in zip(("from", "edge", "to"), widths, strict=True):
+            t.add_column(name, overflow="fold", width=width)
+        for a, label, b in rows:
+            t.add_row(a, lit(label), b)
+    else:
+        t = Table(title=title, show_header=False, show_lines=True)
+        t.add_column("edge", overflow="fold")
+        for a, label, b in rows:
+            t.add_row(Group(a, lit(f"  {label}"), DottedName(f"  → {b.name}")))
+    console.print(t)
+
+
+_KIND = {"DATASET": "table", "FIELD": "field", "JOB": "job"}
+
+
+def _kinds(n: int, node_type: str) -> str:
+    return plural(n, _KIND.get(node_type, node_type.lower() + " node"))
+
+
+def cut_notes(g: m.LineageGraph, depth: int | None = None) -> list[str]:
+    """What the answer left out, one line each: nodes beyond the depth (and the ``--depth`` that shows
+    them), the node cap, nodes of other types (``--type``).
+
+    >>> N = m.Node(id=1, type="DATASET", name="t", short="t", depth=0)
+    >>> g = m.LineageGraph(root=N, direction="DOWNSTREAM", nodes=[], edges=[], total_nodes=0, total_edges=0,
+    ...     truncated=True, limit=None, cut_by=["depth"], more_at_depth=3, more_by_type={"DATASET": 3},
+    ...     depth_needed=10)
+    >>> cut_notes(g, 3)
+    ['3 more tables beyond depth 3: --depth 10']
+    """
+    notes = []
+    if g.more_at_depth:
+        where = f"depth {depth}" if depth is not None else "this depth"
+        kinds = g.more_by_type
+        if len(kinds) == 1:
+            ((kind, n),) = kinds.items()
+            what = f"{n} more {_kinds(n, kind).split(' ', 1)[1]}"
+        else:
+            what = f"{g.more_at_depth} more ({', '.join(_kinds(n, k) for k, n in kinds.items())})"
+        hint = f"--depth {g.depth_needed}" if g.depth_needed is not None else "at least that many; raise --depth"
+        notes.append(f"{what} beyond {where}: {hint}")
+    if "max_nodes" in g.cut_by:
+        notes.append("the walk stopped at its node cap: the answer is partial")
+    if g.hidden_by_type:
+        notes.append(
+            f"{plural(g.hidden_by_type, 'node')} of other types left out by --type (edges through them: via …)"
+        )
+    return notes
 
 
 def _direction(name: str) -> Any:
@@ -212,13 +295,9 @@ def _direction(name: str) -> Any:
             _emit(_console(), fmt, m.LineageGraph, g, None)
             return
         full = m.LineageGraph.model_validate(
-            _run(lambda: s.get_lineage(node, name.upper(), depth, when, None, None, seen_since=seen))
+            _run(lambda: s.get_lineage(node, name.upper(), depth, when, node_types, None, seen_since=seen))
         )
-        keep = {n.id for n in full.nodes if not node_types or n.type in node_types} | {full.root.id}
-        edges = bridged_edges(full, keep)
-        kept = [n for n in full.nodes if n.id in keep and (not node_types or n.type in node_types)]
-        page = full.model_copy(update={"nodes": kept[:limit], "total_nodes": len(kept)})
-        _graph_table(name, page, _console(), edges)
+        _graph_table(name, full, _console(), limit, depth)
 
     cmd.__doc__ = f"{name.capitalize()} lineage of a node: the nodes, and the edges between them with their dependency."
     return cmd
@@ -254,7 +333,7 @@ def origin(
     field: Annotated[str, typer.Argument(help="table.column (or a longer name).")],
     store: StoreOpt = None,
     level: LevelOpt = None,
-    indirect: Annotated[bool, typer.Option("--indirect", help="The same as --level all.", hidden=True)] = False,
+    indirect: Annotated[bool, typer.Option("--indirect", help="The same as --level all.")] = False,
     as_of: AsOfOpt = None,
     limit: LimitOpt = 200,
     fmt: FmtOpt = Fmt.table,
@@ -295,7 +374,14 @@ def impact(
 
     def render(d: m.FieldImpact) -> None:
         _paths_table(f"impact of {NAMES.short(d.field.name, d.field.type)} (level {d.level})", d.impacted, console)
-        console.print(f"{plural(d.total, 'field')}: {d.direct_count} DIRECT, {d.indirect_count} INDIRECT")
+        more = []
+        for other in list(LevelName)[list(LevelName).index(chosen) + 1 :]:
+            o = _run(lambda lv=other.value: s.get_field_impact(field, when, limit=1, level=lv, seen_since=seen))
+            added = [(o.direct_count - d.direct_count, "DIRECT"), (o.indirect_count - d.indirect_count, "INDIRECT")]
+            if any(n > 0 for n, _ in added):
+                more.append(" ".join(f"+{n} {kind}" for n, kind in added if n > 0) + f" at --level {other.value}")
+        headline = f"{plural(d.total, 'field')}: {d.direct_count} DIRECT, {d.indirect_count} INDIRECT"
+        console.print(lit(headline + (f" ({'; '.join(more)})" if more else "")))
 
     _emit(console, fmt, m.FieldImpact, i, render)
 
@@ -373,17 +459,32 @@ def analyze(
         return
 
     def render(d: m.ImpactAnalysis) -> None:
-        t = Table(title=lit(f"{d.change_type} of {NAMES.short(d.target.name, d.target.type)}"))
+        cells = {g.type: [NAMES.cell(x, g.type) for x in g.sample_node_ids] for g in d.groups}
+        widest = max((len(p) for names in cells.values() for c in names for p in c.pieces), default=0)
+        beside = console.width >= widest + 40  # the three short columns and the borders take ~40 columns
+        title = lit(f"{d.change_type} of {NAMES.short(d.target.name, d.target.type)}")
+        t = Table(title=title if beside else None)
+        if not beside:
+            console.print(title)  # over the whole width, not the narrow table's
         for c in ("type", "count", "severity"):
             t.add_column(c)
-        t.add_column("affected" if show_all else "sample", overflow="fold")
+        heading = "affected" if show_all else "sample"
+        if beside:
+            t.add_column(heading, overflow="fold")
+        below: list[Any] = []
         for g in d.groups:
-            names = [NAMES.short(x) for x in g.sample_node_ids]
-            more = g.count - len(names)
+            listed: list[Any] = list(cells[g.type])
+            more = g.count - len(listed)
             if more > 0:
-                names.append(f"… {more} more (--samples N, --all)")
-            t.add_row(lit(g.type), lit(g.count), lit(g.severity), lit("\n".join(names)))
+                listed.append(lit(f"… {more} more (--samples N, --all)"))
+            if beside:
+                t.add_row(lit(g.type), lit(g.count), lit(g.severity), Group(*listed))
+            else:  # too narrow for a name beside the counts: the names under the table, one a line
+                t.add_row(lit(g.type), lit(g.count), lit(g.severity))
+                below += [lit(f"{heading} {g.type}:"), *listed]
         console.print(t)
+        for item in below:
+            console.print(item)
         console.print(lit(f"{d.total_affected_count} affected; severity {d.overall_severity}; risk {d.risk_level}"))
 
     _emit(console, fmt, m.ImpactAnalysis, a, render)
@@ -683,6 +784,9 @@ def register(app: typer.Typer) -> None:
     for name in ("upstream", "downstream"):
         query_app.command(name)(_direction(name))
     query_app.command()(origin)
+    from headwater.cli.path_cmd import path
+
+    query_app.command()(path)
     query_app.command()(impact)
     query_app.command()(trace)
     query_app.command()(analyze)

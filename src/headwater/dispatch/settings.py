@@ -184,6 +184,19 @@ def _naming(table: Any, where: str) -> OpenLineageNaming:
         raise SettingsError(str(exc)) from None
 
 
+def load_dialect(env: Mapping[str, str] | None = None, cwd: Path | None = None) -> tuple[str, str] | None:
+    """The project's SQL dialect, stated once as ``dialect = "…"`` in the settings file
+    (``load_settings``'s file), with the file's path; None when no file states one.
+
+    >>> load_dialect(env={}, cwd=Path("/nonexistent")) is None
+    True
+    """
+    env = os.environ if env is None else env
+    path = _config_path(None, env, cwd or Path.cwd())
+    value = _read_toml(path).get("dialect") if path else None
+    return (str(value), str(path)) if value else None
+
+
 def load_naming(
     config_path: Path | str | None = None, env: Mapping[str, str] | None = None, cwd: Path | None = None
 ) -> OpenLineageNaming:

@@ -26,7 +26,7 @@ from sqlglot import exp
 
 from headwater.extract.aliases import GROUPED, NONE, flags
 from headwater.extract.columns import settled
-from headwater.extract.scope import UNRESOLVED, Alts, Relation, Scope, Source, columns_in, find_all
+from headwater.extract.scope import Alts, Relation, Scope, Source, find_all
 from headwater.extract.sources import SourceBinder
 from headwater.extract.trees import (
     QUERY_TYPES,

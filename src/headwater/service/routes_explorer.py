@@ -153,7 +153,7 @@ class Subgraph(BaseModel):
     model_config = _cfg({"nodes": [_NODE], "edges": [_EDGE], "truncated": False})
     nodes: list[m.Node]
     edges: list[m.Edge]
-    truncated: bool
+    truncated: bool = Field(description="partial: the node cap, or `max_depth`, left fields out")
 
 
 class FieldPaths(BaseModel):

@@ -75,6 +75,14 @@ class Edge(BaseModel):
     valid_to: datetime | None = Field(None, description="null while the edge is valid")
 
 
+class Bridge(BaseModel):
+    model_config = _cfg()
+    source: int = Field(description="upstream shown node id")
+    target: int = Field(description="downstream shown node id")
+    via: list[Node] = Field(description="the hidden nodes between them, in data-flow order")
+    dependency: str | None = Field(None, description="field paths: DIRECT when every mapping on it is")
+
+
 class LineageGraph(BaseModel):
     model_config = _cfg(
         {
@@ -95,9 +103,15 @@ class LineageGraph(BaseModel):
     edges: list[Edge]
     total_nodes: int
     total_edges: int
-    truncated: bool = Field(description="a node cap was hit: the answer is partial")
+    truncated: bool = Field(description="the answer is partial: the depth or the node cap left nodes out (`cut_by`)")
     offset: int = 0
     limit: int | None = None
+    cut_by: list[str] = Field([], description="what left nodes out: `depth` (see `more_at_depth`), `max_nodes`")
+    more_at_depth: int = Field(0, description="nodes of the asked types beyond `max_depth` (counted up to 1,000)")
+    more_by_type: dict[str, int] = Field({}, description="`more_at_depth` by node type")
+    depth_needed: int | None = Field(None, description="the depth that reaches every node beyond (null: unknown)")
+    hidden_by_type: int = Field(0, description="nodes reached but not of `node_types`, bridged over by `bridges`")
+    bridges: list[Bridge] = Field([], description="with `node_types`: paths between shown nodes via hidden ones")
 
 
 class FieldPath(BaseModel):

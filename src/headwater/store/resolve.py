@@ -115,7 +115,10 @@ def resolve(conn: Connection, ref: str | int, types: Collection[str] | None = No
     if not pick and len(parts) == 1 and (not types or NodeType.FIELD in types):
         pick = _by_last_part(conn, norm, types)  # a bare column name: every column of that name
     if not pick:
-        raise NodeNotFound(ref, _other_types(conn, norm, shorts, types) if types else None)
+        hint = _other_types(conn, norm, shorts, types) if types else None
+        if hint is None and len(parts) > 1 and (not types or NodeType.FIELD in types):
+            hint = _missing_column(conn, parts)
+        raise NodeNotFound(ref, hint)
     if len(pick) > 1:
         raise AmbiguousNode(ref, sorted(f"{r.type}:{r.name}" for r in pick))
     return _info(pick[0])
@@ -131,6 +134,25 @@ def _by_last_part(conn: Connection, part: str, types: Collection[str] | None) ->
     if types:
         query = query.where(_N.type.in_(sorted(types)))
     return [r for r in conn.execute(query.limit(_CANDIDATES + 1)) if r.name.endswith("." + part)]
+
+
+def _missing_column(conn: Connection, parts: list[str]) -> str | None:
+    """For ``table.column`` where the table exists and has no such column: its columns, the closest first."""
+    import difflib
+
+    table = ".".join(parts[:-1])
+    shorts = {parts[-2], ".".join(parts[-3:-1])} if len(parts) > 2 else {table}
+    query = select(*_COLS).where(_N.type == NodeType.DATASET.value, or_(_N.short.in_(sorted(shorts)), _N.name == table))
+    found = [r for r in conn.execute(query.limit(_CANDIDATES)) if r.name == table or r.name.endswith("." + table)]
+    if len(found) != 1:
+        return None
+    columns = sorted(c.name.rsplit(".", 1)[-1] for c in children(conn, found[0].id, NodeType.FIELD.value))
+    if not columns:
+        return None
+    close = difflib.get_close_matches(parts[-1], columns, n=1)
+    guess = f"did you mean {table}.{close[0]}? " if close else ""
+    more = ", …" if len(columns) > 20 else ""
+    return f"{guess}the table {found[0].name} has no column {parts[-1]!r}; its columns: {', '.join(columns[:20])}{more}"
 
 
 def _other_types(conn: Connection, norm: str, shorts: set[str], types: Collection[str]) -> str | None:

@@ -39,7 +39,22 @@ class EdgeInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class Bridge:
+    """A path between two shown nodes through nodes a type filter hides (``via``, in flow order)."""
+
+    source: int
+    target: int
+    via: list[NodeInfo]
+    dependency: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class LineageGraph:
+    """The graph around ``root``. ``truncated``: the answer is partial, cut by ``max_depth`` (then
+    ``more_at_depth`` nodes of the asked types lie beyond it, all within ``depth_needed`` when known)
+    or by the node cap; ``cut_by`` says which. ``hidden_by_type``: nodes reached but not of the asked
+    types, bridged over by ``bridges``."""
+
     root: NodeInfo
     direction: str
     nodes: list[NodeInfo]
@@ -49,6 +64,12 @@ class LineageGraph:
     truncated: bool
     offset: int = 0
     limit: int | None = None
+    cut_by: list[str] = field(default_factory=list)
+    more_at_depth: int = 0
+    more_by_type: dict[str, int] = field(default_factory=dict)
+    depth_needed: int | None = None
+    hidden_by_type: int = 0
+    bridges: list[Bridge] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

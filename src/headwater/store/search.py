@@ -317,6 +317,11 @@ def field_paths(
     all_ids: set[int] = set()
     for upstream in (True, False):
         w = field_walk(conn, root.id, upstream, lvl, as_of, max_depth, max_nodes, hidden_jobs)
+        cut = w.truncated
+        if max_depth is not None and not cut and any(d == max_depth for d in w.depth.values()):
+            # no silent cut: one level more tells whether max_depth left fields out
+            deeper = field_walk(conn, root.id, upstream, lvl, as_of, max_depth + 1, max_nodes, hidden_jobs)
+            cut = len(deeper.depth) > len(w.depth)
         depth = {n: (-d if upstream else d) for n, d in w.depth.items() if n != root.id}
         # An edge belongs to the path when both its ends were reached (a capped walk may see edges
         # to nodes it did not keep).
@@ -326,7 +331,7 @@ def field_paths(
             Subgraph(
                 sorted(infos.values(), key=lambda n: (abs(n.depth or 0), n.name)),
                 [edge_info(r) for r in sorted(kept, key=lambda r: r.id)],
-                w.truncated,
+                cut,
             )
         )
         all_ids.update(depth)

@@ -52,6 +52,22 @@ class DorisAuditTableSource:
     def _naive(self, dt: datetime) -> datetime:
         return dt.astimezone(self.tz).replace(tzinfo=None)
 
+    def check(self) -> None:
+        """Raise ``ValueError`` (one line: the masked URL and the server's own words) when the table
+        cannot be read: a server that is not there, a table that does not exist."""
+        engine = sa.create_engine(self.url)
+        q = engine.dialect.identifier_preparer.quote
+        try:
+            with engine.connect() as conn:
+                conn.execute(sa.text(f"SELECT * FROM {'.'.join(q(p) for p in self.table.split('.'))} WHERE 1 = 0"))
+        except sa.exc.DBAPIError as exc:
+            orig = getattr(exc, "orig", None) or exc
+            words = orig.args[-1] if getattr(orig, "args", None) else str(orig)
+            first = next((ln.strip() for ln in str(words).splitlines() if ln.strip()), type(orig).__name__)
+            raise ValueError(f"cannot read the audit table {self.table} at {_masked(self.url)}: {first}") from None
+        finally:
+            engine.dispose()
+
     def read(self, window: Window) -> Iterator[LogRecord | ReadProblem]:
         engine = sa.create_engine(self.url, pool_pre_ping=True)
         try:
