@@ -72,6 +72,7 @@ from headwater.model import (
     DirectInput,
     DirectLineage,
     Field,
+    IncompleteColumn,
     IndirectLineage,
     LineageInfo,
     QueryContext,
@@ -1031,6 +1032,7 @@ class StatementReuse:
                     diagnostics,
                     e.via,
                     e.version,
+                    e.incomplete_columns,
                 )
                 if _MODEL_KNOWN
                 else replace(
@@ -1340,7 +1342,8 @@ def _names_in(e: LineageInfo, needles: list[str]) -> bool:
 # those ``_UNREAD`` passes over); ``_texts`` walks any other model generically.
 _KNOWN_FIELDS = {
     LineageInfo: "event_id source_command target sources direct dataset_indirect output_indirect context status "
-    "diagnostics via version",
+    "diagnostics via version incomplete_columns",
+    IncompleteColumn: "target_column codes",
     Target: "table columns",
     TableRef: "catalog database name",
     Field: "name type",
@@ -1391,6 +1394,9 @@ def _names(e: LineageInfo, out: list[str]) -> None:
         add(g.construct or "")
         add(g.target_column or "")
     add(e.version)
+    for k in e.incomplete_columns:
+        add(k.target_column)
+        out.extend(k.codes)
 
 
 _UNREAD = frozenset(("event_id", "context", "expression", "message"))  # what ``_names_in`` passes over
