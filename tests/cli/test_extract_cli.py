@@ -188,3 +188,18 @@ def test_demo_stores_its_event_and_queries_the_store(tmp_path):
     again = invoke("demo", "--store", url)  # idempotent: the same event id
     assert again.exit_code == 0
     assert open_store(url).get_lineage_stats().events_recorded == 1
+
+
+def test_a_postgres_namespace_takes_the_database_from_the_url_or_is_refused():
+    """Issue 38 item 6: PostgreSQL names are {database}.{schema}.{table}."""
+    sql = "INSERT INTO public.t SELECT a FROM public.s"
+    args = ("extract", "-", "--dialect", "postgres", "--format", "openlineage", "--lifecycle", "complete")
+    r = invoke(*args, "--namespace", "internal=postgres://pg:5432/shop", stdin=sql)
+    assert r.exit_code == 0, r.output
+    ev = json.loads(r.stdout)
+    assert (ev["outputs"][0]["namespace"], ev["outputs"][0]["name"]) == ("postgres://pg:5432", "shop.public.t")
+    assert ev["job"]["name"] == "public.t"  # the spec's SQL job naming: the output's schema.table
+    r = invoke(*args, "--namespace", "internal=postgres://pg:5432", stdin=sql)
+    assert r.exit_code == 2 and not r.stdout
+    assert "postgres names are {database}.{schema}.{table}" in r.stderr
+    assert "postgres://pg:5432/DATABASE" in r.stderr

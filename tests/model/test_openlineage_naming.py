@@ -55,11 +55,13 @@ def test_explicit_setting_wins_over_the_catalog_url(tmp_path: Path) -> None:
         load_settings(cfg, env={})
 
 
-def test_a_ctas_and_a_later_insert_into_the_same_table_are_two_jobs() -> None:
+def test_an_unnamed_statements_job_is_its_outputs_schema_and_table_whatever_its_text() -> None:
+    """The spec's SQL job naming (issue 38 item 6; was ``sql:<fingerprint>:<target>``, which changed
+    with the SQL text): a CTAS and a later INSERT into the same table are runs of the job ``db.t``."""
     sql = "CREATE TABLE db.t AS SELECT a FROM db.s;\nINSERT INTO db.t SELECT a + 1 FROM db.s;"
     result = Extractor().run("CREATE TABLE db.s (a INT);\n" + sql, RunInfo(query_id="q"))
     jobs = [json.loads(run_event_json(e))["job"] for e in result.events]
-    assert len(jobs) == 2 and jobs[0]["name"] != jobs[1]["name"]
+    assert [j["name"] for j in jobs] == ["db.t", "db.t"]
     assert all(j["namespace"] == "headwater" for j in jobs)
     named = Extractor().run(
         "CREATE TABLE db.s (a INT);\n" + sql.split(";")[0],

@@ -48,7 +48,7 @@ def test_dbapi_hook_reports_a_rejected_statement_as_a_fail_event(tmp_path: Path)
     assert (fail["inputs"], fail["outputs"]) == ([], [])
     assert fail["run"]["facets"]["errorMessage"]["message"] == "no such table: nowhere"
     assert fail["run"]["facets"]["errorMessage"]["programmingLanguage"] == "SQL"
-    assert fail["job"]["name"].startswith("sql:") and fail["job"]["name"].endswith(":internal.main.nowhere")
+    assert fail["job"]["name"] == "main.nowhere"  # the output's schema.table (the spec's SQL job naming)
     assert fail["run"]["facets"]["headwater"]["event"]["context"]["sql"] == "INSERT INTO nowhere SELECT a FROM src"
     assert fail["run"]["runId"] != complete["run"]["runId"]
 

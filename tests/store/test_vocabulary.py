@@ -48,8 +48,10 @@ def test_pipelines_and_steps_have_their_own_types(store: LineageStore) -> None:
     assert {n.short: n.depth for n in g.nodes}["customer"] == 1
     # 'pipeline:etl' is the pipeline's full name, though PIPELINE: is also a type prefix
     assert store.resolve("pipeline:etl") == store.resolve("PIPELINE:pipeline:etl")
-    assert store.delete_lineage(job="PIPELINE:pipeline:etl").edges_closed == 2
-    assert store.delete_lineage(job="pipeline:etl/load").edges_closed == 2
+    assert store.delete_lineage(job="pipeline:etl/load").edges_closed == 2  # a step alone
+    store.record_lineage(ExecutionContext("etl", "e-2", "load", "Load"), [raw], [DatasetRef("mart.revenue", "dw")])
+    # a pipeline closes its steps with it (issue 38 item 5): its own 2 edges and the step's 2
+    assert store.delete_lineage(job="PIPELINE:pipeline:etl").edges_closed == 4
 
 
 def test_entity_centric_edges_without_a_pipeline(store: LineageStore) -> None:

@@ -26,8 +26,8 @@ from openlineage.client.facet_v2 import job_type_job, lifecycle_state_change_dat
 from sqlglot import exp
 
 from headwater.model.event import TableRef
-from headwater.model.job import fallback_job_name
 from headwater.model.ol_naming import OpenLineageNaming
+from headwater.model.openlineage import sql_job_name
 
 _State = lifecycle_state_change_dataset.LifecycleStateChange
 _DDL_RUNS = uuid.UUID("6f1d2c3a-4b5e-4f70-8a91-0c2d3e4f5a6b")
@@ -113,7 +113,7 @@ def ddl_run_events(
     engine_name = (engine or dialect or "doris").upper()
     job = Job(
         naming.job_namespace,
-        fallback_job_name(sql, str(table).lower()),
+        sql_job_name(table),
         facets={
             "sql": sql_job.SQLJobFacet(query=sql, dialect=engine_name.lower(), producer=producer),
             "jobType": job_type_job.JobTypeJobFacet(

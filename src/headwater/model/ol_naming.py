@@ -261,8 +261,33 @@ def parse_mapping(items: list[str] | tuple[str, ...], where: str = "CLI") -> dic
             catalog, ns = INTERNAL, text
         if "://" in catalog or not catalog.strip():
             catalog, ns = INTERNAL, text
-        out[catalog.strip()] = place_of_setting(catalog.strip(), ns, where)
+        out[catalog.strip()] = _with_database(catalog.strip(), place_of_setting(catalog.strip(), ns, where), where)
     return out
+
+
+def _with_database(catalog: str, place: Place, where: str) -> Place:
+    """A place on a platform whose names lead with the database (PostgreSQL, Redshift, SQL Server,
+    Oracle, Db2: ``{database}.{schema}.{table}``) takes it from the namespace's path
+    (``postgres://pg:5432/shop``), else it is refused: without it every name would lack its first part.
+
+    >>> _with_database("internal", Place("postgres://pg:5432/shop"), "CLI")
+    Place(namespace='postgres://pg:5432', prefix='shop')
+    >>> _with_database("internal", Place("postgres://pg:5432"), "CLI")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    headwater.model.ol_naming.NamingError: namespace of catalog 'internal' (from CLI): postgres names are ...
+    """
+    scheme, sep, rest = place.namespace.partition("://")
+    entry = _SCHEMES.get(scheme.lower())
+    if not sep or entry is None or entry[2] != "database" or place.prefix:
+        return place
+    host, slash, database = rest.partition("/")
+    database = database.strip("/")
+    if slash and database and "/" not in database:
+        return Place(f"{scheme}://{host}", database)
+    raise NamingError(
+        f"namespace of catalog {catalog!r} (from {where}): {scheme} names are {{database}}.{{schema}}.{{table}}; "
+        f"give the database in the namespace ({scheme}://{host}/DATABASE)"
+    )
 
 
 def naming_for(

@@ -24,8 +24,8 @@ Mapping (``docs/event-format.md``, "OpenLineage"):
 >>> e = tiny_event("q1")
 >>> to_run_event(e).run.runId == e.event_id
 True
->>> to_run_event(e).outputs[0].name, to_run_event(e).job.name  # doctest: +ELLIPSIS
-('db.t', 'sql:...:internal.db.t')
+>>> to_run_event(e).outputs[0].name, to_run_event(e).job.name
+('db.t', 'db.t')
 >>> [r.eventType.value for r in to_run_events(e, lifecycle=START_COMPLETE)]
 ['START', 'COMPLETE']
 """
@@ -54,7 +54,7 @@ from openlineage.client.serde import Serde
 from headwater import __version__
 from headwater.model.codec import event_to_dict_head_and_tail, table_to_dict
 from headwater.model.event import ColumnRef, LineageInfo, TableRef
-from headwater.model.job import explicit_job_name, fallback_job_name
+from headwater.model.job import explicit_job_name
 from headwater.model.ol_naming import OpenLineageNaming, event_place
 
 DEFAULT_PRODUCER = "https://github.com/headwater/headwater"
@@ -122,9 +122,22 @@ def run_id_for(event_id: str) -> str:
 
 
 def job_name_of(event: LineageInfo) -> str:
-    """The OpenLineage job name: the job identity (``headwater.model.job``) of the event's statement."""
+    """The OpenLineage job name: the name the statement was given (``headwater.model.job``: ``-- name:``,
+    a project's ``FILE#N``, a producer's ``headwater.job``), else the spec's SQL job naming — the
+    output's ``{schema}.{table}`` (``db.table``; ``catalog.db.table`` outside ``internal``), stable
+    whatever the statement's text."""
     props = event.context.external_catalog_properties
-    return explicit_job_name(props) or fallback_job_name(event.context.sql, str(event.target.table).lower())
+    return explicit_job_name(props) or sql_job_name(event.target.table)
+
+
+def sql_job_name(table: TableRef) -> str:
+    """The OpenLineage SQL job name of a statement writing ``table`` (no name given).
+
+    >>> sql_job_name(TableRef("internal", "Sales", "Orders")), sql_job_name(TableRef("hive", "s", "t"))
+    ('sales.orders', 'hive.s.t')
+    """
+    parts = (table.catalog, table.database, table.name) if table.catalog != "internal" else (table.database, table.name)
+    return ".".join(p for p in parts if p).lower()
 
 
 def engine_of(event: LineageInfo, engine: str | None = None) -> tuple[str, str | None]:
