@@ -206,7 +206,9 @@ def run_ingest_log(
     if summary.interrupted:
         c = summary.counters
         code = Interrupted(flag.signum or signal.SIGINT).code
-        console.print(interrupted_line(c.rows_done, c.rows_read, c.rows_done), markup=False, highlight=False)
+        console.print(
+            interrupted_line(c.rows_done, c.rows_read, c.rows_done), markup=False, highlight=False, soft_wrap=True
+        )
         raise typer.Exit(code)
     render_summary(console, summary)
     if report is not None:

@@ -612,7 +612,10 @@ def ingest(
             progress.stop()
             total = timing.total or totals.statements
             console.print(
-                interrupted_line(totals.statements, total, recorder.done_count), markup=False, highlight=False
+                interrupted_line(totals.statements, total, recorder.done_count),
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
             )
             raise typer.Exit(stop.code) from None
         except BaseException:
