@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.explorer.helpers import Server
-from tests.explorer.test_browser import goto, nid
+from tests.explorer.test_browser import goto, nid, settle
 from tests.explorer.test_warehouse_explorer import warehouse_server  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -135,3 +135,32 @@ def test_impact_feeds_origin_comes_from_and_names_are_cut_at_dots(
     )
     assert split and all(lines == 1 for _, lines in split), split
     assert len({p for p, _ in split}) >= 3  # db, schema, table, column parts
+
+
+def test_expand_all_on_a_view_too_large_says_so_and_offers_a_zoom(
+    page: Any,
+    warehouse_server: Server,  # noqa: F811
+) -> None:
+    store = warehouse_server.store
+    top = nid(store, "rpt.top_customers")
+    goto(page, warehouse_server, f"/node/{top}?dir=DOWNSTREAM&depth=1")
+    page.click("#expand-all")
+    settle(page)
+    assert page.locator("#rows-zoom").count() == 0  # two cards: their rows are legible at fit
+    root = nid(store, "rpt.exec_summary")
+    goto(page, warehouse_server, f"/node/{root}?dir=UPSTREAM&depth=all")
+    page.click("#expand-all")
+    settle(page)
+    banner = page.locator("#notices .banner").inner_text()
+    assert "Too large to read its columns" in banner and "px" in banner
+    k = page.evaluate("() => window.headwater.graph.t.k")
+    assert 12.5 * k < 10
+    page.click("#rows-zoom")
+    assert 12.5 * page.evaluate("() => window.headwater.graph.t.k") >= 10
+    field = nid(store, "rpt.exec_summary.store_channel_revenue")
+    goto(page, warehouse_server, f"/node/{root}?dir=UPSTREAM&depth=all&sel={field}")
+    page.click("#expand-all")
+    settle(page)
+    page.click("#rows-path-only")
+    settle(page)
+    assert page.is_checked("#path-only")

@@ -63,6 +63,9 @@ export function displayName(node) {
 // replaces it (level of detail), so no card is ever a blank box.
 export const LOD_SCALE = 0.62;
 const LOD_PX = 11;
+// A column row's font size (CSS px at scale 1), and the least it may be on screen to be read.
+export const ROW_FONT_PX = 12.5;
+export const ROW_MIN_PX = 10;
 // How far past its card's right edge a level-of-detail name may run, in graph units (its room).
 const LOD_OVERHANG = 90;
 // The smallest scale "fit" uses: there, the fixed-size labels still fit their cards' rows.
