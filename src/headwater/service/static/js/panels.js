@@ -53,12 +53,9 @@ function svgLine(colour, dashed) {
   return svg;
 }
 
-// The longest name a side-panel list shows whole, in characters (longer: "…" at a dot boundary).
-const LIST_NAME_MAX = 34;
-
 const nodeLink = (node, onJump, label) =>
   h("a", { href: "#", class: "jump", "data-node": node.id, onclick: (ev) => (ev.preventDefault(), onJump(node)) },
-    label || dotted(node.short, LIST_NAME_MAX));
+    label || dotted(node.short, Infinity, node.name));
 
 // ---------------------------------------------------------------- details of a node
 
@@ -226,7 +223,7 @@ export function renderImpact(box, result, onJump) {
               class: "jump",
               "data-name": name,
               onclick: (ev) => (ev.preventDefault(), onJump({ type: g.type, name })),
-            }, dotted(name, LIST_NAME_MAX)),
+            }, dotted(name)),
           ))),
         g.count > g.sample_node_ids.length ? h("div", { class: "muted" }, `+${g.count - g.sample_node_ids.length} more`) : null,
       ))),
