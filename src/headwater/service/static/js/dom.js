@@ -33,3 +33,22 @@ export function fill(box, ...children) {
   box.replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
   return box;
 }
+
+// A dotted name (db.table.column) that wraps only at its dots, never inside a part; longer than
+// `max` characters, its first parts give way to "…" (its last parts stay whole). The full name is
+// its title (or `title`), shown on hover.
+export function dotted(name, max = Infinity, title = name) {
+  const parts = String(name).split(".");
+  let first = 0;
+  if (name.length > max) {
+    first = parts.length - 1;
+    while (first > 0 && parts.slice(first - 1).join(".").length + 1 <= max) first -= 1;
+  }
+  const span = h("span", { class: "dotted", title });
+  if (first > 0) span.append("…");
+  parts.slice(first).forEach((p, k) => {
+    if (k) span.append(".", document.createElement("wbr"));
+    span.append(p);
+  });
+  return span;
+}

@@ -63,6 +63,11 @@ export function displayName(node) {
 // replaces it (level of detail), so no card is ever a blank box.
 export const LOD_SCALE = 0.62;
 const LOD_PX = 11;
+// A column row's font size (CSS px at scale 1), and the least it may be on screen to be read.
+export const ROW_FONT_PX = 12.5;
+export const ROW_MIN_PX = 10;
+// How far past its card's right edge a level-of-detail name may run, in graph units (its room).
+const LOD_OVERHANG = 90;
 // The smallest scale "fit" uses: there, the fixed-size labels still fit their cards' rows.
 export const MIN_FIT_SCALE = 0.3;
 
@@ -661,23 +666,43 @@ export class GraphView {
     this._apply();
   }
 
-  // Fit the whole graph, down to MIN_FIT_SCALE (where every card's label is still readable); a
-  // graph larger than that is shown at MIN_FIT_SCALE around `focusId` (the root), with the minimap.
+  // The part of the canvas no overlay covers, in canvas pixels: right of the zoom buttons, above
+  // the legend (the side panel is beside the canvas, never over it). Measured when asked (a fit).
+  freeArea() {
+    const v = this.viewSize();
+    const s = this.svg.getBoundingClientRect();
+    const area = { x0: 0, y0: 0, x1: v.width, y1: v.height };
+    const zoom = this.svg.parentElement?.querySelector(".zoom")?.getBoundingClientRect();
+    if (zoom?.width) area.x0 = Math.max(area.x0, zoom.right - s.left);
+    const legend = this.svg.parentElement?.querySelector(".legend")?.getBoundingClientRect();
+    if (legend?.height) area.y1 = Math.min(area.y1, legend.top - s.top);
+    return area;
+  }
+
+  // Fit the whole graph into the free area, centred, at the largest zoom that fits (at most 1.2),
+  // down to MIN_FIT_SCALE (where every card's label is still readable); a graph larger than that is
+  // shown at MIN_FIT_SCALE around `focusId` (the root) and its neighbours, with the minimap.
   fit(focusId, anchor = 0.5) {
-    const r = this.viewSize();
-    const pad = 40;
+    const a = this.freeArea();
+    const pad = 16;
+    const fw = a.x1 - a.x0 - 2 * pad;
+    const fh = a.y1 - a.y0 - 2 * pad;
     const w = Math.max(1, this.bounds.width);
     const h = Math.max(1, this.bounds.height);
-    const k = Math.min((r.width - 2 * pad) / w, (r.height - 2 * pad) / h, 1.2);
+    let k = Math.min(fw / w, fh / h, 1.2);
+    // zoomed out, a card's name is drawn at a fixed screen size and may run past the card's right
+    // edge (up to LOD_OVERHANG graph units): the last layer's names must fit too
+    if (k < LOD_SCALE) k = Math.min(fw / (w + LOD_OVERHANG), fh / h);
     if (k >= MIN_FIT_SCALE) {
-      this.t = { k, x: (r.width - w * k) / 2, y: Math.max(pad / 2, (r.height - h * k) / 2) };
+      const over = k < LOD_SCALE ? LOD_OVERHANG : 0;
+      this.t = { k, x: a.x0 + pad + (fw - (w + over) * k) / 2, y: a.y0 + pad + (fh - h * k) / 2 };
       this._apply();
       return;
     }
     this.t.k = MIN_FIT_SCALE;
     if (focusId === undefined || focusId === null || !this.positions.has(focusId)) {
-      this.t.x = pad;
-      this.t.y = pad;
+      this.t.x = a.x0 + pad;
+      this.t.y = a.y0 + pad;
       this._apply();
       return;
     }

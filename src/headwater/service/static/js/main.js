@@ -7,7 +7,7 @@
 
 import { ApiError, api, setToken, setUnauthorizedHandler } from "./api.js";
 import { badge, fill, fmtTime, h } from "./dom.js";
-import { GraphView, HEADER, TYPE_COLOURS, displayName, expandable, nodeSize } from "./graph.js";
+import { GraphView, HEADER, ROW_FONT_PX, ROW_MIN_PX, TYPE_COLOURS, displayName, expandable, nodeSize } from "./graph.js";
 import { layeredLayout } from "./layout.js";
 import { FAN_OUT, NODE_TYPES, buildView, columnEdges } from "./model.js";
 import {
@@ -61,6 +61,7 @@ const ui = {
   sceneKey: null,
   scene: null,
   fitPending: true,
+  rowsCheck: false, // after "expand all": say when the rows are too small to read
   centerPending: null,
 };
 
@@ -525,13 +526,38 @@ function draw() {
     list.push(["info", `${cols.offscreen} column edges lead to datasets outside this view.`]);
   }
   if (route.asof) list.push(["info", `Showing the graph as it was at ${new Date(route.asof).toLocaleString()}.`]);
-  notices(list);
 
   if (ui.fitPending) {
     ui.fitPending = false;
     graph.fit(view.rootId, { UPSTREAM: 0.8, DOWNSTREAM: 0.2 }[route.dir] ?? 0.5);
   }
+  if (ui.rowsCheck) {
+    ui.rowsCheck = false;
+    const tooSmall = rowsTooSmall(view.rootId);
+    if (tooSmall) list.push(tooSmall);
+  }
+  notices(list);
   centerIfPending();
+}
+
+// After "expand all": columns drawn below ROW_MIN_PX on screen cannot be read. Say so, and offer
+// a zoom at which they can (around the root) and the path-only view of a selected column.
+function rowsTooSmall(rootId) {
+  const px = ROW_FONT_PX * graph.t.k;
+  if (!route.exp.size || px >= ROW_MIN_PX) return null;
+  const zoom = h("button", { type: "button", id: "rows-zoom", onclick: () => {
+    graph.t.k = ROW_MIN_PX / ROW_FONT_PX;
+    graph.centerOn(rootId);
+  } }, "zoom to read them");
+  const path = route.sel !== null && !route.path
+    ? h("button", { type: "button", id: "rows-path-only", onclick: () => {
+      ui.fitPending = true;
+      go({ path: true });
+    } }, "path only")
+    : h("span", {}, "or click a column and pick path only");
+  const collapse = h("button", { type: "button", onclick: () => go({ exp: new Set() }, true) }, "collapse all");
+  return ["warn", `Too large to read its columns: at the zoom that fits this view, they would be ${px.toFixed(1)} px. `,
+    zoom, " ", path, " ", collapse];
 }
 
 // "path only": with a column selected, the view keeps the datasets that hold a column of its paths
@@ -1093,6 +1119,8 @@ $("asof-now").addEventListener("click", () => {
 $("expand-all").addEventListener("click", () => {
   const exp = new Set(route.exp);
   for (const n of ui.scene.view.nodes) if (expandable(n)) exp.add(n.id);
+  ui.fitPending = true; // the expanded view, whole; then say whether its rows can be read
+  ui.rowsCheck = true;
   go({ exp }, true);
 });
 $("collapse-all").addEventListener("click", () => go({ exp: new Set() }, true));

@@ -1,7 +1,7 @@
 // Side panels, the legend, the edge tooltip and the statement dialog.
 
 import { DIRECT_SUBTYPES, INDIRECT_SUBTYPES, SUBTYPE_COLOURS, TYPE_COLOURS, colourOf, displayName } from "./graph.js";
-import { badge, fill, fmtTime, h } from "./dom.js";
+import { badge, dotted, fill, fmtTime, h } from "./dom.js";
 import { exportList } from "./export.js";
 
 const SEVERITY_CLASS = { LOW: "sev-low", MEDIUM: "sev-medium", HIGH: "sev-high", CRITICAL: "sev-critical" };
@@ -55,7 +55,7 @@ function svgLine(colour, dashed) {
 
 const nodeLink = (node, onJump, label) =>
   h("a", { href: "#", class: "jump", "data-node": node.id, onclick: (ev) => (ev.preventDefault(), onJump(node)) },
-    label || node.short);
+    label || dotted(node.short, Infinity, node.name));
 
 // ---------------------------------------------------------------- details of a node
 
@@ -88,7 +88,7 @@ export function renderNodeDetails(box, { node, summary, job, isRoot, drawn, acti
   const props = Object.entries(node.properties || {}).filter(([k]) => !INTERNAL_PROPERTIES.has(k));
   fill(box, 
     h("div", { class: "panel-head" }, badge(node.type, TYPE_COLOURS[node.type]), h("h2", {}, displayName(node))),
-    h("div", { class: "fullname" }, node.name),
+    h("div", { class: "fullname" }, dotted(node.name)),
     h("div", { class: "actions" },
       !isRoot && h("button", { type: "button", onclick: () => actions.open(node) }, "open as centre"),
       drawn && actions.expand && h("button", { type: "button", onclick: () => actions.expand(node) }, "show columns"),
@@ -129,8 +129,8 @@ export function renderFieldDetails(box, { field, origin, impact, paths, drawn, i
   const originList = origin ? origin.origins.filter((o) => o.depth > 0) : [];
   const tracing = (id) => h("p", { class: "muted tracing", id }, "tracing…");
   fill(box, 
-    h("div", { class: "panel-head" }, badge("FIELD", TYPE_COLOURS.FIELD), h("h2", {}, field.short)),
-    h("div", { class: "fullname" }, field.name),
+    h("div", { class: "panel-head" }, badge("FIELD", TYPE_COLOURS.FIELD), h("h2", {}, dotted(field.short))),
+    h("div", { class: "fullname" }, dotted(field.name)),
     h("div", { class: "actions" },
       h("button", { type: "button", onclick: () => actions.expandPath() }, "expand datasets on path"),
       h("button", { type: "button", onclick: () => actions.impact(field) }, "analyze impact"),
@@ -141,11 +141,11 @@ export function renderFieldDetails(box, { field, origin, impact, paths, drawn, i
       { direct: " (DIRECT only)", field: " (DIRECT, and its own CASE and window inputs)", all: " (DIRECT and INDIRECT)" }[level] ?? (includeIndirect ? " (DIRECT and INDIRECT)" : " (DIRECT only)"), "."),
     h("h3", { class: "up" }, "Comes from ", h("span", { class: "muted" }, `(origin, level ${level})`),
       listExports(originList, `${field.short}.origin`, "origin")),
-    origin ? byDependency(originList, "origin-list", actions.jump, "no upstream column: this is an origin") : tracing("origin-pending"),
+    origin ? byDependency(originList, "origin-list", actions.jump, "no upstream column: this is an origin", COMES_FROM) : tracing("origin-pending"),
     origin?.truncated ? h("p", { class: "warn" }, `Partial: ${origin.total} origins, a cap was hit.`) : null,
     h("h3", { class: "down" }, "Feeds ", h("span", { class: "muted" }, "(impact)"),
       impact ? listExports(impact.impacted, `${field.short}.impact`, "impact") : null),
-    impact ? byDependency(impact.impacted, "impact-list", actions.jump, "nothing downstream") : tracing("impact-pending"),
+    impact ? byDependency(impact.impacted, "impact-list", actions.jump, "nothing downstream", FEEDS) : tracing("impact-pending"),
     impact && impact.total > impact.impacted.length ? h("p", { class: "muted" }, `${impact.total} in all`) : null,
     impact?.truncated ? h("p", { class: "warn" }, "Partial: a cap was hit.") : null,
     outside.length
@@ -169,7 +169,11 @@ function listExports(list, name, what) {
 
 // A list of origins or impacted columns: DIRECT ones (the value flows) first, then INDIRECT ones
 // (they decide which rows), each group in the store's order (nearest first).
-function byDependency(list, id, onJump, empty) {
+// Origin and impact say which way the value goes: it comes from its origins, it feeds its impact.
+const COMES_FROM = ["DIRECT — the value comes from them", "INDIRECT — they decide which rows"];
+const FEEDS = ["DIRECT — the value feeds them", "INDIRECT — it decides which of their rows"];
+
+function byDependency(list, id, onJump, empty, [directTitle, indirectTitle]) {
   if (!list.length) return h("p", { class: "muted", id }, empty);
   const direct = list.filter((p) => p.dependency === "DIRECT");
   const indirect = list.filter((p) => p.dependency !== "DIRECT");
@@ -178,8 +182,8 @@ function byDependency(list, id, onJump, empty) {
       ? [h("h4", { class: "dep-head" }, `${title} (${items.length})`), h("ul", { class: "paths" }, items.map((p) => pathItem(p, onJump)))]
       : [];
   return h("div", { id, class: "dep-groups" },
-    ...group(direct, "DIRECT — the value comes from them"),
-    ...group(indirect, "INDIRECT — they decide which rows"),
+    ...group(direct, directTitle),
+    ...group(indirect, indirectTitle),
   );
 }
 
@@ -219,7 +223,7 @@ export function renderImpact(box, result, onJump) {
               class: "jump",
               "data-name": name,
               onclick: (ev) => (ev.preventDefault(), onJump({ type: g.type, name })),
-            }, name),
+            }, dotted(name)),
           ))),
         g.count > g.sample_node_ids.length ? h("div", { class: "muted" }, `+${g.count - g.sample_node_ids.length} more`) : null,
       ))),
