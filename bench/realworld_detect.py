@@ -229,8 +229,12 @@ def detect(sql: str, dialect: str, event: LineageInfo, catalog: Catalog | None, 
                     continue
                 if any(name in struct_fields(t) for t in types.values()):
                     hits.append(Hit("b", path, f"{c} (a field of an array of structs of the table)", complete))
-        window_sources = {
-            top(s.column) for i in event.output_indirect if i.type == IndirectType.WINDOW for s in i.sources
+        window_sources = {  # every part of a field path: a key ``s.ts`` is the source ``t.(s.ts)``
+            part.lower()
+            for i in event.output_indirect
+            if i.type == IndirectType.WINDOW
+            for s in i.sources
+            for part in s.column.split(".")
         }
         for name, keys in named_window_keys(tree):
             missing = keys - window_sources
