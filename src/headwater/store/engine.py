@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import StaticPool
 
 DEFAULT_PATH = Path.home() / ".headwater" / "lineage.db"
@@ -115,6 +116,8 @@ def checkpoint(engine: Engine) -> bool:
     says False (that process's last connection checkpoints when it closes)."""
     if engine.dialect.name != "sqlite" or engine.url.database in (None, "", ":memory:"):
         return True
+    if not os.path.exists(engine.url.database):  # removed since (a temporary store): nothing to fold, none to create
+        return True
     try:
         with engine.connect() as conn:
             dbapi: Any = conn.connection.dbapi_connection
@@ -123,7 +126,7 @@ def checkpoint(engine: Engine) -> bool:
                 busy, _, _ = dbapi.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
             finally:
                 dbapi.execute("PRAGMA busy_timeout=30000")
-    except sqlite3.Error:
+    except (sqlite3.Error, DBAPIError):  # SQLAlchemy wraps a failed connect: best effort at exit
         return False
     return not busy
 
