@@ -24,7 +24,7 @@ from headwater.model import LineageInfo, Severity, TableRef
 from headwater.project import ProjectContext, StatementOutcome, order_files
 from headwater.store import LineageStore, open_store
 
-PROBLEM_CODES = frozenset({"unknown_column", "unknown_table", "unknown_qualifier"})
+PROBLEM_CODES = frozenset({"unknown_column", "unknown_table", "unknown_qualifier", "column_not_in_catalog"})
 """Diagnostics that mean a statement reads something that is not there (a WARNING or an ERROR)."""
 
 

@@ -340,7 +340,7 @@ class ColumnBinder(Binder):
             )
         if src.table is not None:
             if src.columns is not None and src.has(name) is False:
-                if not (isinstance(node, _COLUMN) and node.args.get("table")):
+                if src.defined or not (isinstance(node, _COLUMN) and node.args.get("table")):
                     return self._unresolved(
                         node, "unknown_column", f"column {name} is not in table {src.table.qualified}", Severity.ERROR
                     )

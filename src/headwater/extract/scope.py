@@ -100,6 +100,7 @@ class Source:
     _relation: Relation | None = None
     _cols: frozenset[str] | None = field(default=None, repr=False, compare=False)  # ``columns`` as a set
     partial: bool = False  # a table whose ``columns`` are certain, and which may have others (``TableSchema.open``)
+    defined: bool = False  # a view whose ``columns`` its own SQL gives: no stale catalog can lack one
 
     def __init__(
         self,
@@ -111,6 +112,7 @@ class Source:
         _relation: Relation | None = None,
         _cols: frozenset[str] | None = None,
         partial: bool = False,
+        defined: bool = False,
     ) -> None:
         self.alias = alias
         self.table = table
@@ -120,6 +122,7 @@ class Source:
         self._relation = _relation
         self._cols = _cols
         self.partial = partial
+        self.defined = defined
 
     @property
     def relation(self) -> Relation | None:

@@ -334,7 +334,13 @@ class SourceBinder(ColumnBinder):
         if schema is None:
             self._unknown_table(ref, node)
             return Source(alias=alias or name, table=ref, columns=None)
-        return Source(alias=alias or name, table=ref, columns=list(schema.column_names), partial=schema.open)
+        return Source(
+            alias=alias or name,
+            table=ref,
+            columns=list(schema.column_names),
+            partial=schema.open,
+            defined=schema.view_sql is not None,
+        )
 
     def _unknown_table(self, ref: TableRef, node: exp.Table) -> None:
         """A table neither the catalog nor the project describes: unknown, not a mistake (an INFO, with a
