@@ -368,8 +368,8 @@ class ColumnBinder(Binder):
         element = rel.index(src.alias)
         if idx is None and element is not None and isinstance(node, _COLUMN) and node.args.get("table"):
             # UNNEST(array_of_structs) AS i … i.sku: a field of the element, which the alias names
-            field = _IDENTIFIER(this=node.name, quoted=bool(node.this.args.get("quoted")))
-            return [_DOT(this=clone(alt), expression=field.copy()) for alt in rel.columns[element]]
+            member = _IDENTIFIER(this=node.name, quoted=bool(node.this.args.get("quoted")))
+            return [_DOT(this=clone(alt), expression=member.copy()) for alt in rel.columns[element]]
         if idx is None and rel.fields is not None:  # a field of a struct expression's ``.*``
             return rel.fields(name)
         if idx is None and rel.open is not None and not rel.open.opaque:
@@ -483,9 +483,9 @@ def struct_field(
     ref = base.meta.get(REF) if isinstance(base, _COLUMN) and base._meta else None
     if ref is not None:
         names = [ident(p) or p.name for p in path]
-        field = ".".join([ref.column, *names])
-        leaf = _COLUMN(this=_IDENTIFIER(this=field, quoted=False), table=_exp_to_identifier(ref.table.name))
-        leaf.meta[REF] = ColumnRef(ref.table, field)
+        path_name = ".".join([ref.column, *names])
+        leaf = _COLUMN(this=_IDENTIFIER(this=path_name, quoted=False), table=_exp_to_identifier(ref.table.name))
+        leaf.meta[REF] = ColumnRef(ref.table, path_name)
         return leaf
     node = clone(base)
     for part in path:

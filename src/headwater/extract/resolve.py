@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator
-from typing import Final
+from typing import Final, cast
 
 from sqlglot import exp
 
@@ -161,7 +161,7 @@ class Resolver(SourceBinder):
         n = len(names)
         if n > len(rel.columns):  # more names than known columns: the extra names name nothing known
             if rel.complete:  # ``(SELECT 1 AS a) AS t(a, b)``: the database rejects it
-                who = alias.name or "a derived table"
+                who = (alias.name if alias is not None else "") or "a derived table"
                 self.diag(
                     "column_count_mismatch",
                     f"{who} has {len(rel.columns)} columns but its alias lists {n}",
@@ -510,7 +510,7 @@ class Resolver(SourceBinder):
     def _may_be_column(self, scope: Scope, node: exp.Expression) -> bool:
         """Whether the path before ``.*`` in ``node`` (``s.*``, ``t.s.*``, ``payload.fields.*``) may be a
         struct column of this scope or an outer one (a correlated ``SELECT AS STRUCT s.* …``)."""
-        parts = node.parts[:-1] if isinstance(node, _COLUMN) else []
+        parts = cast(list[exp.Expression], node.parts[:-1]) if isinstance(node, _COLUMN) else []
         first = parts[0] if parts else None
         s: Scope | None = scope
         while s is not None and first is not None:
