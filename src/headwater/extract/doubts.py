@@ -8,7 +8,7 @@ itself) touches every column, since the rows of all of them depend on it. INFO n
 >>> import sqlglot
 >>> from headwater.model import Diagnostic, Severity
 >>> q = sqlglot.parse_one("SELECT a, b + c AS x FROM t")
->>> d = Diagnostic("ambiguous_column", Severity.WARNING, "", 0, 1, 14)  # at ``c``
+>>> d = Diagnostic("ambiguous_column", Severity.WARNING, "", 0, 1, 15)  # at ``c``
 >>> [(i.target_column, i.codes) for i in incomplete_columns(q, ["a", "x"], [d])]
 [('x', ('ambiguous_column',))]
 """

@@ -11,7 +11,7 @@ named window gives the same WINDOW lineage as the same window written inline.
 >>> for e in inline_windows(q).expressions:
 ...     print(e.sql("bigquery"))
 LAG(s) OVER (PARTITION BY k ORDER BY t) AS p
-SUM(x) OVER (PARTITION BY k ORDER BY t ROWS UNBOUNDED PRECEDING) AS c
+SUM(x) OVER (PARTITION BY k ORDER BY t ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS c
 """
 
 from __future__ import annotations
