@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import socket
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import anyio
@@ -67,7 +68,10 @@ def asgi_post(app: Any, path: str, body: Counted, headers: dict[str, str]) -> tu
         "client": ("127.0.0.1", 5000),
         "server": ("127.0.0.1", 8077),
     }
-    anyio.run(app, scope, receive, send)
+    # A thread of its own: a session-wide browser fixture (tests/explorer) keeps an event loop
+    # running in the main thread for the rest of the run, and anyio.run refuses to nest in one.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(anyio.run, app, scope, receive, send).result()
     return answer["status"], json.loads(answer["body"])
 
 
