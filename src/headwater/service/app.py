@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.staticfiles import StaticFiles
 
-from headwater.service import errors, routes_diff, routes_explorer, routes_query, routes_record
+from headwater.service import errors, marquez, routes_diff, routes_explorer, routes_query, routes_record
 from headwater.service.auth import Tokens
 from headwater.service.guard import HttpPolicy, RequestGuard
 from headwater.store import LineageStore
@@ -63,6 +63,8 @@ def create_app(store: LineageStore, tokens: Tokens | None = None, policy: HttpPo
         """Liveness (no token needed)."""
         return {"status": "ok", "store": store.dialect}
 
+    # before headwater's own: Marquez's GET /lineage?nodeId= matches only requests with ``nodeId``
+    app.include_router(marquez.router, prefix=API, tags=["marquez"])
     app.include_router(routes_query.router, prefix=API, tags=["query"])
     app.include_router(routes_record.router, prefix=API, tags=["record"])
     app.include_router(routes_explorer.router, prefix=API, tags=["explorer"])
