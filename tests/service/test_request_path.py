@@ -11,6 +11,7 @@ from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
 from headwater.service import create_app, routes_diff, routes_explorer, routes_query, routes_record
+from headwater.service.marquez import routes as routes_marquez
 from headwater.service.app import POSTGRES_REQUEST_THREADS, request_threads
 from headwater.store import open_store
 
@@ -26,7 +27,7 @@ def _dependencies(router: APIRouter) -> list[object]:
 
 
 def test_no_request_dependency_runs_in_a_thread() -> None:
-    for module in (routes_query, routes_record, routes_explorer, routes_diff):
+    for module in (routes_query, routes_record, routes_explorer, routes_diff, routes_marquez):
         calls = _dependencies(module.router)
         assert len(calls) > 2, module
         for call in calls:
