@@ -11,8 +11,8 @@ from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
 from headwater.service import create_app, routes_diff, routes_explorer, routes_query, routes_record
-from headwater.service.marquez import routes as routes_marquez
 from headwater.service.app import POSTGRES_REQUEST_THREADS, request_threads
+from headwater.service.marquez import routes as routes_marquez
 from headwater.store import open_store
 
 

@@ -135,6 +135,7 @@ CALLS = [
     ("/namespaces/{namespace}/jobs", "/api/v1/namespaces/headwater/jobs", {}),
     ("/namespaces/{namespace}/jobs/{job}", "/api/v1/namespaces/headwater/jobs/customer_revenue", {}),
     ("/search", "/api/v1/search", {"q": "revenue"}),
+    ("/tags", "/api/v1/tags", {}),
     ("/events/lineage", "/api/v1/events/lineage", {}),
     ("/lineage", "/api/v1/lineage", {"nodeId": "dataset:internal:sales.customer_revenue"}),
     ("/lineage", "/api/v1/lineage", {"nodeId": "job:headwater:etl.sql#3", "depth": 1}),

@@ -105,6 +105,12 @@ def get_in_namespace(request: Request, store: Store, rest: str, limit: Limit = 1
     raise ApiError(404, "path", f"no Marquez endpoint /namespaces/{rest}")
 
 
+@router.get("/tags")
+def get_tags(limit: Limit = 100, offset: Offset = 0) -> Response:
+    """Marquez's tags: none (headwater keeps no Marquez tags; its web UI asks for them on every page)."""
+    return _json({"tags": []})
+
+
 @router.get("/search")
 def get_search(
     store: Store,
