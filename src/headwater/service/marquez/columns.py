@@ -76,8 +76,8 @@ def column_lineage(store: LineageStore, value: str, depth: int, downstream: bool
             by_pair[e.target][e.source].append(e)
     nid = {i: node_id("datasetField", r["namespace"], r["dataset"], r["field"]) for i, r in refs.items()}
     feeds: dict[int, set[int]] = defaultdict(set)
-    for target, inputs in by_pair.items():
-        for source in inputs:
+    for target, sources in by_pair.items():
+        for source in sources:
             feeds[source].add(target)
     graph = []
     for i, ref in refs.items():
