@@ -23,7 +23,7 @@ def test_db_upgrade_ingest_sql_and_query(tmp_path: Path) -> None:
 
     store = str(tmp_path / "l.db")
     r = runner.invoke(app, ["db", "upgrade", "--store", store])
-    assert r.exit_code == 0 and "0005" in r.output
+    assert r.exit_code == 0 and "0006" in r.output
     sql = tmp_path / "guide.sql"
     sql.write_text(guide_script())
     r = runner.invoke(app, ["ingest", str(sql), "--store", store])

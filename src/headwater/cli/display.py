@@ -199,7 +199,7 @@ def job_label(name: str) -> str:
     if name.startswith("sql:"):
         fingerprint, _, target = name[4:].partition(":")
         if target:
-            return f"{target.rsplit('.', 1)[-1]}#{fingerprint[:8]}"
+            return f"{_pieces(target)[-1]}#{fingerprint[:8]}"
     return name
 
 
