@@ -87,7 +87,7 @@ def _id(conn: sa.Connection, type_: str, name: str) -> int | None:
 
 def upgrade() -> None:
     conn = op.get_bind()
-    moved = {}
+    moved: dict[str, str] = {}
     for old, new in renames(_documents(conn)).items():
         found = _id(conn, "DATASET", old)
         if found is None or _id(conn, "DATASET", new) is not None:
@@ -105,11 +105,9 @@ def upgrade() -> None:
     jobs = conn.execute(sa.text("SELECT id, name FROM hw_nodes WHERE type = 'JOB' AND name LIKE 'sql:%'")).all()
     for nid, name in jobs:
         digest, _, target = name[4:].partition(":")
-        new = moved.get(target)
-        if new is not None and _id(conn, "JOB", f"sql:{digest}:{new}") is None:
-            conn.execute(
-                _SET, {"n": f"sql:{digest}:{new}", "s": f"{short_of(new, field=False)}#{digest[:8]}", "i": nid}
-            )
+        to = moved.get(target)
+        if to is not None and _id(conn, "JOB", f"sql:{digest}:{to}") is None:
+            conn.execute(_SET, {"n": f"sql:{digest}:{to}", "s": f"{short_of(to, field=False)}#{digest[:8]}", "i": nid})
 
 
 def downgrade() -> None:
