@@ -70,13 +70,13 @@ def test_a_store_recorded_at_0004_upgrades_to_partial_indexes_with_the_same_answ
         before = _answers(old, "2024-05-02T00:00:00Z")
         assert before[1] == ["internal.lineage_demo.lineage_orders.amount"]
 
-        assert upgrade(engine) == head_revision() == "0005"
+        assert upgrade(engine, "0005") == "0005"
         with engine.connect() as conn:
             indexes = _index_sql(conn, backend)
         assert "job_id IS NOT NULL" in indexes["ix_hw_edges_job"].replace("(", "").replace(")", "")
         assert "event_pk IS NOT NULL" in indexes["ix_hw_edges_event"].replace("(", "").replace(")", "")
         store = open_store(url)
-        assert current_revision(store.engine) == "0005"
+        assert current_revision(store.engine) == head_revision()
         assert _answers(store, "2024-05-02T00:00:00Z") == before
         # the write path's lookups by job still answer from the (now partial) index
         with store.engine.connect() as conn:

@@ -24,6 +24,7 @@ from rich.measure import Measurement
 from rich.text import Text
 
 from headwater.extract.parse_message import first_words
+from headwater.model import qualified
 
 __all__ = ["DEFAULT_CATALOG", "DottedName", "Namer", "fail", "first_words", "line", "lit", "warn"]
 
@@ -79,7 +80,7 @@ class DottedName:
     def __init__(self, name: str, style: str = "", atomic: bool = False) -> None:
         self.name = name
         self.style = style
-        pieces = [name] if atomic else name.split(".")  # atomic: a job's name (file.sql#2) is one piece
+        pieces = [name] if atomic else _pieces(name)  # atomic: a job's name (file.sql#2) is one piece
         self.pieces = [p + "." for p in pieces[:-1]] + [pieces[-1]]
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
@@ -133,14 +134,14 @@ class Namer:
             rests = {self._no_catalog(name) for name in names}
             seen: dict[str, set[str]] = {}
             for rest in rests:
-                db, _, tail = rest.partition(".")
+                db, _, tail = _first(rest)
                 if tail:
                     seen.setdefault(tail, set()).add(db.lower())
             # a tail that another database also has, or that reads as another shown name, keeps its database
             self._clash = {tail for tail, dbs in seen.items() if dbs - {self.database} or tail in rests}
 
     def _no_catalog(self, name: str) -> str:
-        head, dot, rest = name.partition(".")
+        head, dot, rest = _first(name)
         return rest if dot and rest and head.lower() == self.catalog else name
 
     def short(self, name: str, node_type: str | None = None) -> str:
@@ -152,7 +153,7 @@ class Namer:
             return name
         rest = self._no_catalog(name)
         if self.database and rest != name:
-            db, dot, tail = rest.partition(".")
+            db, dot, tail = _first(rest)
             if dot and db.lower() == self.database and tail not in self._clash:
                 return tail
         return rest
@@ -164,6 +165,23 @@ class Namer:
 
 
 _JOB_PREFIXES = ("job:", "sql:")
+
+
+def _first(name: str) -> tuple[str, str, str]:
+    """``str.partition(".")`` of a node name, where a part in double quotes may hold dots.
+
+    >>> _first('internal."a.b".c'), _first("internal.d.t")
+    (('internal', '.', '"a.b".c'), ('internal', '.', 'd.t'))
+    """
+    if '"' not in name:
+        return name.partition(".")
+    pieces = _pieces(name)
+    return (pieces[0], ".", ".".join(pieces[1:])) if len(pieces) > 1 else (name, "", "")
+
+
+def _pieces(name: str) -> list[str]:
+    """The dotted parts of a node name as written (a quoted part keeps its quotes)."""
+    return name.split(".") if '"' not in name else [qualified.quote(p) for p in qualified.split(name)]
 
 
 def job_label(name: str) -> str:
@@ -181,7 +199,7 @@ def job_label(name: str) -> str:
     if name.startswith("sql:"):
         fingerprint, _, target = name[4:].partition(":")
         if target:
-            return f"{target.rsplit('.', 1)[-1]}#{fingerprint[:8]}"
+            return f"{_pieces(target)[-1]}#{fingerprint[:8]}"
     return name
 
 

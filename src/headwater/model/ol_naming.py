@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
+from headwater.model import qualified
 from headwater.model.event import TableRef
 from headwater.model.storage import is_storage, storage_namespace, storage_of_dataset
 
@@ -191,28 +192,37 @@ class OpenLineageNaming:
         >>> n.table("s3://bucket", "out/part-0.csv")
         TableRef(catalog='s3://bucket', database=None, name='out/part-0.csv')
         """
-        parts = name.split(".")
+        placed = self.table_parts(namespace, name, also)
+        if placed is None:
+            return None
+        catalog, parts = placed
+        return TableRef(catalog, ".".join(parts[:-1]) or None, parts[-1])
+
+    def table_parts(self, namespace: str, name: str, also: tuple[str, ...] = ()) -> tuple[str, list[str]] | None:
+        """``table`` as its catalog and the exact parts of its qualified name (a schema path may have
+        several; a part in double quotes is one identifier, dots and all: ``model.qualified``).
+
+        >>> OpenLineageNaming().table_parts("headwater", 'hive.a."b.c".t')
+        ('hive', ['a', 'b.c', 't'])
+        """
+        parts = qualified.split(name)
         best: tuple[int, str] | None = None
         for catalog, place in self.catalogs.items():
             if place.namespace.lower() != namespace.lower():
                 continue
-            lead = place.prefix.split(".") if place.prefix else []
+            lead = qualified.split(place.prefix) if place.prefix else []
             if [p.lower() for p in parts[: len(lead)]] != [p.lower() for p in lead] or len(parts) <= len(lead):
                 continue
             if best is None or len(lead) > best[0]:
                 best = (len(lead), catalog)
         if best is not None:
-            rest = parts[best[0] :]
-            if len(rest) == 1:
-                return TableRef(best[1], None, rest[0])
-            return TableRef(best[1], ".".join(rest[:-1]), rest[-1])
+            return best[1], parts[best[0] :]
         if namespace == self.default_namespace or namespace in also:
-            if len(parts) == 1:
-                return TableRef(INTERNAL, None, parts[0])
-            if len(parts) == 2:
-                return TableRef(INTERNAL, parts[0], parts[1])
-            return TableRef(parts[0], ".".join(parts[1:-1]), parts[-1])
-        return storage_of_dataset(namespace, name)
+            if len(parts) <= 2:
+                return INTERNAL, parts
+            return parts[0], parts[1:]
+        storage = storage_of_dataset(namespace, name)
+        return None if storage is None else (storage.catalog, [storage.name])
 
 
 def event_place(properties: Mapping[str, str]) -> Place | None:

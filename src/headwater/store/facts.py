@@ -145,7 +145,7 @@ class Names:
         if not column or column.isspace():
             raise InvalidInput("column", f"an empty column name in {dataset[1]!r}")
         name = field_name(dataset[1], column)
-        short = ".".join(name.rsplit(".", 2)[-2:])  # ``short_of(name, field=True)``
+        short = short_of(name, field=True) if '"' in name else ".".join(name.rsplit(".", 2)[-2:])
         if len(name) > _NAME_MAX or len(short) > _SHORT_MAX or "\x00" in name:
             checked(NodeSpec(NodeType.FIELD.value, name, short, dataset))  # raises
         spec = known[column] = NodeSpec(_FIELD, name, short, dataset)

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
+from headwater.model import qualified
 from headwater.model.secrets import redact_document, redact_sql
 from headwater.store.errors import InvalidInput
 from headwater.store.facts import Facts, FactsBuilder, NodeKey
@@ -84,7 +85,7 @@ def _ref(b: FactsBuilder, ref: DatasetRef, path: str) -> NodeKey:
         raise InvalidInput(
             f"{path}.type", f"{getattr(ref.type, 'value', ref.type)!r} is not a dataset or entity type ({allowed})"
         )
-    key = b.dataset(ref.namespace or "default", *ref.name.split("."), type_=NodeType(ref.type).value)
+    key = b.dataset(ref.namespace or "default", *qualified.split(ref.name), type_=NodeType(ref.type).value)
     for f in ref.fields:
         b.field(key, f)
     return key

@@ -35,6 +35,7 @@ import uuid
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from headwater.model import qualified
 from headwater.model.codec import EventFormatError
 from headwater.model.ol_naming import OpenLineageNaming, Place
 from headwater.model.ol_restore import headwater_facet, restore_event
@@ -113,10 +114,10 @@ class _Datasets:
     def key(self, namespace: str, name: str) -> NodeKey:
         namespace = without_userinfo(namespace)  # ``postgres://etl:PW@db:5432`` is ``postgres://db:5432``
         namespace, name = self.aliases.get((namespace, name), (namespace, name))
-        t = self.naming.table(namespace, name, self.namespaces)
-        if t is not None:
-            return self.b.dataset(t.catalog, t.database, t.name)
-        return self.b.dataset(namespace, *name.split("."))
+        placed = self.naming.table_parts(namespace, name, self.namespaces)
+        if placed is not None:
+            return self.b.dataset(placed[0], *placed[1])
+        return self.b.dataset(namespace, *qualified.split(name))
 
 
 def _described(text: Any) -> Any:

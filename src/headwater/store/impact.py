@@ -41,6 +41,7 @@ from sqlalchemy import Connection, select
 from headwater.store.breakage import Broken, broken_by
 from headwater.store.errors import InvalidInput
 from headwater.store.fields import MAPS_TO, direct_reach
+from headwater.store.names import split_name
 from headwater.store.resolve import children, fetch_nodes, normalise_ref, resolve
 from headwater.store.results import ImpactAnalysis, ImpactGroup, NodeInfo
 from headwater.store.schema import nodes
@@ -103,7 +104,7 @@ def _changed_fields(conn: Connection, root: NodeInfo, details: Mapping[str, Any]
     fields = children(conn, root.id, NodeType.FIELD)
     if not columns:
         return [f.id for f in fields]
-    by_name = {f.name.rsplit(".", 1)[-1]: f.id for f in fields}
+    by_name = {split_name(f.name)[-1]: f.id for f in fields}
     unknown = [c for c in columns if normalise_ref(c) not in by_name]
     if unknown:
         raise InvalidInput("details.columns", f"{root.name} has no column {', '.join(map(repr, unknown))}")

@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlalchemy import Connection, func, select, union_all
 
-from headwater.store.names import from_us
+from headwater.store.names import from_us, split_name
 from headwater.store.resolve import fetch_nodes
 from headwater.store.results import NodeInfo
 from headwater.store.schema import edges, events, nodes
@@ -83,7 +83,7 @@ def overview(
     degree = dict(conn.execute(select(ends.c.node, func.count()).group_by(ends.c.node)).all())
     groups: dict[str, list[tuple[int, int]]] = {}
     for nid, name in rows:
-        groups.setdefault(name.rpartition(".")[0], []).append((degree.get(nid, 0), nid))
+        groups.setdefault(".".join(split_name(name)[:-1]), []).append((degree.get(nid, 0), nid))
     ranked = sorted(groups.items(), key=lambda kv: (-sum(d for d, _ in kv[1]), kv[0]))[:databases]
     shown = {name: sorted(members, key=lambda m: (-m[0], m[1]))[:per_database] for name, members in ranked}
     infos = fetch_nodes(conn, [nid for members in shown.values() for _, nid in members])

@@ -13,7 +13,7 @@ from sqlalchemy.dialects.postgresql import ARRAY
 
 from headwater.store.direct import rows
 from headwater.store.errors import AmbiguousNode, NameTooLong, NodeNotFound
-from headwater.store.names import ident
+from headwater.store.names import parse_name, split_name
 from headwater.store.results import NodeInfo
 from headwater.store.schema import nodes
 from headwater.store.types import NodeType
@@ -69,12 +69,12 @@ def _info(row: object, depth: int | None = None) -> NodeInfo:
 
 
 def normalise_ref(ref: str) -> str:
-    """Lower case, quotes stripped from each dotted part.
+    """Lower case; a part in quotes is one identifier, written as the store writes it (``names.parse_name``).
 
-    >>> normalise_ref('Lineage_Demo.`Orders`.Amount')
-    'lineage_demo.orders.amount'
+    >>> normalise_ref('Lineage_Demo.`Orders`.Amount'), normalise_ref('db."A.b".col'), normalise_ref("db.`[/x]`")
+    ('lineage_demo.orders.amount', 'db."a.b".col', 'db."[/x]"')
     """
-    return ".".join(ident(p) for p in ref.strip().split("."))
+    return parse_name(ref)
 
 
 def resolve(conn: Connection, ref: str | int, types: Collection[str] | None = None) -> NodeInfo:
@@ -101,7 +101,7 @@ def resolve(conn: Connection, ref: str | int, types: Collection[str] | None = No
             raise NodeNotFound(ref)
         # 'pipeline:etl' is also the full name of the PIPELINE 'etl': looked up as a name below
     norm = normalise_ref(text)
-    parts = norm.split(".")
+    parts = split_name(norm)
     shorts = {parts[-1], ".".join(parts[-2:])}
     pg = conn.dialect.name == "postgresql"
     if types:
@@ -146,7 +146,7 @@ def _missing_column(conn: Connection, parts: list[str]) -> str | None:
     found = [r for r in conn.execute(query.limit(_CANDIDATES)) if r.name == table or r.name.endswith("." + table)]
     if len(found) != 1:
         return None
-    columns = sorted(c.name.rsplit(".", 1)[-1] for c in children(conn, found[0].id, NodeType.FIELD.value))
+    columns = sorted(split_name(c.name)[-1] for c in children(conn, found[0].id, NodeType.FIELD.value))
     if not columns:
         return None
     close = difflib.get_close_matches(parts[-1], columns, n=1)
@@ -165,7 +165,7 @@ def _other_types(conn: Connection, norm: str, shorts: set[str], types: Collectio
     what = ", ".join(f"{r.type}:{r.name}" for r in found[:5])
     hint = f"it is {what}, not a {wanted}"
     if NodeType.FIELD in types and all(r.type == NodeType.DATASET for r in found[:1]):
-        columns = [c.name.rsplit(".", 1)[-1] for c in children(conn, found[0].id, NodeType.FIELD.value)]
+        columns = [split_name(c.name)[-1] for c in children(conn, found[0].id, NodeType.FIELD.value)]
         if columns:
             more = ", …" if len(columns) > 8 else ""
             hint += f"; give one of its columns ({norm}.{columns[0]}; columns: {', '.join(columns[:8])}{more})"
