@@ -251,21 +251,32 @@ class Resolver(SourceBinder):
                 "unsupported_construct", "PIVOT / UNPIVOT: lineage through it is not resolved", sel, construct="PIVOT"
             )
 
-        for src in scope.sources.values():
+        every = scope.sources
+        if scope.on_sources:  # a SEMI / ANTI join's hidden side is read too (the first join saw every source)
+            every = {**next(iter(scope.on_sources.values())), **every}
+        for src in every.values():
             _ = src.relation  # every relation in FROM is scanned, even when no column of it is read
         names, labels, items, complete, open_sources = self._expand(sel, scope)
         columns = self._select_list(names, items, scope)
-        rel = Relation(names, labels, columns, complete, [s.table for s in scope.sources.values() if s.table])
+        rel = Relation(names, labels, columns, complete, [s.table for s in every.values() if s.table])
         if len(open_sources) == 1:
             rel.open = open_sources[0]
         for name, alts in zip(names, columns, strict=True):
             scope.aliases.setdefault(name, alts)
 
         rules = self.alias_rules  # where the select list's aliases are visible (``aliases.py``)
+        visible = scope.sources
         for join in joins:
             on = join.args.get("on")
+            seen = scope.on_sources.get(id(join)) if scope.on_sources else None
+            if seen is not None:  # a join before a SEMI / ANTI join's: the sources it saw
+                scope.sources = seen
+                scope.bound.clear()
             for part in conjuncts(on):
                 self._record(IndirectType.JOIN, self.resolve(part, scope, *flags(rules.join, False)))
+            if seen is not None:
+                scope.sources = visible
+                scope.bound.clear()
         for part in conjuncts(sel.args["where"].this if sel.args.get("where") else None):
             scope.outer_hit = False
             alts = self.resolve(part, scope, *flags(rules.where, False))
