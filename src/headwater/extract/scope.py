@@ -22,6 +22,9 @@ _exp_to_identifier: Final = exp.to_identifier
 
 REF: Final = "hw"  # meta key: the ColumnRef of a resolved base-table column
 UNRESOLVED: Final = "hw_unresolved"  # meta key: a column that could not be bound
+# argument of the COALESCE that a FULL / RIGHT JOIN … USING column is: its name (``STRUCT(k)`` names its
+# field ``k``); an argument, not meta, so that copies keep it
+USING_NAME: Final = "hw_using"
 
 Alts = list[exp.Expression]
 
