@@ -401,3 +401,16 @@ def test_a_struct_field_made_of_a_full_join_using_column_keeps_its_name() -> Non
     )
     assert errors(e) == []
     assert reads(e) == [("dt", ["v.dt", "u.dt"])]
+
+
+def test_if_of_two_rows_of_known_columns_star_is_their_columns() -> None:
+    """``IF(c, _current, _previous).*`` over rows whose columns the schema gives: the outputs are those
+    columns (BigQuery's IF needs both branches of one type), each the IF of the two rows' column."""
+    e = event(
+        "CREATE TABLE d.o AS SELECT IF(_current.id IS NOT NULL, _current, _previous).* REPLACE (UPPER(_current.x) AS x) "
+        "FROM (SELECT * FROM d.cur) AS _current FULL JOIN (SELECT * FROM d.prev) AS _previous USING (id)",
+        {"d.cur": {"id": "INT64", "x": "STRING", "y": "INT64"}, "d.prev": {"id": "INT64", "x": "STRING", "y": "INT64"}},
+    )
+    assert [f.name for f in e.target.columns] == ["id", "x", "y"]
+    assert reads(e)[1:] == [("x", ["cur.x"]), ("y", ["cur.id", "cur.y", "prev.y"])]
+    assert e.status is Status.COMPLETE and codes(e) == []
