@@ -475,6 +475,33 @@ class KnownColumns:
 
 # --- the report ----------------------------------------------------------------------------------
 
+# the doubts a table of unknown columns makes: only its schema (from outside the corpus) would lift them
+UNKNOWN_COLUMNS = frozenset(
+    {("WARNING", "star_unknown_columns"), ("WARNING", "ambiguous_column"), ("WARNING", "unknown_column")}
+)
+FLOOR = "floor: tables the corpus does not define"
+
+
+def cause(run: Run, event: LineageInfo) -> str:
+    """Why an event is not COMPLETE: ``FLOOR`` when its only doubts are names or ``*`` over tables of
+    unknown columns and it reads a table that neither the corpus (its DDL and the statements that write
+    it, as complete) nor the schema file describes, or that the corpus made open (a ``*`` over such a
+    table); else its doubts' codes (``no diagnostic``: a column left unresolved without one)."""
+    doubts = sorted({(d.severity.value, d.code) for d in event.diagnostics if d.severity != Severity.INFO})
+    if not doubts:
+        return "no diagnostic"
+
+    def unknown(ref: Any) -> bool:
+        schema = run.schema.table(ref) if run.schema is not None else None
+        if schema is not None and schema.column_names and not schema.open:
+            return False
+        own = run.catalog.table(ref)
+        return own is None or not own.column_names or own.open
+
+    if all(d in UNKNOWN_COLUMNS for d in doubts) and any(unknown(t) for t in event.sources):
+        return FLOOR
+    return ", ".join(code if sev == "WARNING" else f"{code} {sev}" for sev, code in doubts)
+
 
 def has_error(event: LineageInfo) -> bool:
     return any(d.severity == Severity.ERROR for d in event.diagnostics)
@@ -494,6 +521,8 @@ class Figures:
     examples: dict[tuple[str, str], list[str]] = field(default_factory=lambda: defaultdict(list))
     hits: dict[str, list[Hit]] = field(default_factory=lambda: defaultdict(list))
     failures: list[str] = field(default_factory=list)
+    causes: Counter[str] = field(default_factory=Counter)  # events not COMPLETE, by ``cause``
+    cause_examples: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
 
 
 def figures(run: Run) -> Figures:
@@ -511,6 +540,11 @@ def figures(run: Run) -> Figures:
                 f.events += 1
                 f.status[e.status.value] += 1
                 f.error_events += has_error(e)
+                if e.status != Status.COMPLETE:
+                    why = cause(run, e)
+                    f.causes[why] += 1
+                    if len(f.cause_examples[why]) < 3:
+                        f.cause_examples[why].append(f"{fr.path}:{s.line}")
                 first = {}
                 for d in e.diagnostics:
                     first.setdefault((d.severity.value, d.code), d)
@@ -540,6 +574,17 @@ def print_figures(run: Run, f: Figures, show: bool) -> None:
     for s in (Status.COMPLETE, Status.PARTIAL, Status.UNAVAILABLE):
         print(f"  {s.value:<12}{f.status[s.value]:>6}  {pct(f.status[s.value], f.events):>8}")
     print(f"  events with an ERROR diagnostic: {f.error_events}  ({pct(f.error_events, f.events)})")
+    floor = f.causes.get(FLOOR, 0)
+    print(
+        f"  COMPLETE attainable with the corpus's own knowledge: {pct(f.events - floor, f.events)}"
+        f"  (the floor: {floor} events whose only doubts are tables the corpus does not define)"
+    )
+    print("  not COMPLETE, by cause (events):")
+    for why, n in f.causes.most_common():
+        print(f"    {why[:60]:<60}{n:>6}")
+        if show and why != FLOOR:
+            for p in f.cause_examples[why]:
+                print(f"            {p}")
     print("  diagnostics by code (events carrying it):")
     for (sev, code), n in sorted(f.codes.items(), key=lambda kv: (kv[0][0] != "ERROR", -kv[1], kv[0][1])):
         print(f"    {sev:<8}{code:<32}{n:>6}")
@@ -775,6 +820,7 @@ def as_json(run: Run, f: Figures, g: GoldScore | None) -> dict[str, Any]:
         "events": f.events,
         "status": dict(f.status),
         "error_events": f.error_events,
+        "not_complete_causes": dict(f.causes.most_common()),
         "diagnostics": {f"{sev} {code}": n for (sev, code), n in sorted(f.codes.items())},
         "detectors": {
             k: {"hits": len(f.hits.get(k, [])), "complete": sum(h.complete for h in f.hits.get(k, []))}

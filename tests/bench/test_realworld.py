@@ -276,3 +276,23 @@ def test_a_bigquery_script_s_last_query_is_the_table() -> None:
         "DECLARE x INT64;\nDELETE FROM d.t WHERE true;",
         "script",
     )
+
+
+def test_events_not_complete_are_told_by_cause_and_the_floor_is_what_the_corpus_cannot_know() -> None:
+    """A ``*`` over a table no file defines is the floor; an ambiguity between two tables the corpus
+    defines with listed columns is not (the corpus knew enough); a ``*`` over a table the corpus made
+    open (CREATE TABLE AS SELECT * over an unknown one) is the floor too."""
+    corpus = rw.Corpus("c", "o/r", None, "bigquery", "bigquery-etl", [])
+    sqls = {
+        "a.sql": "CREATE TABLE d.ext_copy AS SELECT * FROM d.ext",
+        "b.sql": "CREATE TABLE d.star AS SELECT * FROM d.ext2",
+        "c.sql": "CREATE TABLE d.open_star AS SELECT * FROM d.ext_copy",
+        "d.sql": "CREATE TABLE d.k1 AS SELECT 1 AS a; CREATE TABLE d.k2 AS SELECT 2 AS a",
+        "e.sql": "CREATE TABLE d.amb AS SELECT a FROM d.k1, d.k2",
+        "f.sql": "CREATE TABLE d.fine AS SELECT a FROM d.k1",
+    }
+    run = rw.run_sqls(corpus, sqls, rw.Counter(), None, False)
+    f = rw.figures(run)
+    assert f.causes[rw.FLOOR] == 3  # a, b, c
+    assert f.causes["ambiguous_column ERROR"] == 1  # e: both tables are the corpus's own
+    assert sum(f.causes.values()) == f.events - f.status["COMPLETE"]

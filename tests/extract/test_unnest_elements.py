@@ -366,3 +366,51 @@ def test_a_lateral_subquery_reading_its_own_scope_resolves(dialect: str) -> None
         dialect=dialect,
     )
     assert [[c.column.lower() for c in d.sources] for d in e.direct] == [["id"], ["v"]]
+
+
+# ---------------------------------------------------------------- the last false ERRORs of the BigQuery corpus
+
+
+def test_a_star_beside_an_element_read_as_a_value_may_expand_its_fields() -> None:
+    """``SELECT *, aa FROM t CROSS JOIN UNNEST(t.addons) AS aa``: the ``*`` gives the element's fields
+    (a value table of structs) as well as ``aa`` itself; a later ``addon_id`` is one of them."""
+    e = event(
+        "WITH cm AS (SELECT id, addons FROM d.t0), x AS (SELECT *, aa FROM cm CROSS JOIN UNNEST(addons) AS aa) "
+        "SELECT addon_id, COUNT(*) AS n FROM x GROUP BY 1"
+    )
+    assert errors(e) == []
+    typed = event(
+        "WITH cm AS (SELECT id, addons FROM d.t0), x AS (SELECT *, aa FROM cm CROSS JOIN UNNEST(addons) AS aa) "
+        "SELECT addon_id, COUNT(*) AS n FROM x GROUP BY 1",
+        {"d.t0": {"id": "INT64", "addons": "ARRAY<STRUCT<addon_id STRING, name STRING>>"}},
+    )
+    assert reads(typed)[0] == ("addon_id", ["t0.addons.addon_id"])
+    assert typed.status is Status.COMPLETE
+
+
+def test_a_struct_field_made_of_a_full_join_using_column_keeps_its_name() -> None:
+    """``STRUCT(dt, c.dau)`` where ``dt`` is a FULL JOIN … USING (dt) column (COALESCE of both sides):
+    BigQuery names the field ``dt``, as it names the column."""
+    e = event(
+        "SELECT x.dt, x.dau FROM UNNEST(ARRAY(SELECT STRUCT(dt, c.dau) FROM d.v AS c FULL JOIN d.u USING (dt))) AS x"
+    )
+    assert errors(e) == []
+    e = event(
+        "WITH s AS (SELECT ARRAY(SELECT STRUCT(dt, c.dau) FROM d.v AS c FULL JOIN d.u USING (dt)) AS arr FROM d.w), "
+        "ex AS (SELECT c.* FROM s, UNNEST(arr) AS c) SELECT dt FROM ex"
+    )
+    assert errors(e) == []
+    assert reads(e) == [("dt", ["v.dt", "u.dt"])]
+
+
+def test_if_of_two_rows_of_known_columns_star_is_their_columns() -> None:
+    """``IF(c, _current, _previous).*`` over rows whose columns the schema gives: the outputs are those
+    columns (BigQuery's IF needs both branches of one type), each the IF of the two rows' column."""
+    e = event(
+        "CREATE TABLE d.o AS SELECT IF(_current.id IS NOT NULL, _current, _previous).* REPLACE (UPPER(_current.x) AS x) "
+        "FROM (SELECT * FROM d.cur) AS _current FULL JOIN (SELECT * FROM d.prev) AS _previous USING (id)",
+        {"d.cur": {"id": "INT64", "x": "STRING", "y": "INT64"}, "d.prev": {"id": "INT64", "x": "STRING", "y": "INT64"}},
+    )
+    assert [f.name for f in e.target.columns] == ["id", "x", "y"]
+    assert reads(e)[1:] == [("x", ["cur.x"]), ("y", ["cur.id", "cur.y", "prev.y"])]
+    assert e.status is Status.COMPLETE and codes(e) == []

@@ -51,6 +51,9 @@ class TableSchema:
     # the columns listed are certain, and the table may have others (a ``CREATE TABLE … AS SELECT *``
     # over a table whose columns are unknown): a name it might have binds to it, unlisted or not
     open: bool = False
+    # the columns of a ``CREATE TABLE IF NOT EXISTS`` of the SQL: the table may predate that statement
+    # (made earlier, then altered), so a statement that runs and disagrees with them finds them stale
+    tentative: bool = False
     _names: tuple[str, ...] = field(init=False, repr=False, compare=False)
     _types: dict[str, str | None] = field(init=False, repr=False, compare=False)
 

@@ -15,7 +15,7 @@ from sqlglot import exp
 
 from headwater.extract.aliases import ALIAS
 from headwater.extract.binder import Binder
-from headwater.extract.scope import REF, UNRESOLVED, Alts, Scope, Source, column_node, columns_in
+from headwater.extract.scope import REF, UNRESOLVED, USING_NAME, Alts, Scope, Source, column_node, columns_in
 from headwater.extract.trees import clone
 from headwater.extract.unnest import element_field
 from headwater.extract.variant import FIELD_PATH
@@ -169,7 +169,35 @@ class ColumnBinder(Binder):
         row = self._row_value(scope, self.table_ident(args.get("this")) or "", col)
         if row is not None:
             return row
+        stale = self._stale_source(scope)
+        if stale is not None and stale.table is not None:  # the SQL runs: the table has the column
+            self.diag(
+                "column_not_in_catalog",
+                f"column {name} is not in {stale.table.qualified} as its CREATE TABLE IF NOT EXISTS lists it, "
+                "and the statement reads no other table: the column is kept (that DDL may be older than the table)",
+                col,
+            )
+            return [self._leaf(stale.table, name)]
         return self._unresolved(col, "unknown_column", f"column {name} is in no table of its scope", Severity.ERROR)
+
+    def _leaf(self, table: TableRef, name: str) -> exp.Expression:
+        """The base column ``table.name``, made once per statement (``_from_source`` makes it inline)."""
+        key = (table.catalog, table.database, table.name, name)  # TableRef's fields: hashed without it
+        leaf = self._columns.get(key)
+        if leaf is None:
+            leaf = self._columns[key] = base_leaf(table, name, key)
+        return leaf
+
+    def _stale_source(self, scope: Scope) -> Source | None:
+        """The one source of ``scope`` when it is a table whose columns a CREATE TABLE IF NOT EXISTS of the
+        SQL gives (``TableSchema.tentative``): an unqualified name none of them has is the table's."""
+        if len(scope.sources) != 1:
+            return None
+        src = next(iter(scope.sources.values()))
+        if src.table is None or src.columns is None:
+            return None
+        schema = self.schema(src.table)
+        return src if schema is not None and schema.tentative else None
 
     def _outer_doubt(self, scope: Scope, name: str, col: exp.Column) -> None:
         """``name`` was bound in ``scope`` to a table whose columns are unknown, while an outer scope's
@@ -304,7 +332,9 @@ class ColumnBinder(Binder):
         if name in scope.merged:  # FULL / RIGHT JOIN USING: the value comes from either side
             left_src, right_src = scope.merged[name]
             pairs = itertools.product(self._from_source(left_src, name, col), self._from_source(right_src, name, col))
-            return [_COALESCE(this=clone(lalt), expressions=[clone(ralt)]) for lalt, ralt in pairs]
+            return [
+                _COALESCE(this=clone(lalt), expressions=[clone(ralt)], **{USING_NAME: name}) for lalt, ralt in pairs
+            ]
         if name in scope.using:
             return self._from_source(scope.using[name], name, col)
         bound = scope.bound.get(name)

@@ -124,7 +124,11 @@ def apply_statement(tree: exp.Expression, catalog: LayeredCatalog, names: Names,
             if isinstance(target, exp.Schema) and isinstance(target.this, exp.Table):
                 catalog.put(
                     table_ref(target.this, names, session),
-                    TableSchema(_column_defs(target, names, tree), properties=_options(tree)),
+                    TableSchema(
+                        _column_defs(target, names, tree),
+                        properties=_options(tree),
+                        tentative=bool(tree.args.get("exists")),
+                    ),
                 )
             elif isinstance(target, exp.Table):
                 like = next((p for p in tree.find_all(exp.LikeProperty)), None)
@@ -175,7 +179,7 @@ def apply_statement(tree: exp.Expression, catalog: LayeredCatalog, names: Names,
         cols = list(current.columns)
         for action in tree.args.get("actions") or []:
             cols = _alter_columns(action, cols, names)
-        catalog.put(ref, TableSchema(tuple(cols), current.view_sql, current.view_dialect))
+        catalog.put(ref, TableSchema(tuple(cols), current.view_sql, current.view_dialect, tentative=current.tentative))
 
 
 _DORIS_RENAME = re.compile(

@@ -426,6 +426,7 @@ def target_columns(
     insert_like = kind.name in ("insert", "update", "merge") and not is_storage(target)  # a path: the query's
     schema = resolver.schema(target) if insert_like else None
     types = schema.column_types if schema else {}
+    stated = column_list is not None  # the SQL names the columns it writes
     if partition and schema is not None and column_list is None:
         column_list = [c for c in schema.column_names if c not in partition]
     if partition and column_list is not None:
@@ -453,6 +454,19 @@ def target_columns(
                 Severity.INFO,
             )
     if rel.complete and len(names) != len(rel.columns):
+        if schema is not None and schema.tentative and not stated:
+            # the SQL runs: the CREATE TABLE IF NOT EXISTS is older than the table; which column each
+            # output fills is unknown, so the outputs keep their own names (the partition's after them)
+            resolver.diag(
+                "column_count_mismatch",
+                f"target {target.qualified} takes {len(names)} columns by its CREATE TABLE IF NOT EXISTS but "
+                f"the query gives {len(rel.columns)}: that DDL is likely older than the table; the columns are "
+                "named by the query's outputs, as the target's own names and order are unknown",
+                None,
+            )
+            kept = [n for n in names if n in (partition or ())]
+            names = [*rel.names[: len(rel.names) - len(kept)], *kept]
+            return tuple(target_field(n, types.get(n)) for n in names)
         resolver.diag(
             "column_count_mismatch",
             f"target {target.qualified} takes {len(names)} columns but the query gives {len(rel.columns)}",

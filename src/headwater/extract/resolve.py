@@ -251,21 +251,32 @@ class Resolver(SourceBinder):
                 "unsupported_construct", "PIVOT / UNPIVOT: lineage through it is not resolved", sel, construct="PIVOT"
             )
 
-        for src in scope.sources.values():
+        every = scope.sources
+        if scope.on_sources:  # a SEMI / ANTI join's hidden side is read too (the first join saw every source)
+            every = {**next(iter(scope.on_sources.values())), **every}
+        for src in every.values():
             _ = src.relation  # every relation in FROM is scanned, even when no column of it is read
         names, labels, items, complete, open_sources = self._expand(sel, scope)
         columns = self._select_list(names, items, scope)
-        rel = Relation(names, labels, columns, complete, [s.table for s in scope.sources.values() if s.table])
+        rel = Relation(names, labels, columns, complete, [s.table for s in every.values() if s.table])
         if len(open_sources) == 1:
             rel.open = open_sources[0]
         for name, alts in zip(names, columns, strict=True):
             scope.aliases.setdefault(name, alts)
 
         rules = self.alias_rules  # where the select list's aliases are visible (``aliases.py``)
+        visible = scope.sources
         for join in joins:
             on = join.args.get("on")
+            seen = scope.on_sources.get(id(join)) if scope.on_sources else None
+            if seen is not None:  # a join before a SEMI / ANTI join's: the sources it saw
+                scope.sources = seen
+                scope.bound.clear()
             for part in conjuncts(on):
                 self._record(IndirectType.JOIN, self.resolve(part, scope, *flags(rules.join, False)))
+            if seen is not None:
+                scope.sources = visible
+                scope.bound.clear()
         for part in conjuncts(sel.args["where"].this if sel.args.get("where") else None):
             scope.outer_hit = False
             alts = self.resolve(part, scope, *flags(rules.where, False))
@@ -407,6 +418,8 @@ class Resolver(SourceBinder):
                 continue
             if isinstance(item, _DOT) and isinstance(item.expression, _STAR):  # ``IF(…).*``
                 fields = written_fields(item.this)
+                if fields is None:
+                    fields = self._row_fields(item.this, scope)
                 if fields is not None:  # its members are written out: each is an output
                     self._struct_members(item, fields, scope, names, labels, items)
                     continue
@@ -564,6 +577,35 @@ class Resolver(SourceBinder):
                 names.append(name)
                 labels.append(r.alias)
                 items.append(r.this)
+
+    def _row_fields(self, struct: exp.Expression | None, scope: Scope) -> list[exp.Expression] | None:
+        """The fields of ``IF(c, cur, prev)`` / ``COALESCE(cur, prev)`` whose branch is a table's alias used
+        as a value (its row: no table of the scope has a column of that name) over known columns: those
+        columns (BigQuery types both branches alike), as identifiers; None when no branch tells."""
+        if isinstance(struct, exp.Paren):
+            return self._row_fields(struct.this, scope)
+        if isinstance(struct, exp.If):
+            return self._row_fields(struct.args.get("true"), scope) or self._row_fields(struct.args.get("false"), scope)
+        if isinstance(struct, exp.Coalesce):
+            for e in [struct.this, *struct.expressions]:
+                found = self._row_fields(e, scope)
+                if found:
+                    return found
+            return None
+        if not (isinstance(struct, _COLUMN) and not struct.args.get("table") and isinstance(struct.this, _IDENTIFIER)):
+            return None
+        alias = self.table_ident(struct.this) or ""
+        name = self.column_ident(struct.this) or ""
+        s: Scope | None = scope
+        while s is not None:
+            src = next((x for x in s.sources.values() if x.alias == alias), None)
+            if src is not None:
+                if any(other.has(name) is not False for other in s.sources.values()):
+                    return None  # a column of that name may exist: not certainly the row
+                cols = src.known_columns()
+                return [_IDENTIFIER(this=c, quoted=True) for c in cols] if cols else None
+            s = s.parent
+        return None
 
     def _struct_source(self, struct: exp.Expression, scope: Scope) -> Source:
         """The rows of ``struct.*`` whose fields are unknown: a name read from them is that field

@@ -22,6 +22,9 @@ _exp_to_identifier: Final = exp.to_identifier
 
 REF: Final = "hw"  # meta key: the ColumnRef of a resolved base-table column
 UNRESOLVED: Final = "hw_unresolved"  # meta key: a column that could not be bound
+# argument of the COALESCE that a FULL / RIGHT JOIN … USING column is: its name (``STRUCT(k)`` names its
+# field ``k``); an argument, not meta, so that copies keep it
+USING_NAME: Final = "hw_using"
 
 Alts = list[exp.Expression]
 
@@ -177,6 +180,9 @@ class Scope:
     grouped: frozenset[str] = frozenset()
     outer_hit: bool = False
     joins: list[exp.Join] = field(default_factory=list)  # every join of the scope, nested ones too
+    # a SEMI / ANTI join keeps one side's columns (``SourceBinder._keep_one_side``): the sources each
+    # earlier join's ON condition sees, by the join's id (the other clauses see ``sources`` only)
+    on_sources: dict[int, dict[str, Source]] = field(default_factory=dict)
     # an unqualified name's (known, possible) sources (``columns._candidates``); a new source clears it
     bound: dict[str, tuple[list[Source], list[Source]]] = field(default_factory=dict, repr=False, compare=False)
 
@@ -193,6 +199,7 @@ class Scope:
         joins: list[exp.Join] | None = None,
         bound: dict[str, tuple[list[Source], list[Source]]] | None = None,
         grouped: frozenset[str] = frozenset(),
+        on_sources: dict[int, dict[str, Source]] | None = None,
     ) -> None:
         self.parent = parent
         self.ctes = ctes
@@ -205,6 +212,7 @@ class Scope:
         self.joins = [] if joins is None else joins
         self.bound = {} if bound is None else bound
         self.grouped = grouped
+        self.on_sources = {} if on_sources is None else on_sources
 
     def add(self, src: Source) -> None:
         self.bound.clear()

@@ -45,6 +45,10 @@ _STAR: Final = exp.Star
 _SUBQUERY: Final = exp.Subquery
 _TABLE: Final = exp.Table
 _UNNEST: Final = exp.Unnest
+# a SEMI / ANTI join keeps one side's columns, but in ClickHouse, whose SEMI join also gives the right
+# side's values and whose ANTI join gives its columns' defaults
+_ONE_SIDED: Final = frozenset({"SEMI", "ANTI"})
+_BOTH_SIDED_SEMI: Final = frozenset({"clickhouse"})
 _exp_column: Final = exp.column
 
 _NEW: Final = object.__new__
@@ -425,7 +429,12 @@ class SourceBinder(ColumnBinder):
 
     def _add_join(self, join: exp.Join, scope: Scope) -> None:
         before = list(scope.sources.values())
+        kind = join.args.get("kind")
+        one_side = kind in _ONE_SIDED and self.names.dialect not in _BOTH_SIDED_SEMI
+        keys = set(scope.sources) if one_side else None
         src = self._add_source(join.this, scope)
+        if keys is not None:
+            self._keep_one_side(join, scope, keys)
         if src is None:
             return
         using = join.args.get("using") or []
@@ -442,6 +451,17 @@ class SourceBinder(ColumnBinder):
                 scope.using.setdefault(name, left_src)
                 if str(join.args.get("side") or "").upper() in ("FULL", "RIGHT"):
                     scope.merged[name] = (scope.merged[name][0] if name in scope.merged else left_src, src)
+
+    def _keep_one_side(self, join: exp.Join, scope: Scope, before: set[str]) -> None:
+        """A SEMI / ANTI join: its rows and columns are the left side's (``LEFT``, or no side), or the right
+        side's (``RIGHT``, Doris / StarRocks); the other side is read by its ON condition alone. The ON
+        conditions of this join and of the earlier ones keep seeing every source they saw."""
+        whole = scope.sources
+        for j in [*scope.joins, join]:
+            scope.on_sources.setdefault(id(j), whole)
+        right = str(join.args.get("side") or "").upper() == "RIGHT"
+        scope.sources = {key: s for key, s in whole.items() if (key in before) != right}
+        scope.bound.clear()
 
     def _natural_columns(self, before: list[Source], src: Source, join: exp.Join) -> list[str]:
         right = src.known_columns()

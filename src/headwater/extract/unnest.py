@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Final
 
 from sqlglot import exp
 
-from headwater.extract.scope import REF, Alts, Relation
+from headwater.extract.scope import REF, USING_NAME, Alts, Relation
 from headwater.extract.trees import clone
 
 if TYPE_CHECKING:
@@ -42,6 +42,7 @@ _DATA_TYPE: Final = exp.DataType
 _IDENTIFIER: Final = exp.Identifier
 _PROPERTY_EQ: Final = exp.PropertyEQ
 _SELECT: Final = exp.Select
+_STAR: Final = exp.Star
 _STRUCT: Final = exp.Struct
 _TUPLE: Final = exp.Tuple
 _UNNEST: Final = exp.Unnest
@@ -102,9 +103,12 @@ def element_field(binder: ColumnBinder, src: Source, rel: Relation, name: str, n
 
 def may_be_struct(select: exp.Expression | None, alias: str, binder: ColumnBinder) -> bool:
     """Whether the element named ``alias`` may be a struct, as ``select`` uses it: unless it is only
-    read as a value (``UNNEST(tags) AS tag`` … ``tag``), never as a qualifier (``alias.f``)."""
+    read as a value (``UNNEST(tags) AS tag`` … ``tag``), never as a qualifier (``alias.f``), and no
+    ``*`` of the select list may expand its fields."""
     if select is None:
         return True
+    if any(isinstance(e, _STAR) or (isinstance(e, _COLUMN) and isinstance(e.this, _STAR)) for e in select.expressions):
+        return True  # ``SELECT *, x``: the ``*`` gives the fields of a struct element, ``x`` the element
     bare = False
     for col in select.find_all(_COLUMN):
         table = col.args.get("table")
@@ -199,6 +203,8 @@ def _field_label(e: exp.Expression) -> str:
     # ``t.a``, ``t.s.f``, ``UNNEST(t.arr.f)``, ``(expr).f``)
     while type(e) in _ELEMENT_FUNCS and len(e.expressions if type(e) is _UNNEST else [e.this]) == 1:
         e = e.expressions[0] if type(e) is _UNNEST else e.this
+    if type(e) is exp.Coalesce and e.args.get(USING_NAME):  # a FULL / RIGHT JOIN … USING column
+        return str(e.args[USING_NAME])
     if isinstance(e, _COLUMN):
         ref = e.meta.get(REF) if e._meta else None
         return ref.column.rsplit(".", 1)[-1] if ref is not None else e.name
