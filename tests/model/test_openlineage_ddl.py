@@ -93,3 +93,12 @@ def test_project_mode_gives_the_ddl_runs_too(tmp_path) -> None:
     assert len({d["run"]["runId"] for d in docs}) == 4
     r = CliRunner().invoke(app, args)  # without --statements all: the lineage only
     assert [_state(json.loads(x))[2] for x in r.stdout.splitlines()] == [None]
+
+
+@pytest.mark.parametrize(("dialect", "name"), [("postgres", "d.events"), ("bigquery", "d.Events")])
+def test_a_ddl_run_names_its_table_as_the_lineage_events_do(dialect: str, name: str) -> None:
+    """PostgreSQL folds an unquoted name to lower case; BigQuery's table names are case-sensitive."""
+    args = ["extract", "-", "--format", "openlineage", "--statements", "all", "--dialect", dialect]
+    r = CliRunner().invoke(app, [*args, "--lifecycle", "complete"], input="DROP TABLE d.Events;")
+    assert r.exit_code == 0, r.output
+    assert [_state(json.loads(x))[1] for x in r.stdout.splitlines()] == [name]

@@ -208,6 +208,7 @@ class _DdlRuns:
         """The project file being printed (keeps the run ids of two files' statements apart)."""
 
     def lines(self, s: StatementResult) -> list[str]:
+        from headwater.catalog import Names
         from headwater.model.ol_ddl import ddl_run_events
         from headwater.model.openlineage import run_event_json
 
@@ -229,6 +230,7 @@ class _DdlRuns:
             self.naming,  # type: ignore[arg-type]
             lifecycle=self.lifecycle,
             engine=self.dialect,
+            fold=Names.for_dialect(dialect).dataset_ident,
             run_key=f"{self.file}\x1f{s.index}" if self.file else f"{s.index}",
         )
         return [run_event_json(r) for r in runs]
