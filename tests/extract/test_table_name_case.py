@@ -8,6 +8,7 @@ import pytest
 
 from headwater.catalog import Names
 from headwater.extract import extract_script
+from headwater.model import TableRef
 from tests.extract.helpers import catalog_of
 
 TWO = "CREATE TABLE d.Out AS SELECT a FROM d.Events UNION ALL SELECT a FROM d.events"
@@ -113,3 +114,22 @@ def test_openlineage_keeps_the_bigquery_case() -> None:
         fold = Names.for_dialect(dialect).dataset_ident
         (ddl,) = ddl_run_events("DROP TABLE D.Events", dialect, fold=fold)
         assert ddl.outputs[0].name == name
+
+
+def test_a_bigquery_dbt_relation_keeps_its_case() -> None:
+    from headwater.project.dbt.catalog import catalog_of
+    from headwater.project.dbt.manifest import DbtNode
+    from headwater.project.dbt.relations import relation_of
+
+    node = DbtNode("model.p.daily_users", "model", "daily_users", "Proj", "Mart", "Daily_Users", "table")
+    assert relation_of(node, "bigquery") == TableRef("Proj", "Mart", "Daily_Users")
+    doc = {
+        "nodes": {
+            "m": {
+                "metadata": {"database": "Proj", "schema": "Mart", "name": "Daily_Users"},
+                "columns": {"A": {"name": "A", "index": 1}},
+            }
+        }
+    }
+    cat = catalog_of(doc, "bigquery")
+    assert cat.table(TableRef("Proj", "Mart", "Daily_Users")).column_names == ("a",)

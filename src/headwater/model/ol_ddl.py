@@ -16,8 +16,8 @@ dataset, no inputs, no column lineage. Statements that move data have their own 
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import attr
