@@ -446,7 +446,7 @@ def run_sqls(corpus: Corpus, sqls: dict[str, str], skipped: Counter[str], catalo
     names = Names.for_dialect(sqlglot_dialect(corpus.dialect))
     writers: Counter[Any] = Counter()
     for p in sqls:
-        session = Session("internal", names.table_ident(corpus.database) if corpus.database else None)
+        session = Session("internal", names.dataset_ident(corpus.database) if corpus.database else None)
         writers.update(tables_of(pieces[p], names, session)[0])
     files = []
     for p in order.order:

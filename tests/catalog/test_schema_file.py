@@ -134,7 +134,7 @@ def test_json_without_json_suffix(tmp_path: Path) -> None:
         ("postgres", ref("sales", "orders"), "amount"),
         ("generic", ref("sales", "orders"), "amount"),
         ("snowflake", ref("SALES", "ORDERS"), "AMOUNT"),
-        ("bigquery", ref("sales", "orders"), "amount"),
+        ("bigquery", ref("Sales", "Orders"), "amount"),  # dataset and table names case-sensitive
     ],
 )
 def test_names_follow_the_dialect_as_unquoted(dialect: str, table: TableRef, column: str) -> None:

@@ -101,12 +101,14 @@ def test_bigquery_external_query_reads_the_connections_tables() -> None:
     )
     (e,) = extract_script(sql, dialect="bigquery").events
     conn = "moz-fx-fxa-prod.us.fxa-rds"
-    assert e.sources == (TableRef(conn, "fxa", "accountcustomers"),)
+    # the table keeps its case (read as MySQL, Cloud SQL's first engine, whose table names are
+    # case-sensitive, as BigQuery's are); its columns are folded
+    assert e.sources == (TableRef(conn, "fxa", "accountCustomers"),)
     assert [(d.target_column, [str(c) for c in d.sources]) for d in e.direct] == [
-        ("uid", [f"{conn}.fxa.accountcustomers.uid"]),
-        ("stripecustomerid", [f"{conn}.fxa.accountcustomers.stripecustomerid"]),
+        ("uid", [f"{conn}.fxa.accountCustomers.uid"]),
+        ("stripecustomerid", [f"{conn}.fxa.accountCustomers.stripecustomerid"]),
     ]
-    assert [(i.type.value, i.expression) for i in e.dataset_indirect] == [("FILTER", "accountcustomers.x = 1")]
+    assert [(i.type.value, i.expression) for i in e.dataset_indirect] == [("FILTER", "accountCustomers.x = 1")]
     assert e.status.value == "COMPLETE"
 
 

@@ -144,6 +144,44 @@ def test_insert_overwrite_directory_writes_the_path(dialect: str, sql: str, targ
 
 
 @pytest.mark.parametrize(
+    ("dialect", "sql", "target"),
+    [
+        (
+            "spark",
+            "INSERT OVERWRITE DIRECTORY '/wmf/tmp/out' USING csv OPTIONS ('compression' 'uncompressed', 'sep' ' ')"
+            " SELECT a, SUM(v) AS v FROM t GROUP BY a",
+            "hdfs:///wmf/tmp/out",
+        ),
+        (
+            "hive",
+            'INSERT OVERWRITE DIRECTORY "s3://b/out"\n  -- the format\n  USING json\n'
+            "SELECT a, SUM(v) AS v FROM t GROUP BY a",
+            "s3://b/out",
+        ),
+        (
+            "databricks",
+            "WITH s AS (SELECT a, v FROM t) INSERT OVERWRITE LOCAL DIRECTORY '/tmp/o' USING parquet"
+            " OPTIONS (compression = 'snappy') SELECT a, SUM(v) AS v FROM s GROUP BY a",
+            "file:///tmp/o",
+        ),
+        (  # a relative path (or a template's variable): resolved by the engine, kept as written
+            "spark",
+            "INSERT OVERWRITE DIRECTORY '${out_dir}' USING csv SELECT a, SUM(v) AS v FROM t GROUP BY a",
+            "${out_dir}",
+        ),
+    ],
+)
+def test_insert_overwrite_directory_using_a_format_writes_the_path(dialect: str, sql: str, target: str) -> None:
+    """Spark's ``INSERT OVERWRITE DIRECTORY 'path' USING fmt [OPTIONS (…)] SELECT …``, which sqlglot
+    does not read: the format and its options carry no lineage, the path is the dataset written."""
+    res, (e,) = events_of(sql, dialect, statements="doris")
+    assert e.source_command is SourceCommand.INSERT_OVERWRITE
+    assert lineage(e) == (["db.t"], target, [("a", ["db.t.a"]), ("v", ["db.t.v"])])
+    assert e.context.sql == sql  # the statement's own text
+    assert [s.line for s in res.statements] == [1]
+
+
+@pytest.mark.parametrize(
     ("dialect", "sql", "source"),
     [
         ("spark", "INSERT INTO out SELECT p.a FROM parquet.`s3://bucket/path` p", "s3://bucket/path"),

@@ -73,3 +73,32 @@ def test_a_rename_names_the_previous_identifier() -> None:
 
 def test_without_statements_all_ddl_makes_no_event() -> None:
     assert [_state(d)[2] for d in _lines("--lifecycle", "complete")] == [None]
+
+
+def test_project_mode_gives_the_ddl_runs_too(tmp_path) -> None:
+    """``extract --project --statements all``: each file's table DDL is a run with the facet, in the
+    files' running order; a ``USE`` in one file holds for the files after it (one session)."""
+    (tmp_path / "a.sql").write_text("USE db;\nCREATE TABLE a (x INT);\nINSERT INTO b SELECT x FROM a;\n")
+    (tmp_path / "b.sql").write_text("TRUNCATE TABLE b;\nDROP TABLE a;\n")
+    args = ["extract", "--project", str(tmp_path), "--format", "openlineage", "--lifecycle", "complete"]
+    r = CliRunner().invoke(app, [*args, "--statements", "all"])
+    assert r.exit_code == 0, r.output
+    docs = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [_state(d) for d in docs] == [
+        ("COMPLETE", "db.a", "CREATE"),
+        ("COMPLETE", "db.b", None),
+        ("COMPLETE", "db.b", "TRUNCATE"),
+        ("COMPLETE", "db.a", "DROP"),
+    ]
+    assert len({d["run"]["runId"] for d in docs}) == 4
+    r = CliRunner().invoke(app, args)  # without --statements all: the lineage only
+    assert [_state(json.loads(x))[2] for x in r.stdout.splitlines()] == [None]
+
+
+@pytest.mark.parametrize(("dialect", "name"), [("postgres", "d.events"), ("bigquery", "d.Events")])
+def test_a_ddl_run_names_its_table_as_the_lineage_events_do(dialect: str, name: str) -> None:
+    """PostgreSQL folds an unquoted name to lower case; BigQuery's table names are case-sensitive."""
+    args = ["extract", "-", "--format", "openlineage", "--statements", "all", "--dialect", dialect]
+    r = CliRunner().invoke(app, [*args, "--lifecycle", "complete"], input="DROP TABLE d.Events;")
+    assert r.exit_code == 0, r.output
+    assert [_state(json.loads(x))[1] for x in r.stdout.splitlines()] == [name]

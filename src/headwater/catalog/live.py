@@ -280,7 +280,7 @@ class SqlAlchemyCatalog:
                 found = {*insp.get_table_names(schema=database), *self._view_set(insp, database)}
         except (sa.exc.DBAPIError, CatalogError):
             return None
-        names = {self.names.table(n, True) for n in found}
+        names = {self.names.dataset(n, True) for n in found}
         with self._meta_lock:
             self._listed[database] = names
         return names

@@ -2,7 +2,10 @@
 
 Tables follow sqlglot's normalisation strategy for the dialect; columns too, except in the
 MySQL family (MySQL, MariaDB, Doris, StarRocks) where column names are case-insensitive while
-table names are not.
+table names are not. ``dataset`` folds the parts of a stored table's name (catalog, database,
+table): as ``table`` does, except in BigQuery, whose dataset and table names are case-sensitive
+while its table aliases, CTE names and column names are not (sqlglot keeps a qualified table's
+case there too).
 
 >>> n = Names.for_dialect("postgres")
 >>> n.table("Orders", quoted=False), n.table("Orders", quoted=True)
@@ -13,6 +16,9 @@ table names are not.
 'Orders'
 >>> Names.for_dialect("snowflake").column("amount", quoted=False)
 'AMOUNT'
+>>> b = Names.for_dialect("bigquery")
+>>> b.dataset("Events", quoted=False), b.table("Events", quoted=False)
+('Events', 'events')
 
 ``generic`` names sqlglot's default dialect:
 
@@ -32,6 +38,8 @@ from sqlglot.dialects.dialect import Dialect, NormalizationStrategy
 from headwater.catalog.dialects import sqlglot_dialect
 
 _MYSQL_FAMILY = {"mysql", "doris", "starrocks", "singlestore", "tidb"}
+_CASE_SENSITIVE_DATASETS = frozenset({"bigquery"})
+"""Dialects whose stored table names are case-sensitive while aliases and CTE names are not."""
 MYSQL_FAMILY = frozenset(_MYSQL_FAMILY)
 """Dialects whose column names are case-insensitive while table names are not."""
 
@@ -55,6 +63,7 @@ class Names:
     dialect: str
     table: Callable[[str, bool], str]
     column: Callable[[str, bool], str]
+    dataset: Callable[[str, bool], str]
 
     @staticmethod
     @cache
@@ -62,13 +71,18 @@ class Names:
         strategy = Dialect.get_or_raise(sqlglot_dialect(dialect)).NORMALIZATION_STRATEGY
         table = _folder(strategy)
         column = _folder(NormalizationStrategy.CASE_INSENSITIVE) if dialect in _MYSQL_FAMILY else table
-        return Names(dialect, table, column)
+        dataset = _folder(NormalizationStrategy.CASE_SENSITIVE) if dialect in _CASE_SENSITIVE_DATASETS else table
+        return Names(dialect, table, column, dataset)
 
     def table_ident(self, ident: exp.Expression | str | None) -> str | None:
         return _apply(self.table, ident)
 
     def column_ident(self, ident: exp.Expression | str | None) -> str | None:
         return _apply(self.column, ident)
+
+    def dataset_ident(self, ident: exp.Expression | str | None) -> str | None:
+        """A part of a stored table's name (``dataset``), not an alias or a CTE name."""
+        return _apply(self.dataset, ident)
 
 
 def _apply(fold: Callable[[str, bool], str], ident: exp.Expression | str | None) -> str | None:

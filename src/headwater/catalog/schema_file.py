@@ -168,7 +168,7 @@ class _Loader:
     def _ref(self, parts: tuple[Part, ...], where: str) -> TableRef:
         if len(parts) > 3:
             raise self.fail(where, "a table name has at most three parts (catalog.database.table)")
-        t = self.names.table
+        t = self.names.dataset
         name = t(*parts[-1])
         database = t(*parts[-2]) if len(parts) >= 2 else None
         catalog = t(*parts[0]) if len(parts) == 3 else self.default_catalog
@@ -211,7 +211,7 @@ class _Loader:
         doc_dialect = _string(self, data, "dialect", "document")
         _string(self, data, "source", "document")
         default = _string(self, data, "default_database", "document")
-        self.default_database = self.names.table(default, True) if default else None
+        self.default_database = self.names.dataset(default, True) if default else None
         entries = data.get("tables", [])
         if not isinstance(entries, list):
             raise self.fail('key "tables"', f"expected a list of tables, got {_kind(entries)}")
@@ -238,7 +238,7 @@ class _Loader:
         raw_columns = entry.get("columns")
         if not isinstance(raw_columns, list):
             raise self.fail(f"{where}.columns", f"expected a list of columns, got {_kind(raw_columns)}")
-        t, c = self.names.table, self.names.column
+        t, c = self.names.dataset, self.names.column
         columns: list[ColumnSchema] = []
         seen: set[str] = set()
         for k, col in enumerate(raw_columns):

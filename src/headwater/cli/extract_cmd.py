@@ -122,7 +122,10 @@ class StatementPrinter:
         ddl: bool = False,
         database: str | None = None,
         catalog_name: str = "internal",
+        ddl_runs: _DdlRuns | None = None,
     ) -> None:
+        """``ddl`` (``--statements all``): table DDL as OpenLineage runs too (``_DdlRuns``), or through
+        ``ddl_runs`` when given (a project's files share one: a ``USE`` holds for the files after it)."""
         self.fmt = fmt
         self.console = console
         self.explain_skips = explain_skips
@@ -147,7 +150,9 @@ class StatementPrinter:
             from headwater.model.openlineage import run_event_json, to_run_events
 
             naming = naming if naming is not None else _namespace_naming(namespace)
-            if ddl:  # --statements all: table DDL as runs with the lifecycleStateChange facet
+            if ddl_runs is not None:
+                self._ddl = ddl_runs
+            elif ddl:  # --statements all: table DDL as runs with the lifecycleStateChange facet
                 self._ddl = _DdlRuns(naming, lifecycle, engine, database, catalog_name)
             self._line = lambda e: "\n".join(
                 run_event_json(r)
@@ -199,8 +204,11 @@ class _DdlRuns:
         self.dialect = dialect or "doris"
         self.database = database
         self.catalog = catalog
+        self.file = ""
+        """The project file being printed (keeps the run ids of two files' statements apart)."""
 
     def lines(self, s: StatementResult) -> list[str]:
+        from headwater.catalog import Names
         from headwater.model.ol_ddl import ddl_run_events
         from headwater.model.openlineage import run_event_json
 
@@ -222,7 +230,8 @@ class _DdlRuns:
             self.naming,  # type: ignore[arg-type]
             lifecycle=self.lifecycle,
             engine=self.dialect,
-            run_key=f"{s.index}",
+            fold=Names.for_dialect(dialect).dataset_ident,
+            run_key=f"{self.file}\x1f{s.index}" if self.file else f"{s.index}",
         )
         return [run_event_json(r) for r in runs]
 
@@ -244,10 +253,12 @@ def print_result(
     catalog: object = None,
     engine: str | None = None,
     lifecycle: str = Lifecycle.start,
+    ddl_runs: _DdlRuns | None = None,
 ) -> None:
-    """Print a whole script's result (``StatementPrinter`` over its statements)."""
+    """Print a whole script's result (``StatementPrinter`` over its statements; ``ddl_runs``: its table
+    DDL as OpenLineage runs too)."""
     printer = StatementPrinter(
-        fmt, console, explain_skips, namespace, verbose, naming, catalog, engine, lifecycle=lifecycle
+        fmt, console, explain_skips, namespace, verbose, naming, catalog, engine, lifecycle=lifecycle, ddl_runs=ddl_runs
     )
     for s in result.statements:
         printer.statement(s)
@@ -503,13 +514,28 @@ def _extract_project(
         default_catalog=default_catalog,
         statements=options.statements,
     )
+    ddl_runs = None
+    if fmt == OutputFormat.openlineage and options.statements == StatementRules.all:
+        ddl_runs = _DdlRuns(naming or _namespace_naming(None), lifecycle, dialect, default_db, default_catalog)
     failed = False
     for pf, text, pieces in project:
         extraction = context.extract(pf.relpath, text, pieces)
         result = ScriptResult(tuple(replace(o.result, events=o.events) for o in extraction.statements))
         warn_dialect(result, dialect, str(pf.path))
+        if ddl_runs is not None:
+            ddl_runs.file = pf.relpath
         print_result(
-            result, fmt, console, explain_skips, None, verbose, naming, context.extractor.catalog, dialect, lifecycle
+            result,
+            fmt,
+            console,
+            explain_skips,
+            None,
+            verbose,
+            naming,
+            context.extractor.catalog,
+            dialect,
+            lifecycle,
+            ddl_runs,
         )
         failed = failed or statement_failed(result)
     return failed

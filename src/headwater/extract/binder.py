@@ -94,6 +94,7 @@ class Binder:
         # the dialect's folds as a case (``fold_kind``), so that every name the resolver binds is folded
         # here without the calls through ``Names``
         self._table_fold = fold_kind(names.table)
+        self._dataset_fold = fold_kind(names.dataset)
         self.alias_rules: AliasRules = alias_rules(names.dialect)  # where select-list aliases are visible
         self._column_fold = fold_kind(names.column)
         self.catalog_name = catalog_name
@@ -166,6 +167,14 @@ class Binder:
             text: str = args.get("this")  # type: ignore[assignment]  # arguments (``.this`` is a property: a call)
             return text if args.get("quoted") else text.lower()
         return self._ident(ident, self._table_fold, self.names.table)
+
+    def dataset_ident(self, ident: exp.Expression | str | None) -> str | None:
+        """``Names.dataset_ident``: a part of a stored table's name (not an alias, not a CTE name)."""
+        if type(ident) is _IDENTIFIER and self._dataset_fold == LOWER_UNQUOTED:
+            args = ident.args  # type: ignore[union-attr]  # as in ``table_ident``
+            text: str = args.get("this")  # type: ignore[assignment]
+            return text if args.get("quoted") else text.lower()
+        return self._ident(ident, self._dataset_fold, self.names.dataset)
 
     def column_ident(self, ident: exp.Expression | str | None) -> str | None:
         """``Names.column_ident``: a column-like name normalised for the dialect."""

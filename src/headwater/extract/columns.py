@@ -115,9 +115,10 @@ class ColumnBinder(Binder):
                 col, "unknown_column", f"column {qualifier} is in no table of its scope", Severity.ERROR
             )
         if qualifier is not None:
-            db = self.table_ident(args.get("db"))
+            db = self.dataset_ident(args.get("db"))
             if db is not None:  # db.t.x names table db.t, whatever alias it has in scope
-                found = self._find_table(scope, self.table_ident(args.get("catalog")), db, qualifier)
+                table = self.dataset_ident(args.get("table")) or ""
+                found = self._find_table(scope, self.dataset_ident(args.get("catalog")), db, table)
                 if found is not None:
                     return self._from_source(found, name, col)
             s: Scope | None = scope

@@ -45,9 +45,9 @@ class Session:
 
 def table_ref(node: exp.Table, names: Names, session: Session) -> TableRef:
     return session.ref(
-        names.table_ident(node.this) or "",
-        names.table_ident(node.args.get("db")),
-        names.table_ident(node.args.get("catalog")),
+        names.dataset_ident(node.this) or "",
+        names.dataset_ident(node.args.get("db")),
+        names.dataset_ident(node.args.get("catalog")),
     )
 
 
@@ -109,12 +109,12 @@ def apply_statement(tree: exp.Expression, catalog: LayeredCatalog, names: Names,
         target = tree.this
         if kind in ("CATALOG",) and target is not None:
             session.catalog = (
-                names.table_ident(target.this if isinstance(target, exp.Table) else target) or session.catalog
+                names.dataset_ident(target.this if isinstance(target, exp.Table) else target) or session.catalog
             )
         elif isinstance(target, exp.Table):
-            db = names.table_ident(target.this)
+            db = names.dataset_ident(target.this)
             if target.args.get("db") is not None:  # USE catalog.db
-                session.catalog = names.table_ident(target.args["db"]) or session.catalog
+                session.catalog = names.dataset_ident(target.args["db"]) or session.catalog
             session.database = db
         return
     if isinstance(tree, exp.Create):

@@ -81,7 +81,7 @@ class Extractor:
         self.dialect_impl = dialect_of(self.options.dialect)  # made once per name: a dialect is only settings
         self.names = Names.for_dialect(self.dialect)
         self.catalog = LayeredCatalog(catalog)
-        self.session = Session(catalog_name, self.names.table_ident(database) if database else None)
+        self.session = Session(catalog_name, self.names.dataset_ident(database) if database else None)
         self._has_base = catalog is not None
         self.recorded_views: set[TableRef] = set()
         """With ``view_nodes``: the views this extractor made events for (read as tables of their columns)."""
@@ -109,7 +109,7 @@ class Extractor:
         run = run or RunInfo()
         database, catalog = run.database, run.catalog
         if database or catalog:
-            table = self.names.table  # ``table_ident`` of a string
+            table = self.names.dataset  # ``dataset_ident`` of a string
             if database:
                 self.session.database = table(database, False)
             if catalog:

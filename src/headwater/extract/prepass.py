@@ -4,7 +4,9 @@ Each edit blanks tokens that carry no lineage (the text keeps its length, so eve
 column stays where it was), and is tried only after sqlglot failed on the statement:
 
 - Doris / StarRocks ``INSERT INTO t [PARTITION (…)] WITH LABEL l …``: the load label;
-- Teradata column attributes ``(TITLE '…')``, ``(NAMED x)``, ``(FORMAT '…')`` after an expression.
+- Teradata column attributes ``(TITLE '…')``, ``(NAMED x)``, ``(FORMAT '…')`` after an expression;
+- Spark / Hive / Databricks ``INSERT OVERWRITE [LOCAL] DIRECTORY 'path' USING fmt [OPTIONS (…)]``: the
+  format and its options (sqlglot reads the ``ROW FORMAT`` / ``STORED AS`` forms, not ``USING``).
 
 T-SQL batches without semicolons between statements are cut by ``routines.batch_statements``.
 
@@ -12,6 +14,8 @@ T-SQL batches without semicolons between statements are cut by ``routines.batch_
 'INSERT INTO t               SELECT a FROM s'
 >>> blank_unparsed("SELECT a (TITLE 'Alpha') FROM t", "teradata")
 'SELECT a                 FROM t'
+>>> blank_unparsed("INSERT OVERWRITE DIRECTORY '/o' USING csv OPTIONS ('sep' ' ') SELECT a FROM t", "spark")
+"INSERT OVERWRITE DIRECTORY '/o'                               SELECT a FROM t"
 >>> blank_unparsed("SELECT 1", "doris") is None
 True
 """
@@ -26,6 +30,7 @@ from headwater.catalog.dialects import sqlglot_dialect
 from headwater.catalog.names import MYSQL_FAMILY
 
 _TERADATA_ATTRIBUTES = frozenset({"TITLE", "NAMED", "FORMAT"})
+_SPARK_FAMILY = frozenset({"spark", "spark2", "hive", "databricks"})
 
 
 def blank_unparsed(sql: str, dialect: str) -> str | None:
@@ -40,6 +45,8 @@ def blank_unparsed(sql: str, dialect: str) -> str | None:
         spans = _insert_labels(tokens)
     elif name == "teradata":
         spans = _teradata_attributes(tokens)
+    elif name in _SPARK_FAMILY:
+        spans = _directory_formats(tokens)
     if not spans:
         return None
     text = list(sql)
@@ -74,4 +81,29 @@ def _teradata_attributes(tokens: list[Token]) -> list[tuple[int, int]]:
             and tokens[i - 1].token_type not in (TokenType.L_PAREN, TokenType.COMMA)
         ):
             spans.append((tokens[i].start, tokens[i + 3].end))
+    return spans
+
+
+def _directory_formats(tokens: list[Token]) -> list[tuple[int, int]]:
+    """``USING fmt [OPTIONS (…)]`` right after ``INSERT OVERWRITE [LOCAL] DIRECTORY 'path'`` (a ``WITH``
+    may come first); the path stays: it is the dataset written."""
+    words = _words(tokens)
+    spans = []
+    for i in range(len(words) - 3):
+        if words[i] != "DIRECTORY" or tokens[i + 1].token_type != TokenType.STRING or words[i + 2] != "USING":
+            continue
+        before = words[i - 2 : i] if words[i - 1] != "LOCAL" else words[i - 3 : i - 1]
+        if before != ["INSERT", "OVERWRITE"]:
+            continue
+        end = i + 3  # the format's name
+        if end + 1 < len(words) and words[end + 1] == "OPTIONS" and tokens[end + 2].token_type == TokenType.L_PAREN:
+            depth, k = 0, end + 2
+            for k in range(end + 2, len(tokens)):
+                depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(tokens[k].token_type, 0)
+                if depth == 0:
+                    break
+            if depth:
+                return []
+            end = k
+        spans.append((tokens[i + 2].start, tokens[end].end))
     return spans

@@ -305,9 +305,9 @@ class SourceBinder(ColumnBinder):
 
     def table_ref(self, node: exp.Table) -> TableRef:
         """The normalised reference of a table name, with session defaults applied."""
-        catalog = self.table_ident(node.args.get("catalog")) or self.catalog_name
-        db = self.table_ident(node.args.get("db")) or self.database
-        name = self.table_ident(node.this) or ""
+        catalog = self.dataset_ident(node.args.get("catalog")) or self.catalog_name
+        db = self.dataset_ident(node.args.get("db")) or self.database
+        name = self.dataset_ident(node.this) or ""
         if "@" in catalog or (db is not None and "@" in db) or "@" in name:  # `s3://KEY:SECRET@bucket`.t
             catalog, name = without_userinfo(catalog), without_userinfo(name)
             db = without_userinfo(db) if db is not None else None

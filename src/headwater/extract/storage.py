@@ -132,10 +132,18 @@ def _function_path(func: exp.Anonymous, dialect: str | None) -> TableRef | None:
 
 def directory_ref(node: exp.Directory, dialect: str | None) -> TableRef | None:
     """The dataset ``INSERT OVERWRITE [LOCAL] DIRECTORY 'path'`` writes: a LOCAL path is on the
-    local file system, another one without a scheme on the cluster's (``default_scheme``)."""
-    if not (isinstance(node.this, exp.Literal) and node.this.is_string):
+    local file system, another one without a scheme on the cluster's (``default_scheme``); a relative
+    one (or a script variable, ``'${out}'``) stays as written on that file system.
+
+    >>> import sqlglot
+    >>> directory_ref(sqlglot.parse_one("INSERT OVERWRITE DIRECTORY 'out/d' SELECT 1", read="hive").this, "hive")
+    TableRef(catalog='hdfs://', database=None, name='out/d')
+    """
+    if not (isinstance(node.this, exp.Literal) and node.this.is_string and node.this.name.strip()):
         return None
-    return storage_ref(node.this.name, None if node.args.get("local") else default_scheme(dialect) or "hdfs")
+    scheme = "file" if node.args.get("local") else default_scheme(dialect) or "hdfs"
+    path = node.this.name
+    return storage_ref(path, scheme) or TableRef(f"{scheme}://", None, path.strip().removeprefix("./"))
 
 
 @dataclass(frozen=True, slots=True)

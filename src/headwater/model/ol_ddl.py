@@ -16,6 +16,7 @@ dataset, no inputs, no column lineage. Statements that move data have their own 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -33,16 +34,27 @@ _State = lifecycle_state_change_dataset.LifecycleStateChange
 _DDL_RUNS = uuid.UUID("6f1d2c3a-4b5e-4f70-8a91-0c2d3e4f5a6b")
 
 
-def _table(t: exp.Table | None, catalog: str, database: str | None) -> TableRef | None:
+Fold = Callable[[exp.Expression | None], str | None]
+"""A table name part as the lineage events write it (``catalog.Names.dataset_ident`` of the dialect)."""
+
+
+def _as_written(part: exp.Expression | None) -> str | None:
+    return part.name if part is not None else None
+
+
+def _table(t: exp.Table | None, catalog: str, database: str | None, fold: Fold) -> TableRef | None:
     if not isinstance(t, exp.Table) or not t.name:
         return None
-    return TableRef(t.catalog or catalog, t.db or database or "", t.name)
+    return TableRef(
+        fold(t.args.get("catalog")) or catalog, fold(t.args.get("db")) or database or "", fold(t.this) or t.name
+    )
 
 
 def lifecycle_change(
-    sql: str, dialect: str, database: str | None = None, catalog: str = "internal"
+    sql: str, dialect: str, database: str | None = None, catalog: str = "internal", fold: Fold = _as_written
 ) -> tuple[str, TableRef, TableRef | None, list[tuple[str, str | None]]] | None:
-    """``(state, table, previous table, columns)`` of a DDL statement, None for anything else."""
+    """``(state, table, previous table, columns)`` of a DDL statement, None for anything else; ``fold``
+    names the table as the lineage events do (as written by default)."""
     try:
         tree = sqlglot.parse_one(sql, read=dialect)
     except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, ValueError):
@@ -58,22 +70,22 @@ def lifecycle_change(
                 if isinstance(c, exp.ColumnDef)
             ]
             target = target.this
-        table = _table(target, catalog, database)
+        table = _table(target, catalog, database, fold)
         return ("CREATE", table, None, columns) if table else None
     if isinstance(tree, exp.Drop) and kind == "TABLE":
         tables = tree.args.get("tables") or [tree.this]
-        table = _table(tables[0], catalog, database)
+        table = _table(tables[0], catalog, database, fold)
         return ("DROP", table, None, []) if table else None
     if isinstance(tree, exp.TruncateTable) and tree.expressions:
-        table = _table(tree.expressions[0], catalog, database)
+        table = _table(tree.expressions[0], catalog, database, fold)
         return ("TRUNCATE", table, None, []) if table else None
     if isinstance(tree, exp.Alter) and kind == "TABLE":
-        table = _table(tree.this, catalog, database)
+        table = _table(tree.this, catalog, database, fold)
         if table is None:
             return None
         for action in tree.args.get("actions") or ():
             if isinstance(action, exp.AlterRename):
-                new = _table(action.this, table.catalog, table.database)
+                new = _table(action.this, table.catalog, table.database, fold)
                 if new is not None:
                     return ("RENAME", new, table, [])
         return ("ALTER", table, None, [])
@@ -91,10 +103,12 @@ def ddl_run_events(
     engine: str | None = None,
     timestamp: str | None = None,
     run_key: str = "",
+    fold: Fold = _as_written,
 ) -> list[RunEvent]:
     """The run of a DDL statement (START then COMPLETE with ``lifecycle="start"``); [] when ``sql``
-    is no table DDL. ``run_key`` (the query id, the statement's place) keeps run ids apart."""
-    change = lifecycle_change(sql, dialect, database, catalog)
+    is no table DDL. ``run_key`` (the query id, the statement's place) keeps run ids apart; ``fold``
+    names the table as the lineage events do (``Names.for_dialect(d).dataset_ident``)."""
+    change = lifecycle_change(sql, dialect, database, catalog, fold)
     if change is None:
         return []
     state, table, previous, columns = change

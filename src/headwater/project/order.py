@@ -89,7 +89,7 @@ def order_files(
     writes: dict[str, set[TableRef]] = {}
     reads: dict[str, set[TableRef]] = {}
     for f in by_name:
-        session = Session(catalog, names.table_ident(database) if database else None)
+        session = Session(catalog, names.dataset_ident(database) if database else None)
         writes[f], reads[f] = tables_of(files[f], names, session)
     after: dict[str, set[str]] = {f: set() for f in by_name}  # f runs after these
     for f in by_name:

@@ -20,13 +20,13 @@ from headwater.model import TableRef
 
 
 def _table_of(meta: Mapping[str, Any], names: Names, default_catalog: str) -> TableRef | None:
-    name = names.table_ident(meta.get("name"))
+    name = names.dataset_ident(meta.get("name"))
     if not name:
         return None
     database = meta.get("database")
-    catalog = names.table_ident(database) if database else default_catalog
+    catalog = names.dataset_ident(database) if database else default_catalog
     assert catalog is not None
-    return TableRef(catalog, names.table_ident(meta.get("schema")) if meta.get("schema") else None, name)
+    return TableRef(catalog, names.dataset_ident(meta.get("schema")) if meta.get("schema") else None, name)
 
 
 def catalog_of(document: Mapping[str, Any], dialect: str, default_catalog: str = "internal") -> MemoryCatalog:

@@ -35,9 +35,9 @@ def relation_of(node: DbtNode, dialect: str, default_catalog: str = "internal") 
     """The relation a node writes (or, for a source, names); ``default_catalog`` for adapters whose
     nodes name no database (the catalog headwater gives two-part names)."""
     names = _names(dialect)
-    catalog = names.table_ident(node.database) if node.database else default_catalog
-    database = names.table_ident(node.schema) if node.schema else None
-    name = names.table_ident(node.alias)
+    catalog = names.dataset_ident(node.database) if node.database else default_catalog
+    database = names.dataset_ident(node.schema) if node.schema else None
+    name = names.dataset_ident(node.alias)
     assert catalog is not None and name is not None
     return TableRef(catalog, database, name)
 
