@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from headwater.cli.display import DottedName, Namer, first_words, line, lit
+from headwater.cli.fit import Cell, SqlText, fit
 from headwater.extract import ScriptResult, StatementResult
 from headwater.model import LineageInfo
 from headwater.model.event import ColumnRef, TableRef
@@ -22,7 +23,7 @@ from headwater.model.storage import is_storage, storage_uri
 def _table(title: str, *columns: str) -> Table:
     t = Table(title=lit(title, "bold"), title_justify="left", show_lines=False, expand=False)
     for c in columns:
-        t.add_column(lit(c), overflow="fold")
+        t.add_column(lit(c))
     return t
 
 
@@ -60,7 +61,10 @@ def _header(console: Console, e: LineageInfo, names: _Names, where: str) -> None
         Text(status, style=style),
         f"  ({where})" if where else "",
     )
-    console.rule(title, align="left")
+    if len(title.plain) + 4 <= console.width:
+        console.rule(title, align="left")
+    else:  # a rule would cut the title with an ellipsis: the title wraps at its spaces instead
+        console.print(title)
 
 
 def _diagnostics(
@@ -90,24 +94,21 @@ def render_compact(console: Console, e: LineageInfo, where: str = "") -> None:
         console.print(line(Text("from ", style="dim"), ", ".join(names.table(s) for s in e.sources)))
     if e.direct:
         t = Table(show_lines=False, expand=False, box=None, pad_edge=False, header_style="bold")
-        t.add_column("column", overflow="fold")
-        t.add_column("lineage")
-        t.add_column("expression", overflow="fold")
+        for c in ("column", "lineage", "expression"):
+            t.add_column(c)
+        rows = []
         for d in e.direct:
             name = d.target_column + (f" (branch {d.branch})" if d.branch else "")
             kind = d.type.value if d.origin.value == "COLUMN" else f"{d.type.value} {d.origin.value}"
-            t.add_row(lit(name), lit(kind), lit(d.expression))
-        console.print(t)
+            rows.append((name, kind, SqlText(d.expression)))
+        console.print(fit(console, t, rows))
     indirect = [("", i.type.value, i.expression) for i in e.dataset_indirect]
     indirect += [(i.target_column, i.type.value, i.expression) for i in e.output_indirect]
     if indirect:
         t = Table(show_lines=False, expand=False, box=None, pad_edge=False, header_style="bold")
-        t.add_column("indirect")
-        t.add_column("for", overflow="fold")
-        t.add_column("expression", overflow="fold")
-        for col, kind, expr in indirect:
-            t.add_row(lit(kind), lit(col or "(all rows)"), lit(expr))
-        console.print(t)
+        for c in ("indirect", "for", "expression"):
+            t.add_column(c)
+        console.print(fit(console, t, [(kind, col or "(all rows)", SqlText(expr)) for col, kind, expr in indirect]))
     _diagnostics(console, e, ("ERROR", "WARNING"), per_code=3)
     console.print()
 
@@ -118,11 +119,10 @@ def render_event(console: Console, e: LineageInfo) -> None:
     _header(console, e, names, "")
     target = names.table(e.target.table)
     t = _table("Table lineage", "Source table", "Target table")
-    for s in e.sources:
-        t.add_row(DottedName(names.table(s)), DottedName(target))
-    console.print(t)
+    console.print(fit(console, t, [(DottedName(names.table(s)), DottedName(target)) for s in e.sources]))
 
     t = _table("Direct column lineage", "Target column", "Source expression", "Type", "Origin", "DIRECT inputs")
+    rows: list[tuple[Cell, ...]] = []
     for d in e.direct:
         name = f"{e.target.table.name}.{d.target_column}" + (f" (branch {d.branch})" if d.branch else "")
         inputs = "; ".join(
@@ -131,27 +131,29 @@ def render_event(console: Console, e: LineageInfo) -> None:
             + (" masked" if i.masking else "")
             for i in d.inputs
         )
-        t.add_row(DottedName(name), lit(d.expression), lit(d.type.value), lit(d.origin.value), lit(inputs or "—"))
-    console.print(t)
+        rows.append((DottedName(name), SqlText(d.expression), d.type.value, d.origin.value, SqlText(inputs or "—")))
+    console.print(fit(console, t, rows))
 
     t = _table("Dataset indirect lineage", "Type", "Source expression", "Source columns")
-    for i in e.dataset_indirect:
-        t.add_row(lit(i.type.value), lit(i.expression), lit(names.columns(i.sources)))
-    console.print(t)
+    rows = [(i.type.value, SqlText(i.expression), SqlText(names.columns(i.sources))) for i in e.dataset_indirect]
+    console.print(fit(console, t, rows))
 
     t = _table("Output indirect lineage", "Target column", "Type", "Source expression", "Source columns")
-    for i in e.output_indirect:
-        t.add_row(
+    rows = [
+        (
             DottedName(f"{e.target.table.name}.{i.target_column}"),
-            lit(i.type.value),
-            lit(i.expression),
-            lit(names.columns(i.sources)),
+            i.type.value,
+            SqlText(i.expression),
+            SqlText(names.columns(i.sources)),
         )
-    console.print(t)
+        for i in e.output_indirect
+    ]
+    console.print(fit(console, t, rows))
 
     c = e.context
     t = _table("Query context", "Field", "Value")
     props = ", ".join(f"{k}={v}" for k, v in c.external_catalog_properties.items()) or "{}"
+    rows = []
     for k, v in (
         ("Source command", c.source_command.value),
         ("Query ID", c.query_id),
@@ -165,15 +167,12 @@ def render_event(console: Console, e: LineageInfo) -> None:
         ("External catalog properties", props),
         ("Event id", e.event_id),
     ):
-        t.add_row(lit(k), lit(v))
-    console.print(t)
+        rows.append((k, SqlText(v)))
+    console.print(fit(console, t, rows))
     if e.diagnostics:
         t = _table("Diagnostics", "Severity", "Code", "Where", "Message")
-        for d in e.diagnostics:
-            t.add_row(
-                lit(d.severity.value), lit(d.code), lit(f"{d.line}:{d.column}" if d.line else "—"), lit(d.message)
-            )
-        console.print(t)
+        rows = [(d.severity.value, d.code, f"{d.line}:{d.column}" if d.line else "—", d.message) for d in e.diagnostics]
+        console.print(fit(console, t, rows))
 
 
 def render_statements(console: Console, result: ScriptResult, verbose: bool) -> None:
