@@ -98,6 +98,21 @@ def failed_statement(s: StatementResult) -> bool:
     return any(d.severity == Severity.ERROR for e in s.events for d in e.diagnostics)
 
 
+class JsonArray:
+    """The one JSON array of a command's events, however many files (and printers) they come from."""
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        self.out = out or sys.stdout
+        self.count = 0
+
+    def add(self, e: LineageInfo) -> None:
+        self.out.write(("[\n" if not self.count else ",\n") + event_to_json(e, indent=2))
+        self.count += 1
+
+    def close(self) -> None:
+        self.out.write("\n]\n" if self.count else "[]\n")
+
+
 class StatementPrinter:
     """Writes each statement's output as it is given (``statement``), keeping none of it.
 
@@ -122,8 +137,13 @@ class StatementPrinter:
         ddl: bool = False,
         database: str | None = None,
         catalog_name: str = "internal",
+        source: str = "",
+        array: JsonArray | None = None,
     ) -> None:
         self.fmt = fmt
+        self._array = array or JsonArray(out)  # json: given when other printers share the array (closes it)
+        self._own_array = array is None
+        self.source = source  # the file the statements come from, named in each block and skip line (else "")
         self.console = console
         self.explain_skips = explain_skips
         self.verbose = verbose
@@ -160,8 +180,10 @@ class StatementPrinter:
         """Write the output of one statement (its events, or why it made none)."""
         self.failed = self.failed or failed_statement(s)
         said = skip_line(s, self.explain_skips)
+        if said is not None and self.source:
+            said = (line(f"{self.source}: ", said[0]), said[1])
         if self._stderr is None:  # the table format
-            render_statement(self.console, s, self.verbose)
+            render_statement(self.console, s, self.verbose, self.source)
             if said is not None:
                 self._skips.append(said)
             self.events += len(s.events)
@@ -171,7 +193,7 @@ class StatementPrinter:
         out = self.out
         if self.fmt == OutputFormat.json:
             for e in s.events:
-                out.write(("[\n" if not self.events else ",\n") + event_to_json(e, indent=2))
+                self._array.add(e)
                 self.events += 1
             return
         for e in s.events:
@@ -183,8 +205,8 @@ class StatementPrinter:
 
     def close(self) -> None:
         """End the output: the json array's end, the table format's failed and skipped statements."""
-        if self.fmt == OutputFormat.json:
-            self.out.write("\n]\n" if self.events else "[]\n")
+        if self.fmt == OutputFormat.json and self._own_array:
+            self._array.close()
         for text, soft_wrap in self._skips:
             self.console.print(text, soft_wrap=soft_wrap)
         self._skips.clear()
@@ -244,10 +266,23 @@ def print_result(
     catalog: object = None,
     engine: str | None = None,
     lifecycle: str = Lifecycle.start,
+    source: str = "",
+    array: JsonArray | None = None,
 ) -> None:
-    """Print a whole script's result (``StatementPrinter`` over its statements)."""
+    """Print a whole script's result (``StatementPrinter`` over its statements; ``source``: the file;
+    ``array``: json's array when other scripts share it)."""
     printer = StatementPrinter(
-        fmt, console, explain_skips, namespace, verbose, naming, catalog, engine, lifecycle=lifecycle
+        fmt,
+        console,
+        explain_skips,
+        namespace,
+        verbose,
+        naming,
+        catalog,
+        engine,
+        lifecycle=lifecycle,
+        source=source,
+        array=array,
     )
     for s in result.statements:
         printer.statement(s)
@@ -428,6 +463,7 @@ def extract(
         )
         raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
     failed = False
+    array = JsonArray()  # json: one array over every file
     for path in files or ["-"]:
         try:
             text = read_sql_input(path)
@@ -452,11 +488,15 @@ def extract(
             ddl=statements == StatementRules.all,
             database=default_db,
             catalog_name=default_catalog,
+            source=path if len(files or []) > 1 else "",
+            array=array,
         )
         hint = DialectWarning(dialect, "standard input" if path == "-" else path, assumed)
         if not extract_file(extractor, text, RunInfo(query_id=query_id, user=user), printer, hint):
             warn(f"{path}: no SQL statement")
         failed = failed or printer.failed
+    if format == OutputFormat.json:
+        array.close()
     raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
 
 
@@ -504,14 +544,31 @@ def _extract_project(
         statements=options.statements,
     )
     failed = False
+    array = JsonArray()  # json: one array over every file
     for pf, text, pieces in project:
         extraction = context.extract(pf.relpath, text, pieces)
-        result = ScriptResult(tuple(replace(o.result, events=o.events) for o in extraction.statements))
+        # statements numbered within their file, as the header and skip lines that name the file say them
+        result = ScriptResult(
+            tuple(replace(o.result, events=o.events, index=k) for k, o in enumerate(extraction.statements))
+        )
         warn_dialect(result, dialect, str(pf.path))
         print_result(
-            result, fmt, console, explain_skips, None, verbose, naming, context.extractor.catalog, dialect, lifecycle
+            result,
+            fmt,
+            console,
+            explain_skips,
+            None,
+            verbose,
+            naming,
+            context.extractor.catalog,
+            dialect,
+            lifecycle,
+            source=pf.relpath,
+            array=array,
         )
         failed = failed or statement_failed(result)
+    if fmt == OutputFormat.json:
+        array.close()
     return failed
 
 

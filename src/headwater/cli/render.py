@@ -17,6 +17,7 @@ from headwater.cli.fit import Cell, SqlText, fit
 from headwater.extract import ScriptResult, StatementResult
 from headwater.model import LineageInfo
 from headwater.model.event import ColumnRef, TableRef
+from headwater.model.job import JOB_FILE_PROPERTY, JOB_LINE_PROPERTY, JOB_PROPERTY
 from headwater.model.storage import is_storage, storage_uri
 
 
@@ -113,10 +114,10 @@ def render_compact(console: Console, e: LineageInfo, where: str = "") -> None:
     console.print()
 
 
-def render_event(console: Console, e: LineageInfo) -> None:
+def render_event(console: Console, e: LineageInfo, where: str = "") -> None:
     """Print one event in full: table lineage, direct, dataset indirect, output indirect, context."""
     names = _Names(e)
-    _header(console, e, names, "")
+    _header(console, e, names, where)
     target = names.table(e.target.table)
     t = _table("Table lineage", "Source table", "Target table")
     console.print(fit(console, t, [(DottedName(names.table(s)), DottedName(target)) for s in e.sources]))
@@ -181,13 +182,31 @@ def render_statements(console: Console, result: ScriptResult, verbose: bool) -> 
         render_statement(console, s, verbose)
 
 
-def render_statement(console: Console, s: StatementResult, verbose: bool) -> None:
-    """The events of one statement, as ``render_statements`` prints them."""
+def render_statement(console: Console, s: StatementResult, verbose: bool, source: str = "") -> None:
+    """The events of one statement, as ``render_statements`` prints them; ``source`` names its file."""
     for e in s.events:
+        where = _where(e, s, source)
         if verbose:
-            render_event(console, e)
+            render_event(console, e, where)
         else:
-            render_compact(console, e, f"statement {s.index + 1}, line {s.line}")
+            render_compact(console, e, where)
+
+
+def _where(e: LineageInfo, s: StatementResult, source: str) -> str:
+    """Where a block's statement is: ``statement 2, line 7`` of the one script; with its file
+    (``source``), ``FILE:LINE``, and the job's one name when the project gave it one.
+
+    >>> from headwater.extract import Extractor
+    >>> s = Extractor().run("INSERT INTO t SELECT a FROM s").statements[0]
+    >>> _where(s.events[0], s, ""), _where(s.events[0], s, "etl.sql")
+    ('statement 1, line 1', 'etl.sql:1, statement 1')
+    """
+    props = e.context.external_catalog_properties
+    if source and props.get(JOB_FILE_PROPERTY) and props.get(JOB_PROPERTY):
+        return f"{props[JOB_FILE_PROPERTY]}:{props.get(JOB_LINE_PROPERTY, s.line)}, job {props[JOB_PROPERTY]}"
+    if source:
+        return f"{source}:{s.line}, statement {s.index + 1}"
+    return f"statement {s.index + 1}, line {s.line}"
 
 
 def statement_head(s: StatementResult) -> str:
