@@ -65,3 +65,5 @@ def test_headers_of_several_files_without_project_name_the_file(tmp_path) -> Non
     r = runner.invoke(app, ["extract", str(a), str(b)], env={"COLUMNS": "160"})
     assert r.exit_code == 0, r.output
     assert f"({a}:1, statement 1)" in r.stdout and f"({b}:2, statement 1)" in r.stdout
+    whole = runner.invoke(app, ["extract", str(a), str(b), "--format", "json"])
+    assert [e["target"]["table"]["name"] for e in json.loads(whole.stdout)] == ["t", "u"]  # one array
