@@ -69,9 +69,9 @@ def dialect_names() -> list[str]:
 _ALIASES = {"postgresql": "postgres", "pg": "postgres", "sparksql": "spark", "mssql": "tsql", "sqlserver": "tsql"}
 
 
-def check_dialect(dialect: str) -> str:
+def check_dialect(dialect: str, where: str = "--dialect") -> str:
     """``dialect`` if sqlglot knows it; else exit 2 with one line naming the closest valid name (``did
-    you mean postgres?`` for ``postgresql``) and listing them all."""
+    you mean postgres?`` for ``postgresql``) and listing them all; ``where`` names where it was given."""
     import difflib
 
     from sqlglot.dialects.dialect import Dialect
@@ -82,7 +82,7 @@ def check_dialect(dialect: str) -> str:
         names = dialect_names()
         close = _ALIASES.get(dialect.lower()) or next(iter(difflib.get_close_matches(dialect.lower(), names, 1)), None)
         guess = f"did you mean {close}? " if close else ""
-        fail(f"--dialect: unknown dialect {dialect!r}; {guess}one of: {', '.join(names)}")
+        fail(f"{where}: unknown dialect {dialect!r}; {guess}one of: {', '.join(names)}")
     return dialect
 
 
@@ -290,34 +290,39 @@ def print_result(
 
 
 class DialectWarning:
-    """``dialect_hint`` fed one statement at a time: warns (once for the file) when the first of its
-    statements that reads differently under the dialect its syntax implies is given."""
+    """``dialect_hint`` fed one statement at a time: one warning (for the file, or with ``project`` for
+    every file of a project run) when the first statement that reads differently under the dialect its
+    syntax implies is given. ``defer``: keep it in ``message`` (a command with a progress display
+    prints it after) instead of printing it at once."""
 
-    def __init__(self, dialect: str, path: str, assumed: bool = False) -> None:
+    def __init__(
+        self, dialect: str, path: str = "", assumed: bool = False, project: bool = False, defer: bool = False
+    ) -> None:
         self.dialect = dialect
         self.path = path
         self.assumed = assumed  # no --dialect given: the warning says which one was assumed
+        self.project = project
+        self.defer = defer
         self.checked = 0  # statements with a sign of another dialect seen (``dialect_hint`` stops after MAX_CHECKED)
         self.done = False
+        self.message: str | None = None
 
-    def statement(self, s: StatementResult) -> None:
+    def statement(self, s: StatementResult, path: str | None = None, index: int | None = None) -> None:
+        """Check ``s`` (of ``path``, else the file given at the start; ``index``: its place in that file,
+        when ``s.index`` counts across the project)."""
         if self.done or not _signs(s.sql, self.dialect):
             return
         self.checked += 1
         if self.checked > MAX_CHECKED:
             self.done = True
             return
-        hint = dialect_hint([(s.index, s.line, s.sql)], self.dialect, self.assumed)
+        at = s.index if index is None else index
+        hint = dialect_hint([(at, s.line, s.sql)], self.dialect, self.assumed, self.project)
         if hint:
-            warn(f"{self.path}: {hint}")
+            self.message = f"{path or self.path}: {hint}"
             self.done = True
-
-
-def warn_dialect(result: ScriptResult, dialect: str, path: str) -> None:
-    """Warn (once for the file) when its statements read differently under the dialect their syntax implies."""
-    hint = dialect_hint(((s.index, s.line, s.sql) for s in result.statements), dialect)
-    if hint:
-        warn(f"{path}: {hint}")
+            if not self.defer:
+                warn(self.message)
 
 
 def extract_file(extractor: Extractor, text: str, run: RunInfo, printer: StatementPrinter, hint: DialectWarning) -> int:
@@ -352,7 +357,7 @@ def project_dialect(ctx: typer.Context | None, dialect: str) -> tuple[str, bool]
         fail(str(exc))
     if stated is None:
         return dialect, True
-    check_dialect(stated[0])
+    check_dialect(stated[0], f"{stated[1]}: dialect")
     return stated[0], False
 
 
@@ -460,6 +465,7 @@ def extract(
             verbose,
             naming,
             lifecycle,
+            assumed,
         )
         raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
     failed = False
@@ -513,9 +519,11 @@ def _extract_project(
     verbose: bool,
     naming: object,
     lifecycle: str = Lifecycle.start,
+    assumed: bool = False,
 ) -> bool:
     """``extract --project``: the files as one project (``headwater.project``), printed file by file in
-    running order; True when a statement failed."""
+    running order; True when a statement failed. One dialect warning for the whole project
+    (``assumed``: no dialect was given)."""
     from headwater.extract.split import split_script
     from headwater.project import ProjectContext, collect_files, order_files, project_root
 
@@ -545,13 +553,15 @@ def _extract_project(
     )
     failed = False
     array = JsonArray()  # json: one array over every file
+    hint = DialectWarning(dialect, assumed=assumed, project=True)
     for pf, text, pieces in project:
         extraction = context.extract(pf.relpath, text, pieces)
         # statements numbered within their file, as the header and skip lines that name the file say them
         result = ScriptResult(
             tuple(replace(o.result, events=o.events, index=k) for k, o in enumerate(extraction.statements))
         )
-        warn_dialect(result, dialect, str(pf.path))
+        for s in result.statements:
+            hint.statement(s, str(pf.path))
         print_result(
             result,
             fmt,
