@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import pytest
 from tests.cli.conftest import invoke
@@ -261,3 +262,31 @@ def test_labels_never_wrap_inside_an_identifier(store_of, columns):
                     )
         assert label in text  # the job by its one name (not sql:… nor job:…)
         assert "sql:" not in text and "job:" not in text
+
+
+def _no_identifier_cut(text: str, words: list[str], columns: int) -> None:
+    """No token of the output is the start of an identifier whose rest went to another line."""
+    for ln in text.splitlines():
+        assert len(ln) <= columns, ln
+        for token in re.split(r"[^\w#]+", ln):
+            for word in words:
+                cut = token != word and word.startswith(token) and ("_" in token or len(token) >= 8)
+                assert not cut, (columns, ln, word)
+
+
+@pytest.mark.parametrize("columns", [60, 100, 160])
+def test_sql_and_names_never_wrap_inside_an_identifier(store_of, columns):
+    """``query job``'s SQL and the extract tables (compact and verbose) break between identifiers."""
+    url = store_of(GUIDE_LIKE)
+    job = json.loads(invoke("query", "upstream", "lineage_customer_summary", "--format", "json", "--store", url).stdout)
+    label = next(n["short"] for n in job["nodes"] if n["type"] == "JOB")
+    words = ["lineage_customer_summary", "lineage_orders", "lineage_customers", "total_amount", "customer_id"]
+    runs = [
+        invoke("query", "job", label, "--store", url, columns=columns),
+        invoke("extract", "-", stdin=GUIDE_LIKE, columns=columns),
+        invoke("extract", "-", "--verbose", stdin=GUIDE_LIKE, columns=columns),
+    ]
+    for r in runs:
+        assert r.exit_code == 0, r.stderr
+        _no_identifier_cut(r.stdout, words, columns)
+    assert "GROUP BY o.customer_id" in runs[0].stdout  # the SQL is there, whole where it fits

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
+import pytest
 from sqlglot import exp
 from tests.cli.conftest import invoke
 
-from headwater.cli.dialect_hint import _first_difference
+from headwater.cli.dialect_hint import _first_difference, dialect_hint
 
 CONCAT = "INSERT INTO t SELECT first_name || ' ' || last_name AS full_name FROM s"
 
@@ -18,7 +21,7 @@ def test_concatenation_under_the_default_dialect_says_it_was_assumed_and_what_ch
     r = invoke("extract", "-", stdin=CONCAT)
     assert r.exit_code == 0, r.output
     assert one_line(r.stderr) == (
-        "warning: standard input: no --dialect given, doris assumed: statement 1 (line 1) uses ||, as postgres "
+        "warning: standard input: no dialect given (--dialect or headwater.toml), doris assumed: statement 1 (line 1) uses ||, as postgres "
         "writes it, and reads differently under doris: doris reads \"first_name OR ' ' OR last_name\" where "
         "postgres reads \"first_name || ' ' || last_name\"; give --dialect postgres if the script is postgres SQL"
     )
@@ -34,6 +37,8 @@ def test_a_mistyped_dialect_gets_a_close_match():
         "error: --dialect: unknown dialect 'postgresql'; did you mean postgres? one of:"
     )
     assert "did you mean spark?" in one_line(invoke("extract", "-", "--dialect", "sprak", stdin="SELECT 1").stderr)
+    ingest = invoke("ingest", "-", "--dialect", "postgresql", "--store", "sqlite:///:memory:", stdin="SELECT 1")
+    assert ingest.exit_code == 2 and "did you mean postgres?" in ingest.stderr
 
 
 def test_two_readings_shown_never_read_the_same():
@@ -59,6 +64,9 @@ def test_headwater_toml_states_the_projects_dialect_once(tmp_path, monkeypatch):
     (tmp_path / "headwater.toml").write_text('dialect = "postgresql"\n')
     bad = invoke("extract", "-", stdin=CONCAT)
     assert bad.exit_code == 2 and "did you mean postgres?" in bad.stderr
+    assert one_line(bad.stderr).startswith(
+        f"error: {tmp_path / 'headwater.toml'}: dialect: unknown dialect 'postgresql'"
+    )
 
 
 def test_ingest_reads_the_dialect_headwater_toml_states(tmp_path, monkeypatch):
@@ -73,3 +81,62 @@ def test_ingest_reads_the_dialect_headwater_toml_states(tmp_path, monkeypatch):
         ("internal.s.first_name", "s.first_name || ' ' || s.last_name"),  # concatenated, not OR-ed (doris)
         ("internal.s.last_name", "s.first_name || ' ' || s.last_name"),
     ]
+
+
+def _project(tmp_path):
+    (tmp_path / "a.sql").write_text("CREATE TABLE s (first_name TEXT, last_name TEXT, x TEXT);\n" + CONCAT + ";\n")
+    (tmp_path / "b.sql").write_text(
+        "INSERT INTO u SELECT x::int AS y FROM s;\nINSERT INTO v SELECT x || x AS c FROM s;\n"
+    )
+    return [str(tmp_path / "a.sql"), str(tmp_path / "b.sql")]
+
+
+@pytest.mark.parametrize("command", ["ingest", "extract"])
+def test_a_project_run_says_the_assumed_dialect_once(tmp_path, monkeypatch, command):
+    """``ingest`` and ``extract --project``: one warning for the run (not one per file), naming the file,
+    the assumed dialect, what would change and where a project states its dialect."""
+    monkeypatch.chdir(tmp_path)
+    files = _project(tmp_path)
+    args = [command, *files] + (["--store", "x.db"] if command == "ingest" else ["--project"])
+    r = invoke(*args, columns=400)
+    assert r.exit_code == 0, r.output
+    warnings = [ln for ln in r.stderr.splitlines() if ln.startswith("warning:")]
+    assert warnings == [
+        f"warning: {files[0]}: no dialect given (--dialect or headwater.toml), doris assumed: statement 2 (line 2) "
+        "uses ||, as postgres writes it, and reads differently under doris: doris reads \"first_name OR ' ' OR "
+        'last_name" where postgres reads "first_name || \' \' || last_name"; give --dialect postgres, or '
+        'dialect = "postgres" in headwater.toml, if the project is postgres SQL'
+    ]
+    quiet = invoke(*args, "--dialect", "postgres", columns=400)  # given: read as PostgreSQL, nothing to say
+    assert quiet.exit_code == 0 and "warning" not in quiet.stderr, quiet.stderr
+    (tmp_path / "headwater.toml").write_text('dialect = "postgres"\n')
+    stated = invoke(*([command, *files] + (["--store", "z.db"] if command == "ingest" else ["--project"])))
+    assert stated.exit_code == 0 and "warning" not in stated.stderr, stated.stderr
+
+
+def test_no_warning_without_a_dialect_dependent_construct(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.sql").write_text("INSERT INTO t SELECT a + 1 AS b FROM s;\n")
+    for args in (("ingest", "a.sql", "--store", "x.db"), ("extract", "a.sql", "--project"), ("extract", "a.sql")):
+        r = invoke(*args)
+        assert r.exit_code == 0 and "warning" not in r.stderr, (args, r.stderr)
+
+
+STATEMENTS = [
+    "INSERT INTO t SELECT `a b` AS c FROM s",
+    'INSERT INTO t SELECT "a" AS c, `b` AS d FROM s',
+    "INSERT INTO t SELECT a::int AS c FROM s",
+    "INSERT INTO t SELECT a FROM s WHERE b ILIKE 'x'",
+    "INSERT OVERWRITE TABLE t SELECT `x`.a || 'y' FROM s x",
+    "INSERT INTO t SELECT a || b AS c FROM `db`.s",
+    'INSERT INTO t SELECT "x" || `y` FROM s',
+    "CREATE FUNCTION f() RETURNS int AS $$ SELECT 1 $$ LANGUAGE sql",
+]
+
+
+@pytest.mark.parametrize("dialect", ["doris", "mysql", "spark", "hive", "postgres", "tsql", "snowflake", "duckdb"])
+def test_no_warning_shows_two_identical_readings(dialect):
+    for sql in STATEMENTS:
+        hint = dialect_hint([(0, 1, sql)], dialect) or ""
+        m = re.search(r"reads (.+) where \w+ reads (.+?); give", hint)
+        assert not (m and m.group(1) == m.group(2)), hint

@@ -1,4 +1,4 @@
-"""Fit that fits and the side panel's wording, in a real browser, on the warehouse fixture.
+"""Fit that fits and the side panel's wording, in a real browser, on the example warehouse.
 
 After "fit" every card lies in the free canvas: the canvas less the zoom controls, the legend and
 the minimap (and so never under the side panel), the graph centred in it at the largest zoom that

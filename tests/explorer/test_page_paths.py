@@ -1,7 +1,7 @@
 """A selected column's paths walked in the page (static/js/paths.js over POST /explorer/column-index)
 are the store's paths (/explorer/field-paths), and are drawn before the store answers.
 
-On the warehouse fixture (tests/fixtures/warehouse) and the 2,047-table store, whose capped walk
+On the example warehouse (examples/warehouse) and the 2,047-table store, whose capped walk
 (2,000 columns) checks that the page takes the edges in the store's order.
 """
 

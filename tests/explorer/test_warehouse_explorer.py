@@ -1,5 +1,5 @@
-"""The explorer at warehouse scale, in a real browser: the three-file TPC-DS warehouse fixture
-(tests/fixtures/warehouse, ingested as one project) and a generated store of 2,047 tables.
+"""The explorer at warehouse scale, in a real browser: the three-file TPC-DS example warehouse
+(examples/warehouse, ingested as one project) and a generated store of 2,047 tables.
 
 Legible at fit (every card's label drawn at 9 px or more), one column's story (off-path edges
 hidden, path only), column order, job names, the home page, exports, and the large store.
@@ -26,7 +26,7 @@ from tests.explorer.synthetic import WIDE_COLUMNS, wide_events
 from tests.explorer.test_browser import goto, ids, nid, settle, shot
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-WAREHOUSE = Path(__file__).resolve().parents[1] / "fixtures" / "warehouse"
+WAREHOUSE = Path(__file__).resolve().parents[2] / "examples" / "warehouse"
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Project ingestion end to end: the warehouse fixture (``tests/fixtures/warehouse``) through
+"""Project ingestion end to end: the example warehouse (``examples/warehouse``) through
 ``headwater ingest`` into a store on SQLite and on PostgreSQL, answered as a reader of the SQL would."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from tests.pg_schema import fresh_schema_url
 
-WAREHOUSE = Path(__file__).resolve().parents[1] / "fixtures" / "warehouse"
+WAREHOUSE = Path(__file__).resolve().parents[2] / "examples" / "warehouse"
 FILES = ("01_staging.sql", "02_marts.sql", "03_reports.sql")
 
 

@@ -35,3 +35,35 @@ def test_project_needs_files() -> None:
     result = runner.invoke(app, ["extract", "--project"], env={"COLUMNS": "100"})
     assert result.exit_code == 2
     assert "--project needs SQL files or directories (not standard input)" in result.output
+
+
+def test_block_headers_name_the_file_and_the_job() -> None:
+    """Each block says which file and line, and the job's one name (issue 36: ``statement 6, line 1``
+    of which file?); a statement that made no event is numbered within its file; json has the file."""
+    files = [str(WAREHOUSE / f) for f in FILES]
+    args = ["extract", *files, "--project", "--dialect", "spark", "--schema", SCHEMA]
+    table = runner.invoke(app, [*args, "--explain-skips"], env={"COLUMNS": "160"})
+    assert table.exit_code == 0, table.output
+    heads = [ln for ln in table.stdout.splitlines() if "COMPLETE" in ln]
+    assert len(heads) == 13
+    assert any("(02_marts.sql:25, job 02_marts.sql#2)" in h for h in heads), heads
+    assert any("(02_marts.sql:16, job fct_sales)" in h for h in heads), heads
+    assert all("statement" not in h for h in heads)
+    assert "02_marts.sql: no event statement 1 (line 3): CREATE DATABASE" in table.stdout
+    events = [json.loads(x) for x in runner.invoke(app, [*args, "--format", "jsonl"]).stdout.splitlines()]
+    props = [e["context"]["external_catalog_properties"] for e in events]
+    assert {(p["headwater.job.file"], p["headwater.job.line"]) for p in props} >= {("02_marts.sql", "25")}
+    assert all(p["headwater.job.file"] in FILES for p in props)
+    whole = json.loads(runner.invoke(app, [*args, "--format", "json"]).stdout)
+    assert [e["context"]["external_catalog_properties"] for e in whole] == props
+
+
+def test_headers_of_several_files_without_project_name_the_file(tmp_path) -> None:
+    a, b = tmp_path / "a.sql", tmp_path / "b.sql"
+    a.write_text("INSERT INTO t SELECT x FROM s;\n")
+    b.write_text("\nINSERT INTO u SELECT y FROM s;\n")
+    r = runner.invoke(app, ["extract", str(a), str(b)], env={"COLUMNS": "160"})
+    assert r.exit_code == 0, r.output
+    assert f"({a}:1, statement 1)" in r.stdout and f"({b}:2, statement 1)" in r.stdout
+    whole = runner.invoke(app, ["extract", str(a), str(b), "--format", "json"])
+    assert [e["target"]["table"]["name"] for e in json.loads(whole.stdout)] == ["t", "u"]  # one array

@@ -1,5 +1,5 @@
 """The three-file warehouse ingested as a project: every origin and impact a reader of the SQL gives
-(``tests/fixtures/warehouse/README.md``), whether the files come in one command or one per command."""
+(``examples/warehouse/README.md``), whether the files come in one command or one per command."""
 
 from __future__ import annotations
 

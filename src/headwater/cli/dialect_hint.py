@@ -88,10 +88,13 @@ def _first_difference(a: exp.Expression, b: exp.Expression, da: str, db: str) ->
     return ""
 
 
-def dialect_hint(statements: Iterable[tuple[int, int, str]], dialect: str, assumed: bool = False) -> str | None:
+def dialect_hint(
+    statements: Iterable[tuple[int, int, str]], dialect: str, assumed: bool = False, project: bool = False
+) -> str | None:
     """The warning for the first of ``(index, line, sql)`` that reads differently under the dialect
     its syntax points to; None when there is none. ``assumed``: ``dialect`` was not given but taken
-    as the default, and the warning says so.
+    as the default, and the warning says so; ``project``: the statement is one of a project's files
+    (the advice names headwater.toml, which states a project's dialect once).
 
     >>> dialect_hint([(0, 1, "INSERT OVERWRITE TABLE t SELECT a || b AS c FROM s")], "doris")[:60]
     'statement 1 (line 1) uses INSERT OVERWRITE TABLE, as spark w'
@@ -111,8 +114,12 @@ def dialect_hint(statements: Iterable[tuple[int, int, str]], dialect: str, assum
             ours = _parse(sql, dialect)
             head = f"statement {index + 1} (line {line_no}) uses {sign}, as {other} writes it,"
             if assumed:
-                head = f"no --dialect given, {dialect} assumed: {head}"
+                head = f"no dialect given (--dialect or headwater.toml), {dialect} assumed: {head}"
             advice = f"; give --dialect {other} if the script is {other} SQL"
+            if project:
+                advice = (
+                    f'; give --dialect {other}, or dialect = "{other}" in headwater.toml, if the project is {other} SQL'
+                )
             if ours is None:
                 return f"{head} and parses as {other} but not as {dialect}{advice}"
             if _neutral(ours) != _neutral(theirs):

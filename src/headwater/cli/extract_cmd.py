@@ -69,9 +69,9 @@ def dialect_names() -> list[str]:
 _ALIASES = {"postgresql": "postgres", "pg": "postgres", "sparksql": "spark", "mssql": "tsql", "sqlserver": "tsql"}
 
 
-def check_dialect(dialect: str) -> str:
+def check_dialect(dialect: str, where: str = "--dialect") -> str:
     """``dialect`` if sqlglot knows it; else exit 2 with one line naming the closest valid name (``did
-    you mean postgres?`` for ``postgresql``) and listing them all."""
+    you mean postgres?`` for ``postgresql``) and listing them all; ``where`` names where it was given."""
     import difflib
 
     from sqlglot.dialects.dialect import Dialect
@@ -82,7 +82,7 @@ def check_dialect(dialect: str) -> str:
         names = dialect_names()
         close = _ALIASES.get(dialect.lower()) or next(iter(difflib.get_close_matches(dialect.lower(), names, 1)), None)
         guess = f"did you mean {close}? " if close else ""
-        fail(f"--dialect: unknown dialect {dialect!r}; {guess}one of: {', '.join(names)}")
+        fail(f"{where}: unknown dialect {dialect!r}; {guess}one of: {', '.join(names)}")
     return dialect
 
 
@@ -96,6 +96,21 @@ def failed_statement(s: StatementResult) -> bool:
     if s.failed:
         return True
     return any(d.severity == Severity.ERROR for e in s.events for d in e.diagnostics)
+
+
+class JsonArray:
+    """The one JSON array of a command's events, however many files (and printers) they come from."""
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        self.out = out or sys.stdout
+        self.count = 0
+
+    def add(self, e: LineageInfo) -> None:
+        self.out.write(("[\n" if not self.count else ",\n") + event_to_json(e, indent=2))
+        self.count += 1
+
+    def close(self) -> None:
+        self.out.write("\n]\n" if self.count else "[]\n")
 
 
 class StatementPrinter:
@@ -123,10 +138,15 @@ class StatementPrinter:
         database: str | None = None,
         catalog_name: str = "internal",
         ddl_runs: _DdlRuns | None = None,
+        source: str = "",
+        array: JsonArray | None = None,
     ) -> None:
         """``ddl`` (``--statements all``): table DDL as OpenLineage runs too (``_DdlRuns``), or through
         ``ddl_runs`` when given (a project's files share one: a ``USE`` holds for the files after it)."""
         self.fmt = fmt
+        self._array = array or JsonArray(out)  # json: given when other printers share the array (closes it)
+        self._own_array = array is None
+        self.source = source  # the file the statements come from, named in each block and skip line (else "")
         self.console = console
         self.explain_skips = explain_skips
         self.verbose = verbose
@@ -165,8 +185,10 @@ class StatementPrinter:
         """Write the output of one statement (its events, or why it made none)."""
         self.failed = self.failed or failed_statement(s)
         said = skip_line(s, self.explain_skips)
+        if said is not None and self.source:
+            said = (line(f"{self.source}: ", said[0]), said[1])
         if self._stderr is None:  # the table format
-            render_statement(self.console, s, self.verbose)
+            render_statement(self.console, s, self.verbose, self.source)
             if said is not None:
                 self._skips.append(said)
             self.events += len(s.events)
@@ -176,7 +198,7 @@ class StatementPrinter:
         out = self.out
         if self.fmt == OutputFormat.json:
             for e in s.events:
-                out.write(("[\n" if not self.events else ",\n") + event_to_json(e, indent=2))
+                self._array.add(e)
                 self.events += 1
             return
         for e in s.events:
@@ -188,8 +210,8 @@ class StatementPrinter:
 
     def close(self) -> None:
         """End the output: the json array's end, the table format's failed and skipped statements."""
-        if self.fmt == OutputFormat.json:
-            self.out.write("\n]\n" if self.events else "[]\n")
+        if self.fmt == OutputFormat.json and self._own_array:
+            self._array.close()
         for text, soft_wrap in self._skips:
             self.console.print(text, soft_wrap=soft_wrap)
         self._skips.clear()
@@ -254,11 +276,25 @@ def print_result(
     engine: str | None = None,
     lifecycle: str = Lifecycle.start,
     ddl_runs: _DdlRuns | None = None,
+    source: str = "",
+    array: JsonArray | None = None,
 ) -> None:
     """Print a whole script's result (``StatementPrinter`` over its statements; ``ddl_runs``: its table
-    DDL as OpenLineage runs too)."""
+    DDL as OpenLineage runs too; ``source``: the file; ``array``: json's array when other scripts share
+    it)."""
     printer = StatementPrinter(
-        fmt, console, explain_skips, namespace, verbose, naming, catalog, engine, lifecycle=lifecycle, ddl_runs=ddl_runs
+        fmt,
+        console,
+        explain_skips,
+        namespace,
+        verbose,
+        naming,
+        catalog,
+        engine,
+        lifecycle=lifecycle,
+        ddl_runs=ddl_runs,
+        source=source,
+        array=array,
     )
     for s in result.statements:
         printer.statement(s)
@@ -266,34 +302,39 @@ def print_result(
 
 
 class DialectWarning:
-    """``dialect_hint`` fed one statement at a time: warns (once for the file) when the first of its
-    statements that reads differently under the dialect its syntax implies is given."""
+    """``dialect_hint`` fed one statement at a time: one warning (for the file, or with ``project`` for
+    every file of a project run) when the first statement that reads differently under the dialect its
+    syntax implies is given. ``defer``: keep it in ``message`` (a command with a progress display
+    prints it after) instead of printing it at once."""
 
-    def __init__(self, dialect: str, path: str, assumed: bool = False) -> None:
+    def __init__(
+        self, dialect: str, path: str = "", assumed: bool = False, project: bool = False, defer: bool = False
+    ) -> None:
         self.dialect = dialect
         self.path = path
         self.assumed = assumed  # no --dialect given: the warning says which one was assumed
+        self.project = project
+        self.defer = defer
         self.checked = 0  # statements with a sign of another dialect seen (``dialect_hint`` stops after MAX_CHECKED)
         self.done = False
+        self.message: str | None = None
 
-    def statement(self, s: StatementResult) -> None:
+    def statement(self, s: StatementResult, path: str | None = None, index: int | None = None) -> None:
+        """Check ``s`` (of ``path``, else the file given at the start; ``index``: its place in that file,
+        when ``s.index`` counts across the project)."""
         if self.done or not _signs(s.sql, self.dialect):
             return
         self.checked += 1
         if self.checked > MAX_CHECKED:
             self.done = True
             return
-        hint = dialect_hint([(s.index, s.line, s.sql)], self.dialect, self.assumed)
+        at = s.index if index is None else index
+        hint = dialect_hint([(at, s.line, s.sql)], self.dialect, self.assumed, self.project)
         if hint:
-            warn(f"{self.path}: {hint}")
+            self.message = f"{path or self.path}: {hint}"
             self.done = True
-
-
-def warn_dialect(result: ScriptResult, dialect: str, path: str) -> None:
-    """Warn (once for the file) when its statements read differently under the dialect their syntax implies."""
-    hint = dialect_hint(((s.index, s.line, s.sql) for s in result.statements), dialect)
-    if hint:
-        warn(f"{path}: {hint}")
+            if not self.defer:
+                warn(self.message)
 
 
 def extract_file(extractor: Extractor, text: str, run: RunInfo, printer: StatementPrinter, hint: DialectWarning) -> int:
@@ -328,7 +369,7 @@ def project_dialect(ctx: typer.Context | None, dialect: str) -> tuple[str, bool]
         fail(str(exc))
     if stated is None:
         return dialect, True
-    check_dialect(stated[0])
+    check_dialect(stated[0], f"{stated[1]}: dialect")
     return stated[0], False
 
 
@@ -436,9 +477,11 @@ def extract(
             verbose,
             naming,
             lifecycle,
+            assumed,
         )
         raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
     failed = False
+    array = JsonArray()  # json: one array over every file
     for path in files or ["-"]:
         try:
             text = read_sql_input(path)
@@ -463,11 +506,15 @@ def extract(
             ddl=statements == StatementRules.all,
             database=default_db,
             catalog_name=default_catalog,
+            source=path if len(files or []) > 1 else "",
+            array=array,
         )
         hint = DialectWarning(dialect, "standard input" if path == "-" else path, assumed)
         if not extract_file(extractor, text, RunInfo(query_id=query_id, user=user), printer, hint):
             warn(f"{path}: no SQL statement")
         failed = failed or printer.failed
+    if format == OutputFormat.json:
+        array.close()
     raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
 
 
@@ -484,9 +531,11 @@ def _extract_project(
     verbose: bool,
     naming: object,
     lifecycle: str = Lifecycle.start,
+    assumed: bool = False,
 ) -> bool:
     """``extract --project``: the files as one project (``headwater.project``), printed file by file in
-    running order; True when a statement failed."""
+    running order; True when a statement failed. One dialect warning for the whole project
+    (``assumed``: no dialect was given)."""
     from headwater.extract.split import split_script
     from headwater.project import ProjectContext, collect_files, order_files, project_root
 
@@ -518,10 +567,16 @@ def _extract_project(
     if fmt == OutputFormat.openlineage and options.statements == StatementRules.all:
         ddl_runs = _DdlRuns(naming or _namespace_naming(None), lifecycle, dialect, default_db, default_catalog)
     failed = False
+    array = JsonArray()  # json: one array over every file
+    hint = DialectWarning(dialect, assumed=assumed, project=True)
     for pf, text, pieces in project:
         extraction = context.extract(pf.relpath, text, pieces)
-        result = ScriptResult(tuple(replace(o.result, events=o.events) for o in extraction.statements))
-        warn_dialect(result, dialect, str(pf.path))
+        # statements numbered within their file, as the header and skip lines that name the file say them
+        result = ScriptResult(
+            tuple(replace(o.result, events=o.events, index=k) for k, o in enumerate(extraction.statements))
+        )
+        for s in result.statements:
+            hint.statement(s, str(pf.path))
         if ddl_runs is not None:
             ddl_runs.file = pf.relpath
         print_result(
@@ -535,9 +590,13 @@ def _extract_project(
             context.extractor.catalog,
             dialect,
             lifecycle,
-            ddl_runs,
+            ddl_runs=ddl_runs,
+            source=pf.relpath,
+            array=array,
         )
         failed = failed or statement_failed(result)
+    if fmt == OutputFormat.json:
+        array.close()
     return failed
 
 

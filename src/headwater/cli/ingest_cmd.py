@@ -458,10 +458,11 @@ def ingest(
         console.print("error: give SQL or event files, or --dbt PROJECT_DIR", style="red")
         raise typer.Exit(2)
     check_dialect(dialect)
+    assumed = False  # no --dialect, no headwater.toml: the dialect warning says which one was assumed
     if dbt is None:  # without --dialect: the dialect headwater.toml states for the project
         from headwater.cli.extract_cmd import project_dialect
 
-        dialect, _ = project_dialect(ctx, dialect)
+        dialect, assumed = project_dialect(ctx, dialect)
     from headwater.cli.inputs import check_inputs
 
     check_inputs(files)  # a missing, binary or non-UTF-8 file: exit 2 before the store is created
@@ -499,6 +500,9 @@ def ingest(
             recorded_views=store_catalog if store_catalog is not None else (),
         )
 
+    from headwater.cli.extract_cmd import DialectWarning
+
+    hint = DialectWarning(dialect, assumed=assumed, project=True, defer=True)  # one for the run, said at the end
     timing = Timing()
     with _progress(console) as progress, stop_signals() as flag:
         recorder = Recorder(lambda items: record_items(lineage, items, batch, totals), batch)
@@ -548,15 +552,19 @@ def ingest(
                 names: set[str] = set()
                 names_in[pf.relpath] = names
                 extracted = [0]  # events of this file handed to the recorder
+                ordinal = [0]  # statements of this file so far
 
                 def step(
                     outcome: StatementOutcome,
                     pf: ProjectFile = pf,
                     names: set[str] = names,
                     extracted: list[int] = extracted,
+                    ordinal: list[int] = ordinal,
                 ) -> None:
                     s = outcome.result
                     totals.statements += 1
+                    hint.statement(s, str(pf.path), ordinal[0])
+                    ordinal[0] += 1
                     where = f"{pf.path}:{s.line}"
                     names.update(_job_names(outcome))
                     items = []
@@ -624,6 +632,10 @@ def ingest(
         finally:
             if store_catalog is not None:
                 store_catalog.before_lookup = None
+    if hint.message:
+        from headwater.cli.display import stderr_console, warn
+
+        warn(hint.message, stderr_console())
     timing.recording_s = recorder.busy_s
     timing.wall_s = time.perf_counter() - timing.started
     _close_left_jobs(lineage, names_in, totals, run_at)

@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from headwater.cli.display import line, lit
+from headwater.cli.display import job_label, line
+from headwater.cli.fit import SqlText, fit
 from headwater.cli.store_cmd import (
     AsOfOpt,
     Fmt,
@@ -38,21 +39,22 @@ def job(
     def render(d: m.JobHistory) -> None:
         where = f" ({d.file}:{d.line})" if d.file else ""
         state = f"closed {d.closed:%Y-%m-%d %H:%M:%S}" if d.closed else "current"
-        console.print(line("job ", d.name, where, f": {d.runs} runs, {len(d.versions)} versions, {state}"))
+        console.print(line("job ", job_label(d.name), where, f": {d.runs} runs, {len(d.versions)} versions, {state}"))
         t = Table()
-        for c in ("version", "from", "until", "runs", "source"):
+        for c in ("version", "from", "until", "runs", "source", "sql"):
             t.add_column(c)
-        t.add_column("sql", overflow="fold")
-        for v in d.versions:
-            t.add_row(
+        rows = [
+            (
                 str(v.version),
                 f"{v.valid_from:%Y-%m-%d %H:%M:%S}" if v.valid_from else "",
                 f"{v.valid_to:%Y-%m-%d %H:%M:%S}" if v.valid_to else "(current)",
                 str(v.runs),
-                lit(f"{v.file}:{v.line}" if v.file else ""),
-                lit(v.sql or ""),
+                f"{v.file}:{v.line}" if v.file else "",
+                SqlText(v.sql or ""),
             )
-        console.print(t)
+            for v in d.versions
+        ]
+        console.print(fit(console, t, rows))
 
     _emit(console, fmt, m.JobHistory, h, render)
 

@@ -13,16 +13,18 @@ from rich.table import Table
 from rich.text import Text
 
 from headwater.cli.display import DottedName, Namer, first_words, line, lit
+from headwater.cli.fit import Cell, SqlText, fit
 from headwater.extract import ScriptResult, StatementResult
 from headwater.model import LineageInfo
 from headwater.model.event import ColumnRef, TableRef
+from headwater.model.job import JOB_FILE_PROPERTY, JOB_LINE_PROPERTY, JOB_PROPERTY
 from headwater.model.storage import is_storage, storage_uri
 
 
 def _table(title: str, *columns: str) -> Table:
     t = Table(title=lit(title, "bold"), title_justify="left", show_lines=False, expand=False)
     for c in columns:
-        t.add_column(lit(c), overflow="fold")
+        t.add_column(lit(c))
     return t
 
 
@@ -60,7 +62,10 @@ def _header(console: Console, e: LineageInfo, names: _Names, where: str) -> None
         Text(status, style=style),
         f"  ({where})" if where else "",
     )
-    console.rule(title, align="left")
+    if len(title.plain) + 4 <= console.width:
+        console.rule(title, align="left")
+    else:  # a rule would cut the title with an ellipsis: the title wraps at its spaces instead
+        console.print(title)
 
 
 def _diagnostics(
@@ -90,39 +95,35 @@ def render_compact(console: Console, e: LineageInfo, where: str = "") -> None:
         console.print(line(Text("from ", style="dim"), ", ".join(names.table(s) for s in e.sources)))
     if e.direct:
         t = Table(show_lines=False, expand=False, box=None, pad_edge=False, header_style="bold")
-        t.add_column("column", overflow="fold")
-        t.add_column("lineage")
-        t.add_column("expression", overflow="fold")
+        for c in ("column", "lineage", "expression"):
+            t.add_column(c)
+        rows = []
         for d in e.direct:
             name = d.target_column + (f" (branch {d.branch})" if d.branch else "")
             kind = d.type.value if d.origin.value == "COLUMN" else f"{d.type.value} {d.origin.value}"
-            t.add_row(lit(name), lit(kind), lit(d.expression))
-        console.print(t)
+            rows.append((name, kind, SqlText(d.expression)))
+        console.print(fit(console, t, rows))
     indirect = [("", i.type.value, i.expression) for i in e.dataset_indirect]
     indirect += [(i.target_column, i.type.value, i.expression) for i in e.output_indirect]
     if indirect:
         t = Table(show_lines=False, expand=False, box=None, pad_edge=False, header_style="bold")
-        t.add_column("indirect")
-        t.add_column("for", overflow="fold")
-        t.add_column("expression", overflow="fold")
-        for col, kind, expr in indirect:
-            t.add_row(lit(kind), lit(col or "(all rows)"), lit(expr))
-        console.print(t)
+        for c in ("indirect", "for", "expression"):
+            t.add_column(c)
+        console.print(fit(console, t, [(kind, col or "(all rows)", SqlText(expr)) for col, kind, expr in indirect]))
     _diagnostics(console, e, ("ERROR", "WARNING"), per_code=3)
     console.print()
 
 
-def render_event(console: Console, e: LineageInfo) -> None:
+def render_event(console: Console, e: LineageInfo, where: str = "") -> None:
     """Print one event in full: table lineage, direct, dataset indirect, output indirect, context."""
     names = _Names(e)
-    _header(console, e, names, "")
+    _header(console, e, names, where)
     target = names.table(e.target.table)
     t = _table("Table lineage", "Source table", "Target table")
-    for s in e.sources:
-        t.add_row(DottedName(names.table(s)), DottedName(target))
-    console.print(t)
+    console.print(fit(console, t, [(DottedName(names.table(s)), DottedName(target)) for s in e.sources]))
 
     t = _table("Direct column lineage", "Target column", "Source expression", "Type", "Origin", "DIRECT inputs")
+    rows: list[tuple[Cell, ...]] = []
     for d in e.direct:
         name = f"{e.target.table.name}.{d.target_column}" + (f" (branch {d.branch})" if d.branch else "")
         inputs = "; ".join(
@@ -131,27 +132,29 @@ def render_event(console: Console, e: LineageInfo) -> None:
             + (" masked" if i.masking else "")
             for i in d.inputs
         )
-        t.add_row(DottedName(name), lit(d.expression), lit(d.type.value), lit(d.origin.value), lit(inputs or "—"))
-    console.print(t)
+        rows.append((DottedName(name), SqlText(d.expression), d.type.value, d.origin.value, SqlText(inputs or "—")))
+    console.print(fit(console, t, rows))
 
     t = _table("Dataset indirect lineage", "Type", "Source expression", "Source columns")
-    for i in e.dataset_indirect:
-        t.add_row(lit(i.type.value), lit(i.expression), lit(names.columns(i.sources)))
-    console.print(t)
+    rows = [(i.type.value, SqlText(i.expression), SqlText(names.columns(i.sources))) for i in e.dataset_indirect]
+    console.print(fit(console, t, rows))
 
     t = _table("Output indirect lineage", "Target column", "Type", "Source expression", "Source columns")
-    for i in e.output_indirect:
-        t.add_row(
+    rows = [
+        (
             DottedName(f"{e.target.table.name}.{i.target_column}"),
-            lit(i.type.value),
-            lit(i.expression),
-            lit(names.columns(i.sources)),
+            i.type.value,
+            SqlText(i.expression),
+            SqlText(names.columns(i.sources)),
         )
-    console.print(t)
+        for i in e.output_indirect
+    ]
+    console.print(fit(console, t, rows))
 
     c = e.context
     t = _table("Query context", "Field", "Value")
     props = ", ".join(f"{k}={v}" for k, v in c.external_catalog_properties.items()) or "{}"
+    rows = []
     for k, v in (
         ("Source command", c.source_command.value),
         ("Query ID", c.query_id),
@@ -165,15 +168,12 @@ def render_event(console: Console, e: LineageInfo) -> None:
         ("External catalog properties", props),
         ("Event id", e.event_id),
     ):
-        t.add_row(lit(k), lit(v))
-    console.print(t)
+        rows.append((k, SqlText(v)))
+    console.print(fit(console, t, rows))
     if e.diagnostics:
         t = _table("Diagnostics", "Severity", "Code", "Where", "Message")
-        for d in e.diagnostics:
-            t.add_row(
-                lit(d.severity.value), lit(d.code), lit(f"{d.line}:{d.column}" if d.line else "—"), lit(d.message)
-            )
-        console.print(t)
+        rows = [(d.severity.value, d.code, f"{d.line}:{d.column}" if d.line else "—", d.message) for d in e.diagnostics]
+        console.print(fit(console, t, rows))
 
 
 def render_statements(console: Console, result: ScriptResult, verbose: bool) -> None:
@@ -182,13 +182,31 @@ def render_statements(console: Console, result: ScriptResult, verbose: bool) -> 
         render_statement(console, s, verbose)
 
 
-def render_statement(console: Console, s: StatementResult, verbose: bool) -> None:
-    """The events of one statement, as ``render_statements`` prints them."""
+def render_statement(console: Console, s: StatementResult, verbose: bool, source: str = "") -> None:
+    """The events of one statement, as ``render_statements`` prints them; ``source`` names its file."""
     for e in s.events:
+        where = _where(e, s, source)
         if verbose:
-            render_event(console, e)
+            render_event(console, e, where)
         else:
-            render_compact(console, e, f"statement {s.index + 1}, line {s.line}")
+            render_compact(console, e, where)
+
+
+def _where(e: LineageInfo, s: StatementResult, source: str) -> str:
+    """Where a block's statement is: ``statement 2, line 7`` of the one script; with its file
+    (``source``), ``FILE:LINE``, and the job's one name when the project gave it one.
+
+    >>> from headwater.extract import Extractor
+    >>> s = Extractor().run("INSERT INTO t SELECT a FROM s").statements[0]
+    >>> _where(s.events[0], s, ""), _where(s.events[0], s, "etl.sql")
+    ('statement 1, line 1', 'etl.sql:1, statement 1')
+    """
+    props = e.context.external_catalog_properties
+    if source and props.get(JOB_FILE_PROPERTY) and props.get(JOB_PROPERTY):
+        return f"{props[JOB_FILE_PROPERTY]}:{props.get(JOB_LINE_PROPERTY, s.line)}, job {props[JOB_PROPERTY]}"
+    if source:
+        return f"{source}:{s.line}, statement {s.index + 1}"
+    return f"statement {s.index + 1}, line {s.line}"
 
 
 def statement_head(s: StatementResult) -> str:

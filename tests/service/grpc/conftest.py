@@ -58,6 +58,7 @@ class Apis:
     gov: Any
     pipe: Any
     rest: TestClient
+    target: str = ""  # host:port of the gRPC server
 
 
 @pytest.fixture
@@ -68,7 +69,12 @@ def apis(api_store: LineageStore) -> Iterator[Apis]:
     try:
         with TestClient(create_app(api_store, TOKENS), headers=REST_RW) as rest:
             yield Apis(
-                api_store, channel, gpb_grpc.LineageServiceStub(channel), ppb_grpc.LineageServiceStub(channel), rest
+                api_store,
+                channel,
+                gpb_grpc.LineageServiceStub(channel),
+                ppb_grpc.LineageServiceStub(channel),
+                rest,
+                f"127.0.0.1:{port}",
             )
     finally:
         channel.close()

@@ -66,6 +66,27 @@ def graph(g: Any) -> dict[str, Any]:
         "truncated": g.truncated,
         "offset": g.offset,
         "limit": g.limit,
+        **cut(g),
+    }
+
+
+def cut(g: Any) -> dict[str, Any]:
+    """What a cut left out, in the REST API's names."""
+    return {
+        "cut_by": list(g.cut_by),
+        "more_at_depth": g.more_at_depth,
+        "more_by_type": dict(g.more_by_type),
+        "depth_needed": g.depth_needed if g.HasField("depth_needed") else None,
+        "hidden_by_type": g.hidden_by_type,
+        "bridges": [
+            {
+                "source": _id(b.source_id),
+                "target": _id(b.target_id),
+                "via": [node(v) for v in b.via],
+                "dependency": b.dependency or None,
+            }
+            for b in g.bridges
+        ],
     }
 
 
@@ -79,6 +100,7 @@ def rest_graph(r: dict[str, Any]) -> dict[str, Any]:
         "truncated": r["truncated"],
         "offset": r["offset"],
         "limit": r["limit"],
+        **{k: r[k] for k in ("cut_by", "more_at_depth", "more_by_type", "depth_needed", "hidden_by_type", "bridges")},
     }
 
 

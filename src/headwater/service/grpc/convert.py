@@ -254,11 +254,21 @@ def graph(layer: Layer, g: m.LineageGraph, cls: type[Any]) -> Any:
         truncated=g.truncated,
         offset=g.offset,
         limit=g.limit or 0,
+        cut_by=g.cut_by,
+        more_at_depth=g.more_at_depth,
+        more_by_type=g.more_by_type,
+        hidden_by_type=g.hidden_by_type,
     )
+    if g.depth_needed is not None:
+        out.depth_needed = g.depth_needed
     for n in g.nodes:
         node(layer, n, out.nodes.add())
     for e in g.edges:
         edge(layer, e, out.edges.add())
+    for b in g.bridges:
+        item = out.bridges.add(source_id=ref(b.source), target_id=ref(b.target), dependency=b.dependency or "")
+        for v in b.via:
+            node(layer, v, item.via.add())
     return out
 
 

@@ -172,6 +172,18 @@ class LineageEdge(_message.Message):
     valid_to: _timestamp_pb2.Timestamp
     def __init__(self, edge_id: _Optional[str] = ..., type: _Optional[_Union[EdgeType, str]] = ..., source_id: _Optional[str] = ..., target_id: _Optional[str] = ..., subtype: _Optional[str] = ..., dependency: _Optional[str] = ..., expression: _Optional[str] = ..., labels: _Optional[_Iterable[str]] = ..., masking: _Optional[bool] = ..., job_id: _Optional[str] = ..., valid_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., valid_to: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
+class LineageBridge(_message.Message):
+    __slots__ = ("source_id", "target_id", "via", "dependency")
+    SOURCE_ID_FIELD_NUMBER: _ClassVar[int]
+    TARGET_ID_FIELD_NUMBER: _ClassVar[int]
+    VIA_FIELD_NUMBER: _ClassVar[int]
+    DEPENDENCY_FIELD_NUMBER: _ClassVar[int]
+    source_id: str
+    target_id: str
+    via: _containers.RepeatedCompositeFieldContainer[LineageNode]
+    dependency: str
+    def __init__(self, source_id: _Optional[str] = ..., target_id: _Optional[str] = ..., via: _Optional[_Iterable[_Union[LineageNode, _Mapping]]] = ..., dependency: _Optional[str] = ...) -> None: ...
+
 class GetLineageRequest(_message.Message):
     __slots__ = ("entity_id", "direction", "max_depth", "as_of_time", "node_type_filter", "limit", "offset")
     ENTITY_ID_FIELD_NUMBER: _ClassVar[int]
@@ -191,7 +203,14 @@ class GetLineageRequest(_message.Message):
     def __init__(self, entity_id: _Optional[str] = ..., direction: _Optional[_Union[LineageDirection, str]] = ..., max_depth: _Optional[int] = ..., as_of_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., node_type_filter: _Optional[_Iterable[_Union[NodeType, str]]] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ...) -> None: ...
 
 class GetLineageResponse(_message.Message):
-    __slots__ = ("nodes", "edges", "root_node_id", "total_nodes", "total_edges", "truncated", "offset", "limit")
+    __slots__ = ("nodes", "edges", "root_node_id", "total_nodes", "total_edges", "truncated", "offset", "limit", "cut_by", "more_at_depth", "more_by_type", "depth_needed", "hidden_by_type", "bridges")
+    class MoreByTypeEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     NODES_FIELD_NUMBER: _ClassVar[int]
     EDGES_FIELD_NUMBER: _ClassVar[int]
     ROOT_NODE_ID_FIELD_NUMBER: _ClassVar[int]
@@ -200,6 +219,12 @@ class GetLineageResponse(_message.Message):
     TRUNCATED_FIELD_NUMBER: _ClassVar[int]
     OFFSET_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
+    CUT_BY_FIELD_NUMBER: _ClassVar[int]
+    MORE_AT_DEPTH_FIELD_NUMBER: _ClassVar[int]
+    MORE_BY_TYPE_FIELD_NUMBER: _ClassVar[int]
+    DEPTH_NEEDED_FIELD_NUMBER: _ClassVar[int]
+    HIDDEN_BY_TYPE_FIELD_NUMBER: _ClassVar[int]
+    BRIDGES_FIELD_NUMBER: _ClassVar[int]
     nodes: _containers.RepeatedCompositeFieldContainer[LineageNode]
     edges: _containers.RepeatedCompositeFieldContainer[LineageEdge]
     root_node_id: str
@@ -208,7 +233,13 @@ class GetLineageResponse(_message.Message):
     truncated: bool
     offset: int
     limit: int
-    def __init__(self, nodes: _Optional[_Iterable[_Union[LineageNode, _Mapping]]] = ..., edges: _Optional[_Iterable[_Union[LineageEdge, _Mapping]]] = ..., root_node_id: _Optional[str] = ..., total_nodes: _Optional[int] = ..., total_edges: _Optional[int] = ..., truncated: _Optional[bool] = ..., offset: _Optional[int] = ..., limit: _Optional[int] = ...) -> None: ...
+    cut_by: _containers.RepeatedScalarFieldContainer[str]
+    more_at_depth: int
+    more_by_type: _containers.ScalarMap[str, int]
+    depth_needed: int
+    hidden_by_type: int
+    bridges: _containers.RepeatedCompositeFieldContainer[LineageBridge]
+    def __init__(self, nodes: _Optional[_Iterable[_Union[LineageNode, _Mapping]]] = ..., edges: _Optional[_Iterable[_Union[LineageEdge, _Mapping]]] = ..., root_node_id: _Optional[str] = ..., total_nodes: _Optional[int] = ..., total_edges: _Optional[int] = ..., truncated: _Optional[bool] = ..., offset: _Optional[int] = ..., limit: _Optional[int] = ..., cut_by: _Optional[_Iterable[str]] = ..., more_at_depth: _Optional[int] = ..., more_by_type: _Optional[_Mapping[str, int]] = ..., depth_needed: _Optional[int] = ..., hidden_by_type: _Optional[int] = ..., bridges: _Optional[_Iterable[_Union[LineageBridge, _Mapping]]] = ...) -> None: ...
 
 class GetUpstreamRequest(_message.Message):
     __slots__ = ("entity_id", "max_depth", "as_of_time", "node_type_filter", "limit", "offset")
@@ -227,7 +258,14 @@ class GetUpstreamRequest(_message.Message):
     def __init__(self, entity_id: _Optional[str] = ..., max_depth: _Optional[int] = ..., as_of_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., node_type_filter: _Optional[_Iterable[_Union[NodeType, str]]] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ...) -> None: ...
 
 class GetUpstreamResponse(_message.Message):
-    __slots__ = ("nodes", "edges", "root_node_id", "total_nodes", "total_edges", "truncated", "offset", "limit")
+    __slots__ = ("nodes", "edges", "root_node_id", "total_nodes", "total_edges", "truncated", "offset", "limit", "cut_by", "more_at_depth", "more_by_type", "depth_needed", "hidden_by_type", "bridges")
+    class MoreByTypeEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     NODES_FIELD_NUMBER: _ClassVar[int]
     EDGES_FIELD_NUMBER: _ClassVar[int]
     ROOT_NODE_ID_FIELD_NUMBER: _ClassVar[int]
@@ -236,6 +274,12 @@ class GetUpstreamResponse(_message.Message):
     TRUNCATED_FIELD_NUMBER: _ClassVar[int]
     OFFSET_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
+    CUT_BY_FIELD_NUMBER: _ClassVar[int]
+    MORE_AT_DEPTH_FIELD_NUMBER: _ClassVar[int]
+    MORE_BY_TYPE_FIELD_NUMBER: _ClassVar[int]
+    DEPTH_NEEDED_FIELD_NUMBER: _ClassVar[int]
+    HIDDEN_BY_TYPE_FIELD_NUMBER: _ClassVar[int]
+    BRIDGES_FIELD_NUMBER: _ClassVar[int]
     nodes: _containers.RepeatedCompositeFieldContainer[LineageNode]
     edges: _containers.RepeatedCompositeFieldContainer[LineageEdge]
     root_node_id: str
@@ -244,7 +288,13 @@ class GetUpstreamResponse(_message.Message):
     truncated: bool
     offset: int
     limit: int
-    def __init__(self, nodes: _Optional[_Iterable[_Union[LineageNode, _Mapping]]] = ..., edges: _Optional[_Iterable[_Union[LineageEdge, _Mapping]]] = ..., root_node_id: _Optional[str] = ..., total_nodes: _Optional[int] = ..., total_edges: _Optional[int] = ..., truncated: _Optional[bool] = ..., offset: _Optional[int] = ..., limit: _Optional[int] = ...) -> None: ...
+    cut_by: _containers.RepeatedScalarFieldContainer[str]
+    more_at_depth: int
+    more_by_type: _containers.ScalarMap[str, int]
+    depth_needed: int
+    hidden_by_type: int
+    bridges: _containers.RepeatedCompositeFieldContainer[LineageBridge]
+    def __init__(self, nodes: _Optional[_Iterable[_Union[LineageNode, _Mapping]]] = ..., edges: _Optional[_Iterable[_Union[LineageEdge, _Mapping]]] = ..., root_node_id: _Optional[str] = ..., total_nodes: _Optional[int] = ..., total_edges: _Optional[int] = ..., truncated: _Optional[bool] = ..., offset: _Optional[int] = ..., limit: _Optional[int] = ..., cut_by: _Optional[_Iterable[str]] = ..., more_at_depth: _Optional[int] = ..., more_by_type: _Optional[_Mapping[str, int]] = ..., depth_needed: _Optional[int] = ..., hidden_by_type: _Optional[int] = ..., bridges: _Optional[_Iterable[_Union[LineageBridge, _Mapping]]] = ...) -> None: ...
 
 class GetDownstreamRequest(_message.Message):
     __slots__ = ("entity_id", "max_depth", "as_of_time", "node_type_filter", "limit", "offset")
@@ -263,7 +313,14 @@ class GetDownstreamRequest(_message.Message):
     def __init__(self, entity_id: _Optional[str] = ..., max_depth: _Optional[int] = ..., as_of_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., node_type_filter: _Optional[_Iterable[_Union[NodeType, str]]] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ...) -> None: ...
 
 class GetDownstreamResponse(_message.Message):
-    __slots__ = ("nodes", "edges", "root_node_id", "total_nodes", "total_edges", "truncated", "offset", "limit")
+    __slots__ = ("nodes", "edges", "root_node_id", "total_nodes", "total_edges", "truncated", "offset", "limit", "cut_by", "more_at_depth", "more_by_type", "depth_needed", "hidden_by_type", "bridges")
+    class MoreByTypeEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     NODES_FIELD_NUMBER: _ClassVar[int]
     EDGES_FIELD_NUMBER: _ClassVar[int]
     ROOT_NODE_ID_FIELD_NUMBER: _ClassVar[int]
@@ -272,6 +329,12 @@ class GetDownstreamResponse(_message.Message):
     TRUNCATED_FIELD_NUMBER: _ClassVar[int]
     OFFSET_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
+    CUT_BY_FIELD_NUMBER: _ClassVar[int]
+    MORE_AT_DEPTH_FIELD_NUMBER: _ClassVar[int]
+    MORE_BY_TYPE_FIELD_NUMBER: _ClassVar[int]
+    DEPTH_NEEDED_FIELD_NUMBER: _ClassVar[int]
+    HIDDEN_BY_TYPE_FIELD_NUMBER: _ClassVar[int]
+    BRIDGES_FIELD_NUMBER: _ClassVar[int]
     nodes: _containers.RepeatedCompositeFieldContainer[LineageNode]
     edges: _containers.RepeatedCompositeFieldContainer[LineageEdge]
     root_node_id: str
@@ -280,7 +343,13 @@ class GetDownstreamResponse(_message.Message):
     truncated: bool
     offset: int
     limit: int
-    def __init__(self, nodes: _Optional[_Iterable[_Union[LineageNode, _Mapping]]] = ..., edges: _Optional[_Iterable[_Union[LineageEdge, _Mapping]]] = ..., root_node_id: _Optional[str] = ..., total_nodes: _Optional[int] = ..., total_edges: _Optional[int] = ..., truncated: _Optional[bool] = ..., offset: _Optional[int] = ..., limit: _Optional[int] = ...) -> None: ...
+    cut_by: _containers.RepeatedScalarFieldContainer[str]
+    more_at_depth: int
+    more_by_type: _containers.ScalarMap[str, int]
+    depth_needed: int
+    hidden_by_type: int
+    bridges: _containers.RepeatedCompositeFieldContainer[LineageBridge]
+    def __init__(self, nodes: _Optional[_Iterable[_Union[LineageNode, _Mapping]]] = ..., edges: _Optional[_Iterable[_Union[LineageEdge, _Mapping]]] = ..., root_node_id: _Optional[str] = ..., total_nodes: _Optional[int] = ..., total_edges: _Optional[int] = ..., truncated: _Optional[bool] = ..., offset: _Optional[int] = ..., limit: _Optional[int] = ..., cut_by: _Optional[_Iterable[str]] = ..., more_at_depth: _Optional[int] = ..., more_by_type: _Optional[_Mapping[str, int]] = ..., depth_needed: _Optional[int] = ..., hidden_by_type: _Optional[int] = ..., bridges: _Optional[_Iterable[_Union[LineageBridge, _Mapping]]] = ...) -> None: ...
 
 class TraceOriginRequest(_message.Message):
     __slots__ = ("entity_id", "max_depth", "as_of_time")
