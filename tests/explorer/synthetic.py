@@ -16,6 +16,8 @@ filters (FILTER, INDIRECT).
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from headwater.model import (
     ColumnRef,
     DirectInput,
@@ -234,7 +236,7 @@ def warehouse_events() -> list[LineageInfo]:
     out: list[LineageInfo] = []
     layers = list(WAREHOUSE_LAYERS.items())
     n = 0
-    for (below, m), (layer, count) in zip(layers, layers[1:], strict=False):
+    for (below, m), (layer, count) in pairwise(layers):
         for t in range(count):
             inputs = [warehouse_name(below, i) for i in range(m) if i * count // m == t]
             out.append(event(warehouse_name(layer, t), inputs, n, qid=f"wh-{layer}-{t}"))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import tempfile
 from collections import Counter
 from collections.abc import Iterator
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -196,7 +197,7 @@ def test_the_2000_table_store_zoomed_out_is_a_map_of_its_6_layers(page: Any, lay
         )
         order = list(WAREHOUSE_LAYERS)
         assert sorted(links, key=lambda x: order.index(x[0])) == [
-            [a, b, WAREHOUSE_LAYERS[a]] for a, b in zip(order, order[1:], strict=False)
+            [a, b, WAREHOUSE_LAYERS[a]] for a, b in pairwise(order)
         ]
         # left to right, raw first
         xs = page.eval_on_selector_all(
@@ -220,7 +221,9 @@ def test_the_2000_table_store_zoomed_out_is_a_map_of_its_6_layers(page: Any, lay
         assert page.locator("#graph.map-on").count() == 0
         assert page.evaluate("() => window.headwater.graph.t.k") >= 0.3
         marts = {nid(store, f"marts.mar_{k:04d}") for k in range(WAREHOUSE_LAYERS["marts"])}
-        drawn = {int(x) for x in page.eval_on_selector_all("#graph [data-kind=node]", "els => els.map(e => e.dataset.id)")}
+        drawn = {
+            int(x) for x in page.eval_on_selector_all("#graph [data-kind=node]", "els => els.map(e => e.dataset.id)")
+        }
         inside = page.evaluate(
             """(ids) => { const g = window.headwater.graph; const { width, height } = g.viewSize();
                           const { x, y, k } = g.t;
@@ -239,7 +242,9 @@ def test_the_2000_table_store_zoomed_out_is_a_map_of_its_6_layers(page: Any, lay
         page.evaluate(FRAME)
         assert page.locator("#graph.map-on").count() == 0
         reports = {nid(store, f"reports.rep_{k:04d}") for k in range(WAREHOUSE_LAYERS["reports"])}
-        drawn = {int(x) for x in page.eval_on_selector_all("#graph [data-kind=node]", "els => els.map(e => e.dataset.id)")}
+        drawn = {
+            int(x) for x in page.eval_on_selector_all("#graph [data-kind=node]", "els => els.map(e => e.dataset.id)")
+        }
         assert reports <= drawn
     finally:
         page.set_viewport_size({"width": 1500, "height": 900})
