@@ -209,6 +209,19 @@ def test_the_2000_table_store_zoomed_out_is_a_map_of_its_6_layers(page: Any, lay
         assert {"920 tables", "620 jobs", "1 table", "raw", "exposures"} <= {t for t, _, _ in shown}
         assert page.locator("#minimap").is_hidden()
         shot(page, "map-2000")
+        # an export of the map's view is its graph, whole, at scale 1: every card, no map, no dots
+        svg = page.evaluate(
+            """async () => {
+                const { graphSvg } = await import('/js/export.js');
+                const g = window.headwater.graph;
+                return g.whole(() => graphSvg(document.getElementById('graph'), g.bounds).text);
+            }"""
+        )
+        assert svg.count('data-kind="node"') == nodes
+        assert 'data-kind="cluster"' not in svg
+        assert "map-on" not in svg[: svg.index(">")]  # the root element's classes
+        assert ".dot { display: none; }" in svg
+        assert page.locator("#graph.map-on").count() == 1  # the page still shows the map
         # every zoom out is the map; legible throughout
         for k in ZOOMS:
             zoom_to(page, k)

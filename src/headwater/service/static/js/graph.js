@@ -338,7 +338,7 @@ export class GraphView {
       return fn();
     } finally {
       this._culled = null;
-      this._cull();
+      if (!this.mapShown()) this._cull();
     }
   }
 
@@ -619,13 +619,17 @@ export class GraphView {
     this._frame = requestAnimationFrame(() => {
       this._frame = null;
       const { x, y, k } = this.t;
+      // the map first: shown, the graph under it is not drawn (display: none), so what follows
+      // costs no style or layout work of its cards
+      const map = this.mapShown();
+      if (map !== this.svg.classList.contains("map-on")) this.svg.classList.toggle("map-on", map);
       this.viewport.setAttribute("transform", `translate(${x.toFixed(1)},${y.toFixed(1)}) scale(${k.toFixed(4)})`);
       // Zoomed out, a card's own text is unreadable: each card shows its name at LOD_PX on
       // screen instead, and the small text (columns, ports) is not painted, which also keeps
       // panning smooth on big graphs.
       const lod = k < LOD_SCALE;
       this.viewport.style.setProperty("--lod-font", `${(LOD_PX / k).toFixed(2)}px`);
-      if (lod) this._fitLodTexts(k);
+      if (lod && !map) this._fitLodTexts(k);
       if (lod !== this.lod) {
         this.lod = lod;
         this.svg.classList.toggle("lod", lod);
@@ -641,9 +645,7 @@ export class GraphView {
         this.far = far;
         this.svg.classList.toggle("far", far);
       }
-      const map = this.mapShown();
       if (map) this._drawMap();
-      if (map !== this.svg.classList.contains("map-on")) this.svg.classList.toggle("map-on", map);
       this._minimap();
     });
   }
