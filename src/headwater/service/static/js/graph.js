@@ -619,17 +619,22 @@ export class GraphView {
     this._frame = requestAnimationFrame(() => {
       this._frame = null;
       const { x, y, k } = this.t;
-      // the map first: shown, the graph under it is not drawn (display: none), so what follows
-      // costs no style or layout work of its cards
+      // The map, when shown, hides the graph (visibility: its cards keep their layout, so
+      // entering and leaving the map lays nothing out again); under it nothing else changes.
       const map = this.mapShown();
       if (map !== this.svg.classList.contains("map-on")) this.svg.classList.toggle("map-on", map);
+      if (map) {
+        this._drawMap();
+        this._minimap();
+        return;
+      }
       this.viewport.setAttribute("transform", `translate(${x.toFixed(1)},${y.toFixed(1)}) scale(${k.toFixed(4)})`);
       // Zoomed out, a card's own text is unreadable: each card shows its name at LOD_PX on
       // screen instead, and the small text (columns, ports) is not painted, which also keeps
       // panning smooth on big graphs.
       const lod = k < LOD_SCALE;
       this.viewport.style.setProperty("--lod-font", `${(LOD_PX / k).toFixed(2)}px`);
-      if (lod && !map) this._fitLodTexts(k);
+      if (lod) this._fitLodTexts(k);
       if (lod !== this.lod) {
         this.lod = lod;
         this.svg.classList.toggle("lod", lod);
@@ -645,7 +650,6 @@ export class GraphView {
         this.far = far;
         this.svg.classList.toggle("far", far);
       }
-      if (map) this._drawMap();
       this._minimap();
     });
   }
