@@ -26,12 +26,14 @@ from tests.explorer.test_warehouse_explorer import warehouse_server  # noqa: F40
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 ZOOMS = (1.2, 1.0, 0.9, 0.8, 0.7, 0.55, 0.4, 0.3, 0.25, 0.15, 0.08)
 
-# Every text of the graph that is painted (not display:none, not empty), with its font size on screen.
+# Every text of the graph that is painted (not display:none, not empty, not under the map's cover), with
+# its font size on screen.
 TEXTS = """() => {
     const out = [];
     for (const t of document.querySelectorAll('#graph text')) {
         const s = t.textContent.trim();
         if (!s || !t.getClientRects().length) continue;
+        if (document.querySelector('#graph.map-on') && !t.closest('.map')) continue;  // under the map's cover
         const style = getComputedStyle(t);
         if (style.visibility === 'hidden' || style.opacity === '0') continue;
         out.push([s, parseFloat(style.fontSize) * t.getScreenCTM().a, t.getAttribute('class') || '']);

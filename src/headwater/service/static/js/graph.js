@@ -619,8 +619,8 @@ export class GraphView {
     this._frame = requestAnimationFrame(() => {
       this._frame = null;
       const { x, y, k } = this.t;
-      // The map, when shown, hides the graph (visibility: its cards keep their layout, so
-      // entering and leaving the map lays nothing out again); under it nothing else changes.
+      // The map, when shown, covers the graph (an opaque layer over it): the graph is left as
+      // it is, so entering and leaving the map restyles and lays out no card.
       const map = this.mapShown();
       if (map !== this.svg.classList.contains("map-on")) this.svg.classList.toggle("map-on", map);
       if (map) {

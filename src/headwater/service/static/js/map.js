@@ -63,6 +63,8 @@ const plural = (n, one) => `${fmt(n)} ${one}${n === 1 ? "" : "s"}`;
 // right inside `area` ({x0, y0, x1, y1}). A cluster's box grows with its card count.
 export function drawMap(layer, map, area) {
   layer.replaceChildren();
+  // an opaque cover: the graph under it is left as it is (hiding it would restyle every card)
+  el("rect", { class: "map-bg", x: 0, y: 0, width: "100%", height: "100%" }, layer);
   const max = Math.max(1, ...map.clusters.map((c) => c.tables + c.jobs));
   // a name is never cut: a long one widens its box
   const size = (c) => ({
