@@ -5,7 +5,9 @@
     python bench/explorer_bench.py --before /tmp/hw-main   # also the same store with another checkout
 
 The store (``tests/explorer/synthetic.wide_events``): a binary tree of 2,047 tables of 25 columns,
-1,023 jobs, 89,001 column edges upstream of its root. Measured in the page (``performance.now()``),
+1,023 jobs, 89,001 column edges upstream of its root; and (``synthetic.warehouse_events``) 2,000
+tables in 6 layers, one database each, upstream of ``exposures.board`` (3,080 cards: "zoom to fit"
+there draws the view's map of its 6 groups). Measured in the page (``performance.now()``),
 best of ``--rounds``, with the 500-node layered store of the browser tests as the baseline measured
 in the same run:
 
@@ -39,7 +41,7 @@ if os.environ.get("HEADWATER_BENCH_SRC"):  # --before: the other checkout's head
     sys.path.insert(0, os.environ["HEADWATER_BENCH_SRC"])
 
 from tests.explorer.helpers import CHROMIUM, CHROMIUM_ARGS, Server  # noqa: E402
-from tests.explorer.synthetic import synthetic_events, wide_events  # noqa: E402
+from tests.explorer.synthetic import synthetic_events, warehouse_events, wide_events  # noqa: E402
 
 from headwater.store import open_store  # noqa: E402
 
@@ -134,8 +136,11 @@ def measure(page, server: Server, root: int, field: int, rounds: int) -> dict[st
 STORES = {
     "500-node layered (baseline)": (synthetic_events, "l9_t00", "l9_t00.b"),
     "2,047-table tree": (wide_events, "w10_0000", "w10_0000.c01"),
+    "2,000 tables, 6 layers": (warehouse_events, "exposures.board", "exposures.board.b"),
 }
 WIDE = "2,047-table tree"
+LAYERS = "2,000 tables, 6 layers"
+COMPARED = [WIDE, LAYERS]  # measured with the other checkout too (--before)
 
 
 def run(labels: list[str], rounds: int) -> dict[str, dict[str, float]]:
@@ -158,9 +163,9 @@ def run(labels: list[str], rounds: int) -> dict[str, dict[str, float]]:
     return results
 
 
-def before(checkout: Path, rounds: int) -> dict[str, float]:
-    """The 2,047-table store measured with another checkout's server and page (its ``src``), in a
-    child process of this run."""
+def before(checkout: Path, rounds: int) -> dict[str, dict[str, float]]:
+    """The 2,047- and 2,000-table stores measured with another checkout's server and page (its
+    ``src``), in a child process of this run."""
     env = {**os.environ, "HEADWATER_BENCH_SRC": str(checkout / "src")}
     out = subprocess.run(
         [sys.executable, __file__, "--rounds", str(rounds), "--json"],
@@ -169,37 +174,39 @@ def before(checkout: Path, rounds: int) -> dict[str, float]:
         capture_output=True,
         text=True,
     )
-    return json.loads(out.stdout)[WIDE]
+    return json.loads(out.stdout)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--before", type=Path, help="a checkout of the version to compare with (e.g. a worktree of main)")
-    ap.add_argument("--json", action="store_true", help="print the 2,047-table figures as JSON (used by --before)")
+    ap.add_argument("--json", action="store_true", help="print the large stores' figures as JSON (used by --before)")
     args = ap.parse_args()
     if args.json:
-        print(json.dumps(run([WIDE], args.rounds)))
+        print(json.dumps(run(COMPARED, args.rounds)))
         return 0
     if not args.before:
         results = run(list(STORES), args.rounds)
     else:  # rounds alternate between the two versions, so that both see the same load
         results = {}
         for _ in range(args.rounds):
-            for label, figures in [*run(list(STORES), 1).items(), (f"{WIDE}, before", before(args.before, 1))]:
+            old = [(f"{label}, before", figures) for label, figures in before(args.before, 1).items()]
+            for label, figures in [*run(list(STORES), 1).items(), *old]:
                 best = results.setdefault(label, figures)
                 for k, v in figures.items():
                     best[k] = min(best[k], v)
     base = results["500-node layered (baseline)"]
     big = results[WIDE]
     head = f"{'':24}" + "".join(f"{label:>30}" for label in results) + f"{'vs base':>9}"
-    print(head + (f"{'after/before':>14}" if args.before else ""))
+    print(head + ("".join(f"{'after/before':>14}" for _ in COMPARED) if args.before else ""))
     for key in base:
         row = "".join(f"{r.get(key, float('nan')):>30,.1f}" for r in results.values())
         line = f"{key:24}{row}{big[key] / base[key] if base[key] else 0:>8.1f}x"
         if args.before:
-            old = results[f"{WIDE}, before"].get(key)
-            line += f"{big[key] / old:>13.2f}x" if old else f"{'':>14}"
+            for label in COMPARED:
+                old = results[f"{label}, before"].get(key)
+                line += f"{results[label][key] / old:>13.2f}x" if old else f"{'':>14}"
         print(line)
     return 0
 

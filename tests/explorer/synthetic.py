@@ -4,6 +4,8 @@
   one job reading tables 3t, 3t + 1 and 3t + 2 (mod 38) of layer k - 1. Upstream of ``l9_t00`` at
   full depth is a graph of 498 nodes (268 tables, 230 jobs) and 920 edges.
 - ``hub``: 10 sources → ``hub`` → 120 marts → 120 reports: ``hub`` has a fan-out of 120 jobs.
+- ``warehouse_events``: 2,000 tables in 6 layers, one database each (raw 920, staging 620,
+  intermediate 300, marts 119, reports 40, exposures 1): upstream of ``exposures.board`` is all of it.
 - ``fan_in_events``: a table ``fan_in`` written by 52 jobs, each copying one source ``feed_00`` …
   ``feed_51`` (a separate store, for the folding of many writers).
 
@@ -13,6 +15,8 @@ filters (FILTER, INDIRECT).
 """
 
 from __future__ import annotations
+
+from itertools import pairwise
 
 from headwater.model import (
     ColumnRef,
@@ -39,7 +43,9 @@ COLUMNS = ("id", "a", "b", "c")
 
 
 def table(name: str) -> TableRef:
-    return TableRef("internal", DB, name)
+    """``name`` in the ``synth`` database, or ``db.name`` in its own."""
+    db, _, short = name.rpartition(".")
+    return TableRef("internal", db or DB, short)
 
 
 def event(target: str, inputs: list[str], k: int, qid: str | None = None) -> LineageInfo:
@@ -211,4 +217,28 @@ def wide_events() -> list[LineageInfo]:
             k += 1
         width //= 2
         level += 1
+    return out
+
+
+# The layers of the 2,000-table warehouse (its databases) and their table counts.
+WAREHOUSE_LAYERS = {"raw": 920, "staging": 620, "intermediate": 300, "marts": 119, "reports": 40, "exposures": 1}
+
+
+def warehouse_name(layer: str, k: int) -> str:
+    return "exposures.board" if layer == "exposures" else f"{layer}.{layer[:3]}_{k:04d}"
+
+
+def warehouse_events() -> list[LineageInfo]:
+    """2,000 tables in 6 layers, each layer a database: table t of a layer of n tables is written by
+    one job reading the tables i of the layer below (of m) with ``i * n // m == t`` — every table
+    is read once, so upstream of ``exposures.board`` (reading the 40 reports) is the whole
+    warehouse: 2,000 tables and 1,080 jobs."""
+    out: list[LineageInfo] = []
+    layers = list(WAREHOUSE_LAYERS.items())
+    n = 0
+    for (below, m), (layer, count) in pairwise(layers):
+        for t in range(count):
+            inputs = [warehouse_name(below, i) for i in range(m) if i * count // m == t]
+            out.append(event(warehouse_name(layer, t), inputs, n, qid=f"wh-{layer}-{t}"))
+            n += 1
     return out

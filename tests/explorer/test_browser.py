@@ -413,7 +413,7 @@ def test_fan_out_over_50_shows_50_then_more(page: Any, big_server: Server) -> No
     assert page.locator("#more-list").is_visible()
     page.click("#more-next")
     settle(page)
-    assert jobs_down() == 100 and stub.locator("text").text_content() == "+20 more — show"
+    assert jobs_down() == 100 and stub.locator("text.sname").text_content() == "+20 more — show"
     # or use the banner's button
     page.click("#notices button.more")
     settle(page)

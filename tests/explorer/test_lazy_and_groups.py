@@ -53,7 +53,7 @@ def test_hundreds_of_outputs_open_a_searchable_list(page: Any, big_server: Serve
     goto(page, big_server, f"/node/{hub}?dir=DOWNSTREAM&depth=1")
     drawn = ids(page, "[data-kind=node][data-type=JOB]")
     assert len(drawn) == 50 and drawn <= set(readers)
-    assert texts(page, "[data-kind=stub] text") == [f"+{MARTS - 50} more — search…"]
+    assert texts(page, "[data-kind=stub] text.sname") == [f"+{MARTS - 50} more — search…"]
     page.dispatch_event("[data-kind=stub]", "click")
     assert page.locator("#more-list").is_visible()
     assert page.text_content("#more-count") == f"{MARTS - 50} of {MARTS - 50}"
@@ -68,7 +68,7 @@ def test_hundreds_of_outputs_open_a_searchable_list(page: Any, big_server: Serve
     settle(page)
     assert not page.locator("#more-list").is_visible()
     assert ids(page, "[data-kind=node][data-type=JOB]") == drawn | {pick}
-    assert texts(page, "[data-kind=stub] text") == [f"+{MARTS - 51} more — search…"]
+    assert texts(page, "[data-kind=stub] text.sname") == [f"+{MARTS - 51} more — search…"]
 
 
 def test_a_table_with_52_writers_folds_them_into_one_node(page: Any, fan_server: Server) -> None:
@@ -95,7 +95,7 @@ def test_a_table_with_52_writers_folds_them_into_one_node(page: Any, fan_server:
     assert page.locator("[data-kind=group]").count() == 0
     shown = ids(page, "[data-kind=node][data-type=JOB]") & writers
     assert len(shown) == 50
-    assert texts(page, "[data-kind=stub] text") == [f"+{FAN_IN - 50} more — show"]
+    assert texts(page, "[data-kind=stub] text.sname") == [f"+{FAN_IN - 50} more — show"]
 
 
 def boxes(page: Any) -> dict[str, list[dict[str, float]]]:

@@ -24,7 +24,7 @@ function graphRules() {
     } catch {
       continue; // another origin's sheet
     }
-    for (const r of rules) if (r.selectorText?.includes("#graph") || /^\.(node|edge|cedge|field|stub|toggle|lodname|groupbox)/.test(r.selectorText || "")) out.push(r.cssText);
+    for (const r of rules) if (r.selectorText?.includes("#graph") || /^\.(node|edge|cedge|field|stub|toggle|lodname|groupbox|dot)/.test(r.selectorText || "")) out.push(r.cssText);
   }
   const root = getComputedStyle(document.documentElement);
   const vars = ["--ink", "--muted", "--accent", "--root", "--line", "--bg", "--up", "--down"]
@@ -42,7 +42,8 @@ export function graphSvg(svg, bounds) {
   copy.setAttribute("width", w);
   copy.setAttribute("height", h);
   copy.setAttribute("viewBox", `0 0 ${w} ${h}`);
-  copy.classList.remove("lod", "far", "panning");
+  copy.classList.remove("lod", "norows", "far", "map-on", "panning"); // the graph at scale 1, whole
+  copy.querySelector(".map")?.remove();
   const vp = copy.querySelector(".viewport");
   if (vp) {
     vp.setAttribute("transform", `translate(${PAD},${PAD})`);

@@ -1,5 +1,7 @@
 // SVG rendering of the lineage graph: cards, column rows, edges, pan and zoom, highlighting.
 
+import { drawMap } from "./map.js";
+
 const SVG = "http://www.w3.org/2000/svg";
 export const CARD_W = 210;
 const CARD_W_MAX = 360;
@@ -59,17 +61,26 @@ export function displayName(node) {
   return node.short;
 }
 
-// Below this scale a card's own text is too small to read: a label drawn at a fixed size on screen
-// replaces it (level of detail), so no card is ever a blank box.
-export const LOD_SCALE = 0.62;
+// Levels of detail: at every zoom a text is drawn at 10 CSS px or more on screen, or replaced by a
+// simpler drawing.
+//   k >= LOD_SCALE: the cards as they are (their smallest text, the type line, is 10 px at 1);
+//   below it: each card's own text gives way to its name drawn at LOD_PX on screen;
+//   below ROWS_SCALE: a column row's text would be under ROW_MIN_PX, so rows are bars (no text);
+//   below MIN_FIT_SCALE ("far"): a card is a dot with its name as tooltip, and a view too large
+//   to fit legibly at MIN_FIT_SCALE is drawn as its map (clusters with counts, map.js) instead.
+export const LOD_SCALE = 1;
 const LOD_PX = 11;
 // A column row's font size (CSS px at scale 1), and the least it may be on screen to be read.
 export const ROW_FONT_PX = 12.5;
 export const ROW_MIN_PX = 10;
+export const ROWS_SCALE = ROW_MIN_PX / ROW_FONT_PX;
 // How far past its card's right edge a level-of-detail name may run, in graph units (its room).
 const LOD_OVERHANG = 90;
 // The smallest scale "fit" uses: there, the fixed-size labels still fit their cards' rows.
 export const MIN_FIT_SCALE = 0.3;
+// The scale "fit" gives a view shown as its map (any scale under MIN_FIT_SCALE draws the map).
+const MAP_SCALE = 0.2;
+const DOT_PX = 5;
 
 export function colourOf(edge) {
   return SUBTYPE_COLOURS[edge.subtype] || OTHER_COLOUR;
@@ -108,19 +119,49 @@ function longestFit(cut, max, px, weight, maxWidth) {
   return cut(lo);
 }
 
-function fit(text, px, weight, maxWidth) {
-  if (width(text, px, weight) <= maxWidth) return text;
-  return longestFit((n) => `${text.slice(0, n)}…`, text.length, px, weight, maxWidth);
+// Where a name may be cut: before a separator (. _ / # - space), never inside a part of it.
+const SEPARATOR = /[._/#\- ]/;
+export function boundaries(text) {
+  const at = [];
+  for (let i = 1; i < text.length; i++) if (SEPARATOR.test(text[i]) && !SEPARATOR.test(text[i - 1])) at.push(i);
+  return at;
 }
 
-// Cut in the middle: a job's name keeps its file's start and its statement's end (02_ma…sql#5).
-function fitMiddle(text, px, weight, maxWidth) {
+// The name whole when it fits, else its longest start that ends at a boundary, with "…"
+// (fct_store_sales -> fct_store…); "" when not even its first part fits (the full name is the
+// element's title, shown on hover).
+export function fit(text, px, weight, maxWidth) {
   if (width(text, px, weight) <= maxWidth) return text;
-  const cut = (keep) => {
-    const head = Math.ceil(keep / 2);
-    return keep < 2 ? `${text.slice(0, 1)}…` : `${text.slice(0, head)}…${text.slice(text.length - (keep - head))}`;
-  };
-  return longestFit(cut, text.length - 1, px, weight, maxWidth);
+  const cuts = boundaries(text);
+  if (!cuts.length || width(`${text.slice(0, cuts[0])}…`, px, weight) > maxWidth) return "";
+  return longestFit((n) => `${text.slice(0, cuts[n])}…`, cuts.length - 1, px, weight, maxWidth);
+}
+
+// Cut in the middle at boundaries: a job's name keeps its file's start and its statement's end
+// (02_marts….sql#5 -> 02_marts…#5); "" when no such cut fits.
+export function fitMiddle(text, px, weight, maxWidth) {
+  if (width(text, px, weight) <= maxWidth) return text;
+  const cuts = boundaries(text);
+  let best = "";
+  for (let t = cuts.length - 1; t >= 0; t--) {
+    const tail = text.slice(cuts[t] + (text[cuts[t]] === "#" ? 0 : 1));
+    const heads = cuts.filter((c) => c < cuts[t]);
+    if (!heads.length || width(`${text.slice(0, heads[0])}…${tail}`, px, weight) > maxWidth) continue;
+    const s = longestFit((n) => `${text.slice(0, heads[n])}…${tail}`, heads.length - 1, px, weight, maxWidth);
+    if (s.length > best.length) best = s;
+  }
+  return best || fit(text, px, weight, maxWidth);
+}
+
+// A dotted prefix cut from its start, its last parts kept whole (internal.mart -> …mart).
+function fitTail(text, px, weight, maxWidth) {
+  if (width(text, px, weight) <= maxWidth) return text;
+  const parts = text.split(".");
+  for (let k = 1; k < parts.length; k++) {
+    const s = `…${parts.slice(k).join(".")}`;
+    if (width(s, px, weight) <= maxWidth) return s;
+  }
+  return "";
 }
 
 // The size a node takes: cards grow with their shown rows.
@@ -145,6 +186,7 @@ export function nodeSize(node, rows, extraRow) {
   return { width, height: HEADER + Math.max(1, rows.length + (extraRow ? 1 : 0)) * ROW + 6 };
 }
 
+const CUTS = { start: fit, middle: fitMiddle, tail: fitTail };
 const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, Math.ceil(v)));
 // Above this many cards, only what is near the view is drawn.
 export const CULL_MIN = 1200;
@@ -164,6 +206,7 @@ export class GraphView {
     this.defs = el("defs", {}, svg);
     this.markers = new Set();
     this.viewport = el("g", { class: "viewport" }, svg);
+    this.mapLayer = el("g", { class: "map" }, svg); // a view too large to read, zoomed out (map.js)
     this.bounds = { width: 0, height: 0 };
     this.positions = new Map();
     this.lodTexts = new Map();
@@ -235,6 +278,11 @@ export class GraphView {
     this.drawables = all;
     this.drawn = new Map(); // drawable key -> element
     this.culling = scene.nodes.length > CULL_MIN;
+    // its map, when it has two clusters or more and the view cannot be read whole at MIN_FIT_SCALE
+    const v = this.viewSize();
+    this.map = scene.map && scene.map.clusters.length > 1
+      && (scene.width * MIN_FIT_SCALE > v.width - 60 || scene.height * MIN_FIT_SCALE > v.height - 40) ? scene.map : null;
+    this._mapDrawn = null;
     this._culled = null;
     this.hl = null;
     if (!this.culling) this._draw(() => true);
@@ -290,7 +338,7 @@ export class GraphView {
       return fn();
     } finally {
       this._culled = null;
-      this._cull();
+      if (!this.mapShown()) this._cull();
     }
   }
 
@@ -331,8 +379,9 @@ export class GraphView {
         role: "button",
       }, parent);
       el("rect", { width: box.width, height: box.height, rx: 15 }, g);
-      const t = el("text", { x: box.width / 2, y: box.height / 2 + 4, "text-anchor": "middle" }, g);
+      const t = el("text", { class: "sname", x: box.width / 2, y: box.height / 2 + 4, "text-anchor": "middle" }, g);
       t.textContent = item.stub.hidden > 50 ? `+${item.stub.hidden} more — search…` : `+${item.stub.hidden} more — show`;
+      this._lodText(el("text", { class: "lodname", x: 8, y: box.height / 2 }, g), `+${item.stub.hidden} more`, box.width + LOD_OVERHANG, 600);
       el("title", {}, g).textContent = `${item.stub.shown} of ${item.stub.shown + item.stub.hidden} neighbours shown`;
       this.elements.set(`stub:${item.id}`, g);
       return g;
@@ -355,15 +404,18 @@ export class GraphView {
       el("rect", { class: "card", width: box.width, height: box.height, rx: 16 }, g);
       el("circle", { cx: 16, cy: box.height / 2, r: 5, fill: colour }, g);
       const t = el("text", { class: "name", x: 28, y: box.height / 2 + 4 }, g);
-      t.textContent = fit(displayName(node), 12, 500, box.width - 40);
-      this._lodText(el("text", { class: "lodname", x: 8, y: box.height / 2 }, g), displayName(node), box.width + 90, 500, true);
+      t.textContent = fitMiddle(displayName(node), 12, 500, box.width - 40);
+      this._lodText(el("text", { class: "lodname", x: 8, y: box.height / 2 }, g), displayName(node), box.width + LOD_OVERHANG, 500, "middle");
+      el("circle", { class: "dot", cx: box.width / 2, cy: box.height / 2, r: 4, fill: colour }, g);
       return g;
     }
     el("rect", { class: "card", width: box.width, height: box.height, rx: 8 }, g);
     el("rect", { class: "accent", width: 5, height: box.height, rx: 2, fill: colour }, g);
     const type = el("text", { class: "type", x: 14, y: 17, fill: colour }, g);
     const where = node.name.slice(0, Math.max(0, node.name.length - node.short.length - 1));
-    type.textContent = fit(where ? `${node.type} · ${where}` : node.type, 10, 600, box.width - 50);
+    const room = box.width - 50 - width(`${node.type} · `, 10, 600);
+    const at = where ? fitTail(where, 10, 600, room) : "";
+    type.textContent = at ? `${node.type} · ${at}` : node.type;
     const name = el("text", { class: "name", x: 14, y: 35 }, g);
     name.textContent = fit(node.short, 13.5, 650, box.width - 50);
     if (expandable(node)) {
@@ -380,7 +432,8 @@ export class GraphView {
       el("path", { d: item.expanded ? "M5,8 L10,13 L15,8" : "M8,5 L13,10 L8,15" }, tg);
     }
     // after the toggle: zoomed out, the name (with its halo) is painted over it
-    this._lodText(el("text", { class: "lodname", x: 10, y: HEADER / 2 }, g), node.short, box.width + 60, 650);
+    this._lodText(el("text", { class: "lodname", x: 10, y: HEADER / 2 }, g), node.short, box.width + LOD_OVERHANG, 650);
+    el("circle", { class: "dot", cx: box.width / 2, cy: HEADER / 2, r: 4, fill: colour }, g);
     if (!item.rows) return g;
     const prefix = `${node.short}.`;
     if (!item.rows.length && !item.extraRow) {
@@ -422,8 +475,8 @@ export class GraphView {
     const g = el("g", { class: "groupbox", "data-group": b.group, transform: `translate(${b.x},${b.y})` }, parent);
     el("rect", { width: b.width, height: b.height, rx: 10 }, g);
     const t = el("text", { class: "gname", x: 10, y: 16 }, g);
-    t.textContent = fit(b.group, 11, 650, b.width - 20);
-    this._lodText(el("text", { class: "lodname", x: 6, y: 14 }, g), b.group, b.width + 40, 700);
+    t.textContent = fitTail(b.group, 11, 650, b.width - 20);
+    this._lodText(el("text", { class: "lodname", x: 6, y: 14 }, g), b.group, b.width + 40, 700, "tail");
     el("title", {}, g).textContent = b.group;
     return g;
   }
@@ -448,7 +501,8 @@ export class GraphView {
     el("circle", { cx: 16, cy: 16, r: 5, fill: TYPE_COLOURS.JOB }, g);
     el("text", { class: "name", x: 28, y: 20 }, g).textContent = node.short;
     el("text", { class: "sub", x: 28, y: 35 }, g).textContent = "writers — click to show";
-    this._lodText(el("text", { class: "lodname", x: 8, y: box.height / 2 }, g), node.short, box.width + 90, 600);
+    this._lodText(el("text", { class: "lodname", x: 8, y: box.height / 2 }, g), node.short, box.width + LOD_OVERHANG, 600);
+    el("circle", { class: "dot", cx: box.width / 2, cy: box.height / 2, r: 4, fill: TYPE_COLOURS.JOB }, g);
     return g;
   }
 
@@ -553,12 +607,27 @@ export class GraphView {
 
   // ---------------------------------------------------------------- pan and zoom
 
+  // The map is drawn instead of the graph: a view too large to read whole, zoomed out under
+  // MIN_FIT_SCALE.
+  mapShown() {
+    return !!this.map && this.t.k < MIN_FIT_SCALE;
+  }
+
   _apply() {
-    this._cull(); // at once: what a move brings into view exists when the move returns
+    if (!this.mapShown()) this._cull(); // at once: what a move brings into view exists when the move returns
     if (this._frame) return;
     this._frame = requestAnimationFrame(() => {
       this._frame = null;
       const { x, y, k } = this.t;
+      // The map, when shown, covers the graph (an opaque layer over it): the graph is left as
+      // it is, so entering and leaving the map restyles and lays out no card.
+      const map = this.mapShown();
+      if (map !== this.svg.classList.contains("map-on")) this.svg.classList.toggle("map-on", map);
+      if (map) {
+        this._drawMap();
+        this._minimap();
+        return;
+      }
       this.viewport.setAttribute("transform", `translate(${x.toFixed(1)},${y.toFixed(1)}) scale(${k.toFixed(4)})`);
       // Zoomed out, a card's own text is unreadable: each card shows its name at LOD_PX on
       // screen instead, and the small text (columns, ports) is not painted, which also keeps
@@ -570,7 +639,13 @@ export class GraphView {
         this.lod = lod;
         this.svg.classList.toggle("lod", lod);
       }
+      const norows = k < ROWS_SCALE;
+      if (norows !== this.norows) {
+        this.norows = norows;
+        this.svg.classList.toggle("norows", norows);
+      }
       const far = k < MIN_FIT_SCALE;
+      this.viewport.style.setProperty("--dot-r", `${(DOT_PX / k).toFixed(2)}px`);
       if (far !== this.far) {
         this.far = far;
         this.svg.classList.toggle("far", far);
@@ -580,10 +655,11 @@ export class GraphView {
   }
 
   // A level-of-detail label: its text is cut to the room it has at the scale it is drawn at.
-  _lodText(t, full, room, weight, middle = false) {
+  // mode: how a name too long is cut (fit, fitMiddle, fitTail).
+  _lodText(t, full, room, weight, mode = "start") {
     const key = this._owner ?? "";
     if (!this.lodTexts.has(key)) this.lodTexts.set(key, []);
-    this.lodTexts.get(key).push({ t, full, room, weight, middle });
+    this.lodTexts.get(key).push({ t, full, room, weight, cut: CUTS[mode] });
     t.appendChild(document.createTextNode(full));
   }
 
@@ -592,8 +668,8 @@ export class GraphView {
     if (bucket === this._lodBucket) return; // (drawing more resets the bucket)
     this._lodBucket = bucket;
     const px = LOD_PX / (bucket / 40);
-    for (const { t, full, room, weight, middle } of [...this.lodTexts.values()].flat()) {
-      t.lastChild.nodeValue = middle ? fitMiddle(full, px, weight, room) : fit(full, px, weight, room);
+    for (const { t, full, room, weight, cut } of [...this.lodTexts.values()].flat()) {
+      t.lastChild.nodeValue = cut(full, px, weight, room);
     }
   }
 
@@ -621,9 +697,64 @@ export class GraphView {
     });
   }
 
+  _drawMap() {
+    const v = this.viewSize();
+    const key = `${v.width}x${v.height}`;
+    if (this._mapDrawn?.map === this.map && this._mapDrawn.key === key) return;
+    const a = this.freeArea();
+    this._mapBoxes = drawMap(this.mapLayer, this.map, a);
+    this._mapDrawn = { map: this.map, key };
+  }
+
+  // The cluster of the map under a point of the canvas, or null.
+  clusterAt(cx, cy) {
+    if (!this.mapShown() || !this._mapBoxes) return null;
+    for (const [key, b] of this._mapBoxes) {
+      if (cx >= b.x && cx <= b.x + b.width && cy >= b.y && cy <= b.y + b.height) return key;
+    }
+    return null;
+  }
+
+  // Open a cluster of the map: the graph fitted to its cards' box (at MIN_FIT_SCALE at least).
+  openCluster(key) {
+    const c = this.map?.clusters.find((x) => x.key === key);
+    if (!c) return;
+    const boxes = c.members.map((id) => this.positions.get(id)).filter(Boolean);
+    if (!boxes.length) return;
+    const x0 = Math.min(...boxes.map((b) => b.x));
+    const y0 = Math.min(...boxes.map((b) => b.y));
+    const x1 = Math.max(...boxes.map((b) => b.x + b.width));
+    const y1 = Math.max(...boxes.map((b) => b.y + b.height));
+    this.fitBox({ x0, y0, x1, y1 });
+  }
+
+  // Leave the map for the graph around the root, at MIN_FIT_SCALE.
+  openRoot() {
+    const root = this.scene?.nodes.find((it) => it.root);
+    this.t.k = MIN_FIT_SCALE;
+    if (root) this.centerOn(root.id);
+    else this._apply();
+  }
+
+  // A box of the graph (graph units) centred in the free area, at the largest zoom that fits
+  // (at most 1.2, at least MIN_FIT_SCALE).
+  fitBox(b) {
+    const a = this.freeArea();
+    const pad = 16;
+    const fw = a.x1 - a.x0 - 2 * pad;
+    const fh = a.y1 - a.y0 - 2 * pad;
+    const k = Math.max(MIN_FIT_SCALE, Math.min(1.2, fw / Math.max(1, b.x1 - b.x0 + LOD_OVERHANG), fh / Math.max(1, b.y1 - b.y0)));
+    this.t = { k, x: (a.x0 + a.x1) / 2 - ((b.x0 + b.x1) / 2) * k, y: (a.y0 + a.y1) / 2 - ((b.y0 + b.y1) / 2) * k };
+    this._apply();
+  }
+
   _minimap() {
     const box = this.mini;
     if (!box) return;
+    if (this.mapShown()) {
+      box.hidden = true;
+      return;
+    }
     const v = this.viewSize();
     const { x, y, k } = this.t;
     const w = this.bounds.width;
@@ -656,6 +787,11 @@ export class GraphView {
   }
 
   zoomBy(factor, cx, cy) {
+    if (this.mapShown() && factor > 1) {
+      // zooming into the map opens the cluster under the pointer (or the graph around the root)
+      const key = cx === undefined ? null : this.clusterAt(cx, cy);
+      return key === null ? this.openRoot() : this.openCluster(key);
+    }
     const r = this.viewSize();
     const px = cx ?? r.width / 2;
     const py = cy ?? r.height / 2;
@@ -683,6 +819,12 @@ export class GraphView {
   // down to MIN_FIT_SCALE (where every card's label is still readable); a graph larger than that is
   // shown at MIN_FIT_SCALE around `focusId` (the root) and its neighbours, with the minimap.
   fit(focusId, anchor = 0.5) {
+    if (this.map && (focusId === undefined || focusId === null)) {
+      // the whole of a view too large to read: its map
+      this.t.k = MAP_SCALE;
+      this._apply();
+      return;
+    }
     const a = this.freeArea();
     const pad = 16;
     const fw = a.x1 - a.x0 - 2 * pad;
@@ -786,6 +928,8 @@ export class GraphView {
           return this.h.onGroup?.(id);
         case "morecols":
           return this.h.onMoreColumns?.(Number(id));
+        case "cluster":
+          return this.openCluster(id);
         case "cedge":
         case "edge":
           return this.h.onEdgeClick?.(t, ev);

@@ -9,6 +9,7 @@ import { ApiError, api, setToken, setUnauthorizedHandler } from "./api.js";
 import { badge, fill, fmtTime, h } from "./dom.js";
 import { GraphView, HEADER, ROW_FONT_PX, ROW_MIN_PX, TYPE_COLOURS, displayName, expandable, nodeSize } from "./graph.js";
 import { layeredLayout } from "./layout.js";
+import { clusterMap } from "./map.js";
 import { FAN_OUT, NODE_TYPES, buildView, columnEdges } from "./model.js";
 import {
   renderEdgeStatement,
@@ -489,6 +490,7 @@ function draw() {
     edgeByEnds: new Map(view.edges.map((e) => [`${e.source}>${e.target}`, e])),
     crossings: lay.crossings,
     groups: lay.groups,
+    map: mapOf(items, edges, groups),
   };
   ui.scene = scene;
   graph.render(scene);
@@ -540,6 +542,21 @@ function draw() {
   centerIfPending();
 }
 
+// The view's map (drawn zoomed out when the view is too large to read whole): its cards by the
+// grouping picked, by database when none is.
+function mapOf(items, edges, groups) {
+  let by = groups;
+  if (route.group === "none") {
+    by = new Map(items.map((it) => [it.id, it.node ? groupOf(it.node, "db") : null]));
+    const shared = commonPrefix([...new Set([...by.values()].filter((g) => g !== null))]);
+    if (shared) for (const [id, g] of by) if (g !== null) by.set(id, g.slice(shared.length));
+  }
+  const map = clusterMap(items, edges, (it) => by.get(it.id) ?? null, expandable);
+  const label = { none: "database", db: "database", catalog: "catalog" }[route.group] ?? route.group.slice(2);
+  map.title = `${map.title} by ${label}, zoomed out: click a group or zoom into it to open it`;
+  return map;
+}
+
 // After "expand all": columns drawn below ROW_MIN_PX on screen cannot be read. Say so, and offer
 // a zoom at which they can (around the root) and the path-only view of a selected column.
 function rowsTooSmall(rootId) {
@@ -556,7 +573,7 @@ function rowsTooSmall(rootId) {
     } }, "path only")
     : h("span", {}, "or click a column and pick path only");
   const collapse = h("button", { type: "button", onclick: () => go({ exp: new Set() }, true) }, "collapse all");
-  return ["warn", `Too large to read its columns: at the zoom that fits this view, they would be ${px.toFixed(1)} px. `,
+  return ["warn", `Too large to read its columns: at the zoom that fits this view, they would be ${px.toFixed(1)} px (drawn as bars). `,
     zoom, " ", path, " ", collapse];
 }
 
