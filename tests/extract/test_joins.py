@@ -84,3 +84,11 @@ def test_parenthesised_nested_joins_keep_every_table(dialect):
         ("JOIN", "t1.id = t4.id"),
     ]
     assert [d.code for d in e.diagnostics] == ["target_bound_by_name"]
+
+
+def test_star_over_an_unknown_left_side_takes_a_using_column_from_the_left():
+    """``SELECT * FROM a LEFT JOIN b USING (k)`` with ``a``'s columns unknown: ``k`` is ``a.k`` (the
+    left side's after a LEFT join), even though only ``b``'s columns can be listed."""
+    e = one_event("INSERT INTO t SELECT * FROM other o LEFT JOIN customers c USING (id)", SCHEMA)
+    ids = [d for d in direct(e) if d[0] == "id"]
+    assert ids == [("id", "other.id", "IDENTITY")]

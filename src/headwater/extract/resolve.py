@@ -515,8 +515,12 @@ class Resolver(SourceBinder):
                 if col in replaced:
                     items.append(replaced[col])
                     continue
-                # (``exp.to_identifier(name, quoted=True)`` of a text is this identifier)
-                table = None if qualifier is None and col in scope.merged else _IDENTIFIER(this=key, quoted=True)
+                # (``exp.to_identifier(name, quoted=True)`` of a text is this identifier); a USING column is
+                # its left side's, whichever side lists it (the left one's columns may be unknown)
+                owner = key
+                if qualifier is None and col in scope.using and scope.using[col] is not src:
+                    owner = next((k for k, s in scope.sources.items() if s is scope.using[col]), key)
+                table = None if qualifier is None and col in scope.merged else _IDENTIFIER(this=owner, quoted=True)
                 items.append(_COLUMN(this=_IDENTIFIER(this=col, quoted=True), table=table))
         return unknown
 
