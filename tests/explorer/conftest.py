@@ -17,8 +17,7 @@ from typing import Any
 import pytest
 
 from headwater.service.demo import demo_store
-from headwater.store import open_store
-from tests.explorer.helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, Server
+from tests.explorer.helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, Server, serve_events
 from tests.explorer.synthetic import synthetic_events
 
 
@@ -33,12 +32,8 @@ def demo_server() -> Iterator[Server]:
 
 @pytest.fixture(scope="session")
 def big_server() -> Iterator[Server]:
-    with tempfile.TemporaryDirectory(prefix="hw-explorer-big-") as tmp:
-        store = open_store(f"sqlite:///{tmp}/big.db")
-        store.record_batch(synthetic_events())
-        with Server(store) as srv:
-            yield srv
-        store.close()
+    with serve_events(synthetic_events(), "big") as srv:
+        yield srv
 
 
 @pytest.fixture(scope="session")

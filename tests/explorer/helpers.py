@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import os
 import socket
+import tempfile
 import threading
 import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import uvicorn
 
 from headwater.service import create_app
-from headwater.store import LineageStore
+from headwater.store import LineageStore, open_store
 
 CHROMIUM = os.environ.get("HEADWATER_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -59,3 +62,14 @@ class Server:
     def __exit__(self, *exc: Any) -> None:
         self.server.should_exit = True
         self.thread.join(10)
+
+
+@contextmanager
+def serve_events(events: Iterable[Any], name: str) -> Iterator[Server]:
+    """A ``Server`` over a new SQLite store (in a temporary directory) holding ``events``."""
+    with tempfile.TemporaryDirectory(prefix=f"hw-explorer-{name}-") as tmp:
+        store = open_store(f"sqlite:///{tmp}/{name}.db")
+        store.record_batch(list(events))
+        with Server(store) as srv:
+            yield srv
+        store.close()

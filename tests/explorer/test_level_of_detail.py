@@ -9,7 +9,6 @@ Stores: the warehouse fixture (25 tables around ``rpt.top_customers``) and a gen
 
 from __future__ import annotations
 
-import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from itertools import pairwise
@@ -17,8 +16,7 @@ from typing import Any
 
 import pytest
 
-from headwater.store import open_store
-from tests.explorer.helpers import Server
+from tests.explorer.helpers import Server, serve_events
 from tests.explorer.synthetic import WAREHOUSE_LAYERS, warehouse_events
 from tests.explorer.test_browser import goto, nid, settle, shot
 from tests.explorer.test_warehouse_explorer import warehouse_server  # noqa: F401 (a fixture)
@@ -74,12 +72,8 @@ def clusters(page: Any) -> dict[str, tuple[int, int]]:
 
 @pytest.fixture(scope="module")
 def layers_server() -> Iterator[Server]:
-    with tempfile.TemporaryDirectory(prefix="hw-explorer-layers-") as tmp:
-        store = open_store(f"sqlite:///{tmp}/layers.db")
-        store.record_batch(warehouse_events())
-        with Server(store) as srv:
-            yield srv
-        store.close()
+    with serve_events(warehouse_events(), "layers") as srv:
+        yield srv
 
 
 def test_every_text_of_the_25_table_view_is_10px_or_more_at_every_zoom(

@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from headwater.store import LineageStore, open_store
-from tests.explorer.helpers import Server
+from tests.explorer.helpers import Server, serve_events
 from tests.explorer.synthetic import WIDE_COLUMNS, wide_events
 from tests.explorer.test_browser import goto, ids, nid, settle, shot
 
@@ -60,12 +60,8 @@ def warehouse_server() -> Iterator[Server]:
 
 @pytest.fixture(scope="module")
 def wide_server() -> Iterator[Server]:
-    with tempfile.TemporaryDirectory(prefix="hw-explorer-wide-") as tmp:
-        store = open_store(f"sqlite:///{tmp}/wide.db")
-        store.record_batch(wide_events())
-        with Server(store) as srv:
-            yield srv
-        store.close()
+    with serve_events(wide_events(), "wide") as srv:
+        yield srv
 
 
 def label_sizes(page: Any) -> list[tuple[str, float]]:
