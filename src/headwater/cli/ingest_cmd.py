@@ -41,6 +41,7 @@ from headwater.model import EventFormatError, LineageInfo, Severity, Status, bou
 from headwater.model.job import JOB_PROPERTY
 from headwater.model.ol_naming import OpenLineageNaming
 from headwater.project import ProjectContext, ProjectFile, StatementOutcome, collect_files, order_files, project_root
+from headwater.project.job_names import FileJobNames
 from headwater.store import LineageStore, StoreError
 from headwater.store.catalog import StoreCatalog
 from headwater.store.from_ddl import TableDefinition
@@ -86,6 +87,7 @@ class IngestTotals:
     pruned: list[str] = field(default_factory=list)  # jobs of files that left the project (--prune)
     removed_models: list[str] = field(default_factory=list)  # jobs of models that left the dbt project
     kept_open: list[str] = field(default_factory=list)  # files whose jobs were not closed (a statement failed)
+    unlisted: int = 0  # problems and incomplete events past the first SHOWN of each: counted, not kept
 
     def fail(self, where: str, exc: BaseException | str) -> None:
         """Count one failure, named by ``where`` (``file:line``)."""
@@ -96,7 +98,26 @@ class IngestTotals:
             message = str(exc)
         else:  # something unexpected: name it, the message alone may be cryptic
             message = f"{type(exc).__name__}: {exc}"
-        self.problems.append(f"{where}: {message}")
+        self.note(self.problems, f"{where}: {message}")
+
+    def note(self, listed: list[str], line: str) -> None:
+        """Keep ``line`` in ``listed`` (``problems``, ``incomplete_where``) while it has fewer than
+        ``SHOWN``, else only count it: the summary lists no more, and memory stays flat.
+
+        >>> t = IngestTotals()
+        >>> for k in range(SHOWN + 5):
+        ...     t.note(t.incomplete_where, f"f.sql:{k}")
+        >>> len(t.incomplete_where), t.unlisted
+        (20, 5)
+        """
+        if len(listed) < SHOWN:
+            listed.append(line)
+        else:
+            self.unlisted += 1
+
+
+SHOWN = 20
+"""Problems and incomplete events the summary lists (then ``… and N more``)."""
 
 
 # events counts both kinds; how many of them are OpenLineage RunEvents is said under the table
@@ -176,7 +197,9 @@ def _json_values(path: Path, totals: IngestTotals) -> list[tuple[int, Any]]:
         items = _json_lines(text, path, scratch)
         if items or exc.msg == "Extra data":
             totals.failed += scratch.failed
-            totals.problems.extend(scratch.problems)
+            for line in scratch.problems:
+                totals.note(totals.problems, line)
+            totals.unlisted += scratch.unlisted
             return items
         totals.fail(f"{path}:{exc.lineno}", f"not JSON ({exc.msg})")
         return []
@@ -268,7 +291,7 @@ def _note_status(totals: IngestTotals, where: str, event: LineageInfo) -> None:
         totals.codes[code] = totals.codes.get(code, 0) + 1
     first = serious[0] if serious else None
     why = f" {first.code}: {first.message}" if first else ""
-    totals.incomplete_where.append(f"{where}: {event.target.table.qualified} {status}{why}")
+    totals.note(totals.incomplete_where, f"{where}: {event.target.table.qualified} {status}{why}")
 
 
 def base_catalog(
@@ -487,7 +510,7 @@ def ingest(
         raise typer.Exit(2)
     run_at = now_us()  # when the jobs that left the project stop being current
     project_files: list[ProjectFile] = []
-    names_in: dict[str, set[str] | None] = {}  # file → its statements' job names (None: do not close)
+    names_in: dict[str, FileJobNames | None] = {}  # file → its statements' job names (None: do not close)
 
     def new_context() -> ProjectContext:
         return ProjectContext(
@@ -545,14 +568,14 @@ def ingest(
                 if session_per_file:
                     context = new_context()
                 progress.update(task, description=f"ingesting {pf.relpath}")
-                names: set[str] = set()
+                names = FileJobNames(pf.relpath)
                 names_in[pf.relpath] = names
                 extracted = [0]  # events of this file handed to the recorder
 
                 def step(
                     outcome: StatementOutcome,
                     pf: ProjectFile = pf,
-                    names: set[str] = names,
+                    names: FileJobNames = names,
                     extracted: list[int] = extracted,
                 ) -> None:
                     s = outcome.result
@@ -683,7 +706,7 @@ def _ingest_dbt(
         elif not m.events:
             totals.skipped += 1
             if m.not_recorded:
-                totals.problems.append(f"{m.relpath}: {m.node.unique_id}: {m.not_recorded}")
+                totals.note(totals.problems, f"{m.relpath}: {m.node.unique_id}: {m.not_recorded}")
         for e in m.events:
             _note_status(totals, m.relpath, e)
             items.append(Item(m.relpath, EVENT, e))
@@ -712,7 +735,7 @@ def _job_names(outcome: StatementOutcome) -> set[str]:
 
 
 def _close_left_jobs(
-    lineage: LineageStore, names_in: dict[str, set[str] | None], totals: IngestTotals, at: int
+    lineage: LineageStore, names_in: dict[str, FileJobNames | None], totals: IngestTotals, at: int
 ) -> None:
     """Close the jobs of each file ingested that are no longer in it, once every file is recorded (a
     statement moved to another file under its ``-- name:`` belongs to that file by then). A file with
@@ -780,12 +803,11 @@ def _summary(console: Console, totals: IngestTotals) -> None:
             highlight=False,
             soft_wrap=True,
         )
-    shown = 20
     listed = [*totals.problems, *totals.incomplete_where]
-    for p in listed[:shown]:
+    for p in listed[:SHOWN]:
         console.print(p, style="yellow", soft_wrap=True, markup=False, highlight=False)
-    if len(listed) > shown:
-        console.print(f"… and {len(listed) - shown} more", style="yellow")
+    if len(listed) + totals.unlisted > SHOWN:
+        console.print(f"… and {len(listed) + totals.unlisted - SHOWN} more", style="yellow")
 
 
 def register(app: typer.Typer) -> None:
