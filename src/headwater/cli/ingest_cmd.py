@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -43,7 +44,7 @@ from headwater.model.ol_naming import OpenLineageNaming
 from headwater.project import ProjectContext, ProjectFile, StatementOutcome, collect_files, order_files, project_root
 from headwater.project.job_names import FileJobNames
 from headwater.store import LineageStore, StoreError
-from headwater.store.catalog import StoreCatalog
+from headwater.store.catalog import ANY, StoreCatalog, job_key, table_key
 from headwater.store.from_ddl import TableDefinition
 from headwater.store.names import now_us
 
@@ -524,9 +525,10 @@ def ingest(
 
     timing = Timing()
     with _progress(console) as progress, stop_signals() as flag:
-        recorder = Recorder(lambda items: record_items(lineage, items, batch, totals), batch)
+        recorder = Recorder(lambda items: record_items(lineage, items, batch, totals), batch, touches=_touches)
         if store_catalog is not None:  # a lookup sees every batch extracted before it, as when recording inline
             store_catalog.before_lookup = recorder.drain
+            store_catalog.in_flight = recorder.in_flight
         try:
             if artifacts is not None:
                 _ingest_dbt(artifacts, lineage, base, store_catalog, default_catalog, recorder, totals, run_at)
@@ -646,7 +648,7 @@ def ingest(
             raise
         finally:
             if store_catalog is not None:
-                store_catalog.before_lookup = None
+                store_catalog.before_lookup = store_catalog.in_flight = None
     timing.recording_s = recorder.busy_s
     timing.wall_s = time.perf_counter() - timing.started
     _close_left_jobs(lineage, names_in, totals, run_at)
@@ -722,6 +724,15 @@ def _ingest_dbt(
     lineage.set_node_properties(property_updates(extraction.properties), PROPERTY_PREFIX)
     project = extraction.manifest.project
     totals.removed_models = lineage.prune_files(extraction.files, under=project, at=at).jobs
+
+
+def _touches(item: Item) -> tuple[Hashable, ...]:
+    """What recording ``item`` may change of the store's answers as a catalog (``StoreCatalog``)."""
+    if item.kind == EVENT:
+        return table_key(item.value.target.table), job_key(item.value)
+    if item.kind == DEFINITION:
+        return (table_key(item.value.table),)
+    return (ANY,)
 
 
 def _job_names(outcome: StatementOutcome) -> set[str]:
