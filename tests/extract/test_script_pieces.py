@@ -76,3 +76,18 @@ def test_memory_per_statement_is_a_few_integers_not_the_tokens() -> None:
     assert len(pieces) == n
     assert held / n < 300, f"{held / n:.0f} bytes a statement"
     assert pieces[n - 1].sql.endswith(f"d > {n - 1}") and pieces[n - 1].line == n
+
+
+def test_trees_kept_between_two_reads_stay_within_the_budget_and_go_when_taken() -> None:
+    from headwater.extract.split import TreeBudget
+
+    text = "\n".join(f"INSERT INTO db.t SELECT a + {i} AS a FROM db.s;" for i in range(100))  # ~45 chars each
+    budget = TreeBudget(500)
+    pieces = ScriptPieces(text, "doris", keep=budget)
+    first = list(pieces)  # the order's read
+    budget.close()
+    kept, held = len(pieces._kept), sum(len(p.sql) for p in pieces._kept.values())
+    assert 0 < held <= 500 and kept < 100
+    again = list(pieces)  # extraction's read takes them as they are, and parses the others again
+    assert not pieces._kept
+    assert sum(a is b for a, b in zip(first, again, strict=True)) == kept

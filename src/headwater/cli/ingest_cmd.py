@@ -37,7 +37,7 @@ from headwater.catalog import Catalog
 from headwater.cli.options import CatalogUrlOpt, DefaultCatalogOpt, DefaultDbOpt, SchemaOpt
 from headwater.cli.recording import Interrupted, Recorder, interrupted_line, stop_signals
 from headwater.cli.stores import StoreOpt, open_cli_store
-from headwater.extract.split import ScriptPieces
+from headwater.extract.split import TREE_BUDGET, ScriptPieces, TreeBudget
 from headwater.model import EventFormatError, LineageInfo, Severity, Status, bounded_json, event_from_dict
 from headwater.model.job import JOB_PROPERTY
 from headwater.model.ol_naming import OpenLineageNaming
@@ -533,9 +533,11 @@ def ingest(
             if artifacts is not None:
                 _ingest_dbt(artifacts, lineage, base, store_catalog, default_catalog, recorder, totals, run_at)
             # read and split every SQL file first (the order and the progress total need their statements);
-            # each statement is parsed when it is taken, by the order and again by extraction, so one
-            # statement's tree is alive at a time, and its events wait in the recorder's batch only
+            # each statement is parsed when it is taken, by the order and again by extraction (but the
+            # order's first TREE_BUDGET characters, kept for extraction), so memory is bounded however
+            # large the project, and its events wait in the recorder's batches only
             project: list[tuple[ProjectFile, str, ScriptPieces]] = []
+            budget = TreeBudget(TREE_BUDGET)  # trees the order parses that extraction then takes as they are
             task = progress.add_task("reading", total=None, rate="")
             for pf in collect_files(sql_paths, root_dir) if sql_paths else []:
                 project_files.append(pf)
@@ -543,7 +545,7 @@ def ingest(
                 totals.files += 1
                 try:
                     text = pf.path.read_text(encoding="utf-8-sig")
-                    project.append((pf, text, ScriptPieces(text, dialect)))
+                    project.append((pf, text, ScriptPieces(text, dialect, keep=budget)))
                 except (OSError, UnicodeError) as exc:
                     totals.fail(str(pf.path), exc)
             if order is Order.deps and len(project) > 1:
@@ -561,6 +563,7 @@ def ingest(
                     )
                 rank = {name: k for k, name in enumerate(ordered.order)}
                 project.sort(key=lambda item: rank[item[0].relpath])
+            budget.close()
             timing.total = sum(len(p) for _, _, p in project)
             progress.update(task, total=timing.total, completed=0)
             writing = progress.add_task("recording", total=0, rate="")

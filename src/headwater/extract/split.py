@@ -109,8 +109,10 @@ class ScriptPieces(Sequence[Piece]):
     0
     """
 
-    def __init__(self, sql: str, dialect: str, limits: Limits | None = None) -> None:
+    def __init__(self, sql: str, dialect: str, limits: Limits | None = None, keep: TreeBudget | None = None) -> None:
         self._dialect, self._limits = dialect, limits or Limits.from_env()
+        self._keep = keep
+        self._kept: dict[int, Piece] = {}  # parsed while ``keep`` was open, until taken again
         self._text = ""  # the (masked) script the spans point into
         self._spans = array("q")  # _SPAN integers per statement that is parsed from tokens
         self._at: list[int] = []  # statement → its first integer in _spans, or -1: a Piece of _pieces
@@ -150,6 +152,15 @@ class ScriptPieces(Sequence[Piece]):
         at = self._at[k]
         if at < 0:
             return self._pieces[k]
+        kept = self._kept.pop(k, None)
+        if kept is not None:
+            return kept
+        piece = self._parsed(at)
+        if self._keep is not None and self._keep.take(len(piece.sql)):
+            self._kept[k] = piece
+        return piece
+
+    def _parsed(self, at: int) -> Piece:
         index, start, line, col, end, front, back, first, last = self._spans[at : at + _SPAN]
         d = dialect_of(self._dialect)
         text = self._text
@@ -169,6 +180,35 @@ class ScriptPieces(Sequence[Piece]):
                 tok.line += lines
         return _parse_chunk(index, chunk, text, d, self._limits)
 
+
+class TreeBudget:
+    """How much of a project's statements ``ScriptPieces`` keep parsed between two reads (the order,
+    then extraction), in characters of SQL (a tree takes ~50 bytes a character): within it a statement
+    is parsed once, as ``extract --project`` does; past it, again. ``close`` it after the first read.
+
+    >>> budget = TreeBudget(100)
+    >>> pieces = ScriptPieces("SELECT 1; SELECT 2", "generic", keep=budget)
+    >>> first = list(pieces); budget.close()
+    >>> [a is b for a, b in zip(first, pieces)], [a is b for a, b in zip(first, pieces)]
+    ([True, True], [False, False])
+    """
+
+    def __init__(self, chars: int) -> None:
+        self.left = chars
+
+    def take(self, chars: int) -> bool:
+        if chars > self.left:
+            self.left = 0  # the order's first statements are kept, not a scattering of small ones
+            return False
+        self.left -= chars
+        return True
+
+    def close(self) -> None:
+        self.left = 0
+
+
+TREE_BUDGET = 1_000_000
+"""``TreeBudget``'s default: ~50 MB of trees (the TPC-DS corpus's measure: ~440 bytes a token)."""
 
 _SPAN = 9
 """A statement's integers in ``ScriptPieces``: its index; the stretch tokenized again (start offset,
