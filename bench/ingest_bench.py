@@ -2,6 +2,7 @@
 
     python bench/ingest_bench.py [--rows N] [--workers 1,2] [--stores sqlite,postgresql] [--no-spark]
     python bench/ingest_bench.py --projects [--copies N] [--bigquery-etl DIR] [--memory 1000,10000,100000]
+        [--repeat 3] [--baseline /tmp/before/src]
 
 The log (``headwater.history.synthetic.generate_log``) mixes TPC-DS-shaped inserts and SELECTs from
 ``../shared/corpus`` with the generator's own warehouse statements, VALUES inserts, loads, writes to
@@ -117,11 +118,13 @@ def run_spark(log: Path, schema: Path, tmp: Path) -> list[tuple[str, dict]]:
     return results
 
 
-def _timed(command: list[str]) -> tuple[float, int, str]:
-    """Run ``command``: its wall-clock seconds, peak resident memory (MB) and output; fails loudly."""
+def _timed(command: list[str], src: Path | None = None) -> tuple[float, int, str]:
+    """Run ``command``: its wall-clock seconds, peak resident memory (MB) and output; fails loudly.
+    ``src``: another tree's ``src`` first on the path (``--baseline``)."""
     import subprocess
 
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "COLUMNS": "200"}
+    path = os.pathsep.join([str(src), *sys.path] if src else sys.path)
+    env = {**os.environ, "PYTHONPATH": path, "COLUMNS": "200"}
     start = time.perf_counter()
     child = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     out = child.stdout.read() if child.stdout else ""
@@ -194,21 +197,25 @@ def projects(args: argparse.Namespace) -> int:
             bq = _bigquery_etl(args.bigquery_etl, tmp / "bq")
             if bq is not None:
                 inputs.append(("mozilla/bigquery-etl", bq, ["--dialect", "bigquery", "--statements", "all"]))
-        for label, root, options in inputs:
+        trees = [("baseline", args.baseline), ("", None)] if args.baseline else [("", None)]
+        for label, root, options in [(lb, r, o) for lb, r, o in inputs for _ in range(args.repeat)]:
             extract_s, extract_mb, _ = _timed(
                 [*headwater, "extract", str(root), "--project", "--format", "jsonl", *options]
             )
             for store_kind in args.stores.split(","):
-                pg = PgSchema() if store_kind == "postgresql" else None
-                url = pg.url if pg else f"sqlite:///{tmp / f'{uuid.uuid4().hex[:6]}.db'}"
-                try:
-                    ingest_s, ingest_mb, out = _timed([*headwater, "ingest", str(root), "--store", url, *options])
-                finally:
-                    if pg:
-                        pg.drop()
-                timing = next((ln for ln in out.splitlines() if ln.startswith("extraction ")), "")
-                rows.append((label, store_kind, extract_s, ingest_s, extract_mb, ingest_mb))
-                print(label, store_kind, f"extract {extract_s:.1f} s, ingest {ingest_s:.1f} s;", timing, flush=True)
+                for tree, src in trees:  # baseline and candidate one after the other: the same load
+                    pg = PgSchema() if store_kind == "postgresql" else None
+                    url = pg.url if pg else f"sqlite:///{tmp / f'{uuid.uuid4().hex[:6]}.db'}"
+                    try:
+                        command = [*headwater, "ingest", str(root), "--store", url, *options]
+                        ingest_s, ingest_mb, out = _timed(command, src)
+                    finally:
+                        if pg:
+                            pg.drop()
+                    timing = next((ln for ln in out.splitlines() if ln.startswith("extraction ")), "")
+                    kind = f"{store_kind} ({tree})" if tree else store_kind
+                    rows.append((label, kind, extract_s, ingest_s, extract_mb, ingest_mb))
+                    print(label, kind, f"extract {extract_s:.1f} s, ingest {ingest_s:.1f} s;", timing, flush=True)
         memory = []
         for n in (int(x) for x in args.memory.split(",") if x):
             script = _generated(n, tmp / f"gen{n}.sql")
@@ -244,6 +251,10 @@ def main() -> int:
     ap.add_argument("--copies", type=int, default=10, help="--projects: copies of the TPC corpus")
     ap.add_argument("--bigquery-etl", type=Path, default=None, help="--projects: a bigquery-etl checkout or mirror")
     ap.add_argument("--memory", default="1000,10000,100000", help="--projects: statements for the memory runs")
+    ap.add_argument("--repeat", type=int, default=1, help="--projects: runs of each input (ratios: take the median)")
+    ap.add_argument(
+        "--baseline", type=Path, default=None, help="--projects: another tree's src, its ingest run before each one"
+    )
     args = ap.parse_args()
     logging.getLogger("sqlglot").setLevel(logging.ERROR)
     if args.projects:

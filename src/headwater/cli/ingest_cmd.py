@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -36,13 +37,14 @@ from headwater.catalog import Catalog
 from headwater.cli.options import CatalogUrlOpt, DefaultCatalogOpt, DefaultDbOpt, SchemaOpt
 from headwater.cli.recording import Interrupted, Recorder, interrupted_line, stop_signals
 from headwater.cli.stores import StoreOpt, open_cli_store
-from headwater.extract.split import ScriptPieces
+from headwater.extract.split import TREE_BUDGET, ScriptPieces, TreeBudget
 from headwater.model import EventFormatError, LineageInfo, Severity, Status, bounded_json, event_from_dict
 from headwater.model.job import JOB_PROPERTY
 from headwater.model.ol_naming import OpenLineageNaming
 from headwater.project import ProjectContext, ProjectFile, StatementOutcome, collect_files, order_files, project_root
+from headwater.project.job_names import FileJobNames
 from headwater.store import LineageStore, StoreError
-from headwater.store.catalog import StoreCatalog
+from headwater.store.catalog import ANY, StoreCatalog, job_key, table_key
 from headwater.store.from_ddl import TableDefinition
 from headwater.store.names import now_us
 
@@ -86,6 +88,7 @@ class IngestTotals:
     pruned: list[str] = field(default_factory=list)  # jobs of files that left the project (--prune)
     removed_models: list[str] = field(default_factory=list)  # jobs of models that left the dbt project
     kept_open: list[str] = field(default_factory=list)  # files whose jobs were not closed (a statement failed)
+    unlisted: int = 0  # problems and incomplete events past the first SHOWN of each: counted, not kept
 
     def fail(self, where: str, exc: BaseException | str) -> None:
         """Count one failure, named by ``where`` (``file:line``)."""
@@ -96,7 +99,26 @@ class IngestTotals:
             message = str(exc)
         else:  # something unexpected: name it, the message alone may be cryptic
             message = f"{type(exc).__name__}: {exc}"
-        self.problems.append(f"{where}: {message}")
+        self.note(self.problems, f"{where}: {message}")
+
+    def note(self, listed: list[str], line: str) -> None:
+        """Keep ``line`` in ``listed`` (``problems``, ``incomplete_where``) while it has fewer than
+        ``SHOWN``, else only count it: the summary lists no more, and memory stays flat.
+
+        >>> t = IngestTotals()
+        >>> for k in range(SHOWN + 5):
+        ...     t.note(t.incomplete_where, f"f.sql:{k}")
+        >>> len(t.incomplete_where), t.unlisted
+        (20, 5)
+        """
+        if len(listed) < SHOWN:
+            listed.append(line)
+        else:
+            self.unlisted += 1
+
+
+SHOWN = 20
+"""Problems and incomplete events the summary lists (then ``… and N more``)."""
 
 
 # events counts both kinds; how many of them are OpenLineage RunEvents is said under the table
@@ -176,7 +198,9 @@ def _json_values(path: Path, totals: IngestTotals) -> list[tuple[int, Any]]:
         items = _json_lines(text, path, scratch)
         if items or exc.msg == "Extra data":
             totals.failed += scratch.failed
-            totals.problems.extend(scratch.problems)
+            for line in scratch.problems:
+                totals.note(totals.problems, line)
+            totals.unlisted += scratch.unlisted
             return items
         totals.fail(f"{path}:{exc.lineno}", f"not JSON ({exc.msg})")
         return []
@@ -268,7 +292,7 @@ def _note_status(totals: IngestTotals, where: str, event: LineageInfo) -> None:
         totals.codes[code] = totals.codes.get(code, 0) + 1
     first = serious[0] if serious else None
     why = f" {first.code}: {first.message}" if first else ""
-    totals.incomplete_where.append(f"{where}: {event.target.table.qualified} {status}{why}")
+    totals.note(totals.incomplete_where, f"{where}: {event.target.table.qualified} {status}{why}")
 
 
 def base_catalog(
@@ -488,7 +512,7 @@ def ingest(
         raise typer.Exit(2)
     run_at = now_us()  # when the jobs that left the project stop being current
     project_files: list[ProjectFile] = []
-    names_in: dict[str, set[str] | None] = {}  # file → its statements' job names (None: do not close)
+    names_in: dict[str, FileJobNames | None] = {}  # file → its statements' job names (None: do not close)
 
     def new_context() -> ProjectContext:
         return ProjectContext(
@@ -505,16 +529,19 @@ def ingest(
     hint = DialectWarning(dialect, assumed=assumed, project=True, defer=True)  # one for the run, said at the end
     timing = Timing()
     with _progress(console) as progress, stop_signals() as flag:
-        recorder = Recorder(lambda items: record_items(lineage, items, batch, totals), batch)
+        recorder = Recorder(lambda items: record_items(lineage, items, batch, totals), batch, touches=_touches)
         if store_catalog is not None:  # a lookup sees every batch extracted before it, as when recording inline
             store_catalog.before_lookup = recorder.drain
+            store_catalog.in_flight = recorder.in_flight
         try:
             if artifacts is not None:
                 _ingest_dbt(artifacts, lineage, base, store_catalog, default_catalog, recorder, totals, run_at)
             # read and split every SQL file first (the order and the progress total need their statements);
-            # each statement is parsed when it is taken, by the order and again by extraction, so one
-            # statement's tree is alive at a time, and its events wait in the recorder's batch only
+            # each statement is parsed when it is taken, by the order and again by extraction (but the
+            # order's first TREE_BUDGET characters, kept for extraction), so memory is bounded however
+            # large the project, and its events wait in the recorder's batches only
             project: list[tuple[ProjectFile, str, ScriptPieces]] = []
+            budget = TreeBudget(TREE_BUDGET)  # trees the order parses that extraction then takes as they are
             task = progress.add_task("reading", total=None, rate="")
             for pf in collect_files(sql_paths, root_dir) if sql_paths else []:
                 project_files.append(pf)
@@ -522,7 +549,7 @@ def ingest(
                 totals.files += 1
                 try:
                     text = pf.path.read_text(encoding="utf-8-sig")
-                    project.append((pf, text, ScriptPieces(text, dialect)))
+                    project.append((pf, text, ScriptPieces(text, dialect, keep=budget)))
                 except (OSError, UnicodeError) as exc:
                     totals.fail(str(pf.path), exc)
             if order is Order.deps and len(project) > 1:
@@ -540,6 +567,7 @@ def ingest(
                     )
                 rank = {name: k for k, name in enumerate(ordered.order)}
                 project.sort(key=lambda item: rank[item[0].relpath])
+            budget.close()
             timing.total = sum(len(p) for _, _, p in project)
             progress.update(task, total=timing.total, completed=0)
             writing = progress.add_task("recording", total=0, rate="")
@@ -549,7 +577,7 @@ def ingest(
                 if session_per_file:
                     context = new_context()
                 progress.update(task, description=f"ingesting {pf.relpath}")
-                names: set[str] = set()
+                names = FileJobNames(pf.relpath)
                 names_in[pf.relpath] = names
                 extracted = [0]  # events of this file handed to the recorder
                 ordinal = [0]  # statements of this file so far
@@ -557,7 +585,7 @@ def ingest(
                 def step(
                     outcome: StatementOutcome,
                     pf: ProjectFile = pf,
-                    names: set[str] = names,
+                    names: FileJobNames = names,
                     extracted: list[int] = extracted,
                     ordinal: list[int] = ordinal,
                 ) -> None:
@@ -631,7 +659,7 @@ def ingest(
             raise
         finally:
             if store_catalog is not None:
-                store_catalog.before_lookup = None
+                store_catalog.before_lookup = store_catalog.in_flight = None
     if hint.message:
         from headwater.cli.display import stderr_console, warn
 
@@ -695,7 +723,7 @@ def _ingest_dbt(
         elif not m.events:
             totals.skipped += 1
             if m.not_recorded:
-                totals.problems.append(f"{m.relpath}: {m.node.unique_id}: {m.not_recorded}")
+                totals.note(totals.problems, f"{m.relpath}: {m.node.unique_id}: {m.not_recorded}")
         for e in m.events:
             _note_status(totals, m.relpath, e)
             items.append(Item(m.relpath, EVENT, e))
@@ -713,6 +741,15 @@ def _ingest_dbt(
     totals.removed_models = lineage.prune_files(extraction.files, under=project, at=at).jobs
 
 
+def _touches(item: Item) -> tuple[Hashable, ...]:
+    """What recording ``item`` may change of the store's answers as a catalog (``StoreCatalog``)."""
+    if item.kind == EVENT:
+        return table_key(item.value.target.table), job_key(item.value)
+    if item.kind == DEFINITION:
+        return (table_key(item.value.table),)
+    return (ANY,)
+
+
 def _job_names(outcome: StatementOutcome) -> set[str]:
     """The job names a statement of a project file has (one per target of a multi-insert)."""
     names = {outcome.job} if outcome.job else set()
@@ -724,7 +761,7 @@ def _job_names(outcome: StatementOutcome) -> set[str]:
 
 
 def _close_left_jobs(
-    lineage: LineageStore, names_in: dict[str, set[str] | None], totals: IngestTotals, at: int
+    lineage: LineageStore, names_in: dict[str, FileJobNames | None], totals: IngestTotals, at: int
 ) -> None:
     """Close the jobs of each file ingested that are no longer in it, once every file is recorded (a
     statement moved to another file under its ``-- name:`` belongs to that file by then). A file with
@@ -792,12 +829,11 @@ def _summary(console: Console, totals: IngestTotals) -> None:
             highlight=False,
             soft_wrap=True,
         )
-    shown = 20
     listed = [*totals.problems, *totals.incomplete_where]
-    for p in listed[:shown]:
+    for p in listed[:SHOWN]:
         console.print(p, style="yellow", soft_wrap=True, markup=False, highlight=False)
-    if len(listed) > shown:
-        console.print(f"… and {len(listed) - shown} more", style="yellow")
+    if len(listed) + totals.unlisted > SHOWN:
+        console.print(f"… and {len(listed) + totals.unlisted - SHOWN} more", style="yellow")
 
 
 def register(app: typer.Typer) -> None:

@@ -18,7 +18,8 @@ import queue
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import FrameType
@@ -94,9 +95,21 @@ class Recorder:
     comes back from the next ``add``, ``cut`` or ``close``.
     """
 
-    def __init__(self, write: Write, batch: int, *, threaded: bool = True, depth: int = 2) -> None:
+    def __init__(
+        self,
+        write: Write,
+        batch: int,
+        *,
+        threaded: bool = True,
+        depth: int = 2,
+        touches: Callable[[Any], Iterable[Hashable]] | None = None,
+    ) -> None:
         self.write = write
         self.batch = batch
+        self.touches = touches
+        """What an item changes in the store (its target, its job): ``in_flight`` counts them."""
+        self._in_flight: Counter[Hashable] = Counter()
+        self._lock = threading.Lock()
         self.pending: list[Any] = []
         self.pending_done = 0
         self.done_count = 0  # what the committed batches completed (statements)
@@ -105,7 +118,7 @@ class Recorder:
         self.started = time.perf_counter()
         self.finished: float | None = None
         self._error: BaseException | None = None
-        self._queue: queue.Queue[tuple[list[Any], int] | None] | None = None
+        self._queue: queue.Queue[tuple[list[Any], int, list[Hashable]] | None] | None = None
         self._thread: threading.Thread | None = None
         if threaded:
             self._queue = queue.Queue(maxsize=depth)
@@ -125,7 +138,7 @@ class Recorder:
         elif self._queue is None or self._thread is None:
             self.done_count += done
         else:
-            self._put(([], done))
+            self._put(([], done, []))
 
     def cut(self) -> None:
         """End the batch being filled (the end of a file or task): what follows starts a new one."""
@@ -137,10 +150,15 @@ class Recorder:
         self.pending, self.pending_done = [], 0
         if self._queue is None:
             self._commit(items, done)
-        else:
-            self._put((items, done))
+            return
+        keys: list[Hashable] = []
+        if self.touches is not None:
+            keys = [k for item in items for k in self.touches(item)]
+            with self._lock:
+                self._in_flight.update(keys)
+        self._put((items, done, keys))
 
-    def _put(self, job: tuple[list[Any], int] | None) -> None:
+    def _put(self, job: tuple[list[Any], int, list[Hashable]] | None) -> None:
         assert self._queue is not None
         while True:
             if self._error is not None:
@@ -166,10 +184,22 @@ class Recorder:
         self.cut()
         self.drain()
 
-    def _commit(self, items: list[Any], done: int) -> None:
+    def in_flight(self) -> frozenset[Hashable]:
+        """What the batches handed to the writer and not yet committed touch (``touches``): a read
+        of the store that none of them touches answers as it would after ``drain``."""
+        with self._lock:
+            return frozenset(self._in_flight)
+
+    def _commit(self, items: list[Any], done: int, keys: Sequence[Hashable] = ()) -> None:
         if items:
             t = time.perf_counter()
-            self.write(items)
+            try:
+                self.write(items)
+            finally:
+                if keys:
+                    with self._lock:
+                        self._in_flight.subtract(keys)
+                        self._in_flight = +self._in_flight
             self.busy_s += time.perf_counter() - t
             self.written += len(items)
         self.done_count += done

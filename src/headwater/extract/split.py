@@ -17,6 +17,7 @@ import dataclasses
 import operator
 import re
 import threading
+from array import array
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -86,7 +87,9 @@ def iter_script(sql: str, dialect: str, limits: Limits | None = None) -> Iterato
 
 
 def _piece_of(step: Piece | _Chunk) -> Piece:
-    return step if isinstance(step, Piece) else _parse_chunk(*step)
+    return (
+        step if isinstance(step, Piece) else _parse_chunk(step.index, step.tokens, step.sql, step.dialect, step.limits)
+    )
 
 
 class ScriptPieces(Sequence[Piece]):
@@ -94,16 +97,41 @@ class ScriptPieces(Sequence[Piece]):
     their number known before any is parsed: for a progress total, or a caller that reads them twice
     (the project order, then extraction) without holding every tree in between.
 
+    What is kept of a statement is where its tokens are in the script (a few integers: ``_SPAN``), not
+    the tokens (~5 KB a statement): taking it tokenizes that stretch again, from the token before it,
+    so each token is the one the whole script's tokenizing gave (its comments included). Memory
+    stays flat however many statements the script has: the script's text and ~80 bytes a statement.
+
     >>> pieces = ScriptPieces("SELECT 1;\\nSELECT 2; SELECT FROM", "generic")
     >>> len(pieces), [p.tree is not None for p in pieces], pieces[1].line
     (3, [True, True, False], 2)
+    >>> pieces.kept_tokens()
+    0
     """
 
-    def __init__(self, sql: str, dialect: str, limits: Limits | None = None) -> None:
-        self._steps = list(_steps(sql, dialect, limits))
+    def __init__(self, sql: str, dialect: str, limits: Limits | None = None, keep: TreeBudget | None = None) -> None:
+        self._dialect, self._limits = dialect, limits or Limits.from_env()
+        self._keep = keep
+        self._kept: dict[int, Piece] = {}  # parsed while ``keep`` was open, until taken again
+        self._text = ""  # the (masked) script the spans point into
+        self._spans = array("q")  # _SPAN integers per statement that is parsed from tokens
+        self._at: list[int] = []  # statement → its first integer in _spans, or -1: a Piece of _pieces
+        self._pieces: dict[int, Piece] = {}  # statements that need no parsing (errors, limits)
+        for step in _steps(sql, dialect, self._limits):
+            if isinstance(step, Piece):
+                self._pieces[len(self._at)] = step
+                self._at.append(-1)
+                continue
+            self._text = step.sql
+            self._at.append(len(self._spans))
+            self._spans.extend(step.span)
+
+    def kept_tokens(self) -> int:
+        """How many tokens are held (none: the spans stand for them)."""
+        return 0
 
     def __len__(self) -> int:
-        return len(self._steps)
+        return len(self._at)
 
     @overload
     def __getitem__(self, i: int) -> Piece: ...
@@ -113,12 +141,89 @@ class ScriptPieces(Sequence[Piece]):
 
     def __getitem__(self, i: int | slice) -> Piece | list[Piece]:
         if isinstance(i, slice):
-            return [_piece_of(step) for step in self._steps[i]]
-        return _piece_of(self._steps[i])
+            return [self._piece(k) for k in range(*i.indices(len(self._at)))]
+        return self._piece(range(len(self._at))[i])
 
     def __iter__(self) -> Iterator[Piece]:
-        for step in self._steps:
-            yield _piece_of(step)
+        for k in range(len(self._at)):
+            yield self._piece(k)
+
+    def _piece(self, k: int) -> Piece:
+        at = self._at[k]
+        if at < 0:
+            return self._pieces[k]
+        kept = self._kept.pop(k, None)
+        if kept is not None:
+            return kept
+        piece = self._parsed(at)
+        if self._keep is not None and self._keep.take(len(piece.sql)):
+            self._kept[k] = piece
+        return piece
+
+    def _parsed(self, at: int) -> Piece:
+        index, start, line, col, end, front, back, first, last = self._spans[at : at + _SPAN]
+        d = dialect_of(self._dialect)
+        text = self._text
+        try:
+            tokens = _tokenize(d, " " * (col - 1) + text[start:end])
+        except (TokenError, RecursionError):
+            tokens = []
+        shift, lines = start - (col - 1), line - 1
+        count = len(tokens) - front - back
+        chunk = tokens[front : len(tokens) - back]
+        if count <= 0 or chunk[0].start + shift != first or chunk[-1].end + shift != last:
+            chunk = _tokens_again(text, self._dialect, self._limits, index)  # never seen: the slow, sure way
+        else:
+            for tok in chunk:
+                tok.start += shift
+                tok.end += shift
+                tok.line += lines
+        return _parse_chunk(index, chunk, text, d, self._limits)
+
+
+class TreeBudget:
+    """How much of a project's statements ``ScriptPieces`` keep parsed between two reads (the order,
+    then extraction), in characters of SQL (a tree takes ~50 bytes a character): within it a statement
+    is parsed once, as ``extract --project`` does; past it, again. ``close`` it after the first read.
+
+    >>> budget = TreeBudget(100)
+    >>> pieces = ScriptPieces("SELECT 1; SELECT 2", "generic", keep=budget)
+    >>> first = list(pieces); budget.close()
+    >>> [a is b for a, b in zip(first, pieces)], [a is b for a, b in zip(first, pieces)]
+    ([True, True], [False, False])
+    """
+
+    def __init__(self, chars: int) -> None:
+        self.left = chars
+
+    def take(self, chars: int) -> bool:
+        if chars > self.left:
+            self.left = 0  # the order's first statements are kept, not a scattering of small ones
+            return False
+        self.left -= chars
+        return True
+
+    def close(self) -> None:
+        self.left = 0
+
+
+TREE_BUDGET = 1_000_000
+"""``TreeBudget``'s default: ~50 MB of trees (the TPC-DS corpus's measure: ~440 bytes a token)."""
+
+_SPAN = 9
+"""A statement's integers in ``ScriptPieces``: its index; the stretch tokenized again (start offset,
+its line and column, end offset); tokens to drop before and after the statement's own (the one
+before it, which sets the tokenizer's state as the whole script had it, and the one after, which
+takes the comments the statement's last token would otherwise get); its first token's start and last
+token's end (checked)."""
+
+
+def _tokens_again(text: str, dialect: str, limits: Limits, index: int) -> list[Token]:
+    """The tokens of statement ``index`` by splitting ``text`` again (when its span did not match)."""
+    for step in _steps(text, dialect, limits):
+        if isinstance(step, _Chunk) and step.index == index:
+            return step.tokens
+    raise LookupError(f"statement {index} is not in the script")
 
 
 class _Chunk(NamedTuple):
@@ -129,6 +234,8 @@ class _Chunk(NamedTuple):
     sql: str
     dialect: Dialect
     limits: Limits
+    span: tuple[int, ...] = ()
+    """Where its tokens are: ``_SPAN``'s integers, which ``ScriptPieces`` keeps instead of the tokens."""
 
 
 def _steps(sql: str, dialect: str, limits: Limits | None) -> Iterator[Piece | _Chunk]:
@@ -144,7 +251,10 @@ def _steps(sql: str, dialect: str, limits: Limits | None) -> Iterator[Piece | _C
     big = 0  # the next oversized statement (each was blanked: it is cut, as an error piece, before the
     # first token after it, ending the statement being cut there, even inside a block)
     carry: list[Token] = []  # a block statement's tokens that the last window ended inside
+    before = (0, 1, 1, 0)  # where a statement's stretch starts (``_SPAN``): offset, line, column, tokens to drop
     while True:
+        if not carry:  # a window starts with the tokenizer's state fresh, at a line's start
+            before = (windows.pos, windows.lines + 1, 1, 0)
         try:
             window = windows.next()
         except TokenError:
@@ -195,9 +305,15 @@ def _steps(sql: str, dialect: str, limits: Limits | None) -> Iterator[Piece | _C
                     if not closed and end == n and not last:  # the block goes on in the next window
                         carry = tokens[i:]
                         break
+            if chunk:
+                k = i + len(chunk)  # the token after the statement (its semicolon), if the window has one
+                after = (tokens[k].end + 1, 1) if k < n else (windows.pos, 0)
+                span = (index, *before[:3], after[0], before[3], after[1], chunk[0].start, chunk[-1].end)
+            if end > i:
+                before = (*_start_of(tokens[min(end, n) - 1], masked), 1)
             tokens[i:end] = _NONE * (min(end, n) - i)  # the list lets go of the statement's tokens
             if chunk:
-                yield _Chunk(index, chunk, masked, d, limits)
+                yield _Chunk(index, chunk, masked, d, limits, span)
                 index += 1
             i = end
     for a, b in oversized[big:]:  # after the last token
@@ -283,7 +399,8 @@ class _Windows:
         self.d = d
         self.pos = 0
         """Where the next window starts (the script's length after the last)."""
-        self._lines = 0  # newlines before ``pos``
+        self.lines = 0
+        """Newlines before ``pos``."""
 
     def next(self) -> list[Token] | None:
         """The next window's tokens (None after the last); raises what ``tokenize`` raises for the rest."""
@@ -309,12 +426,12 @@ class _Windows:
         if tokens is None:
             tokens = _tokenize(self.d, text[a:] if a else text)
         if a:
-            lines = self._lines
+            lines = self.lines
             for tok in tokens:
                 tok.start += a
                 tok.end += a
                 tok.line += lines
-        self._lines += text.count("\n", a, b)
+        self.lines += text.count("\n", a, b)
         self.pos = b
         return tokens
 

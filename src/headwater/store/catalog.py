@@ -24,13 +24,15 @@ True
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Hashable
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, select, text
+from sqlalchemy.pool import StaticPool
 
 from headwater.catalog.base import ColumnSchema, TableSchema
 from headwater.model import LineageInfo, SourceCommand, TableRef, event_from_json
+from headwater.model.job import explicit_job_name
 from headwater.store.from_ddl import DDL_PROPERTY
 from headwater.store.names import dataset_name
 from headwater.store.schema import OPEN, edges, event_document, events, nodes
@@ -65,6 +67,21 @@ def newest_writer_event(conn: Connection, name: str) -> LineageInfo | None:
     return None
 
 
+ANY = ("any",)
+"""A key of what may change any answer (an OpenLineage RunEvent being recorded)."""
+
+
+def table_key(ref: TableRef) -> Hashable:
+    """The key of a dataset that an event writes or a definition defines (``in_flight``)."""
+    return ("table", dataset_name(ref.catalog, ref.database, ref.name))
+
+
+def job_key(event: LineageInfo) -> Hashable:
+    """The key of an event's job: its explicit name; one key for all events without one (the store
+    names their jobs by a fingerprint of the text, which texts that differ may share)."""
+    return ("job", explicit_job_name(event.context.external_catalog_properties))
+
+
 class StoreCatalog:
     """A ``Catalog`` answered from a lineage store (see the module docstring).
 
@@ -78,6 +95,10 @@ class StoreCatalog:
         self._views: set[TableRef] = set()
         self.before_lookup: Callable[[], None] | None = None
         """Called before the store is asked (``ingest``: waits for the batches being recorded)."""
+        self.in_flight: Callable[[], Collection[Hashable]] | None = None
+        """With ``before_lookup``: what the batches being recorded touch (``touched_keys`` of their
+        events); a look-up that none of them can change asks the store without waiting."""
+        self.waited = 0  # look-ups that waited for the batches being recorded
 
     def refresh(self) -> None:
         self._tables.clear()
@@ -85,30 +106,54 @@ class StoreCatalog:
 
     def table(self, ref: TableRef) -> TableSchema | None:
         if ref not in self._tables:
-            if self.before_lookup is not None:
-                self.before_lookup()
-            self._tables[ref] = self._lookup(ref)
+            self._tables[ref] = self._answer(ref)
         return self._tables[ref]
+
+    def _answer(self, ref: TableRef) -> TableSchema | None:
+        """The store's answer for ``ref`` as it is once the batches being recorded are: asked at once
+        when none of them (taken before asking) writes its dataset, defines it, or is a recording of
+        the job whose event answers (the only ways a recording changes this answer); else asked
+        again after waiting for them."""
+        if self.before_lookup is None:
+            return self._lookup(ref)[0]
+        busy = self.in_flight() if self.in_flight is not None and not self._one_connection() else None
+        if busy is not None:
+            if not busy:
+                return self._lookup(ref)[0]
+            if ANY not in busy and table_key(ref) not in busy:
+                answer, job = self._lookup(ref)
+                if job is None or job not in busy:
+                    return answer
+                self._views.discard(ref)
+        self.waited += 1
+        self.before_lookup()
+        return self._lookup(ref)[0]
+
+    def _one_connection(self) -> bool:
+        """An in-memory SQLite store: one connection, which the writer's transaction holds."""
+        return isinstance(self.store.engine.pool, StaticPool)
 
     def __contains__(self, ref: object) -> bool:
         """Whether ``ref`` is a view recorded as a dataset of its own (its ``CREATE VIEW`` event):
         ``Extractor.external_views``."""
         return isinstance(ref, TableRef) and self.table(ref) is not None and ref in self._views
 
-    def _lookup(self, ref: TableRef) -> TableSchema | None:
+    def _lookup(self, ref: TableRef) -> tuple[TableSchema | None, Hashable | None]:
+        """The answer, and the job key (``job_key``) of the event it comes from (None: no event's)."""
         if ref.database is None:
-            return None
+            return None, None
         name = dataset_name(ref.catalog, ref.database, ref.name)
         with self.store.engine.connect() as conn:
             event = newest_writer_event(conn, name)
         if event is None:
-            return self._defined(name)
+            return self._defined(name), None
         columns = tuple(ColumnSchema(f.name, f.type) for f in event.target.columns)
         if event.source_command is SourceCommand.CREATE_VIEW:
             self._views.add(ref)
-            return TableSchema(columns, view_sql=event.context.sql, view_dialect=self.dialect)
+            return TableSchema(columns, view_sql=event.context.sql, view_dialect=self.dialect), job_key(event)
         # a ``*`` over unknown columns wrote it: the columns listed are certain, others may exist
-        return TableSchema(columns, open=any(d.code == "star_unknown_columns" for d in event.diagnostics))
+        star = any(d.code == "star_unknown_columns" for d in event.diagnostics)
+        return TableSchema(columns, open=star), job_key(event)
 
     def _defined(self, name: str) -> TableSchema | None:
         """The columns of the dataset's recorded DDL (``from_ddl``), for a table nothing writes yet."""

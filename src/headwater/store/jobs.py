@@ -17,7 +17,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Container
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -227,14 +227,24 @@ def _open_jobs(conn: Connection, ids: Collection[int]) -> list[int]:
     return sorted(conn.execute(q).scalars())
 
 
-def close_jobs(conn: Connection, file: str, keep: Collection[str], at: int | None = None) -> ClosedJobs:
+def close_jobs(conn: Connection, file: str, keep: Container[str], at: int | None = None) -> ClosedJobs:
     """Close (at ``at``, default now) the jobs whose latest statement came from project file ``file``
     and whose name is not in ``keep`` (the names of the statements the file has now): a statement
     removed from a file stops being current lineage; ``as_of`` before ``at`` still shows it."""
-    keep_nodes = {NAMED_PREFIX + k for k in keep} | set(keep)
     q = select(_J.job_id, nodes.c.name).join(nodes, nodes.c.id == _J.job_id).where(_J.file == file)
-    gone = [j for j, n in conn.execute(q) if n not in keep_nodes]
+    gone = [j for j, n in conn.execute(q) if not _kept(n, keep)]
     return _close(conn, _open_jobs(conn, gone), at if at is not None else now_us())
+
+
+def _kept(node_name: str, keep: Container[str]) -> bool:
+    """Whether a job node's name is one of ``keep`` (a name, or a name given in the SQL: ``job:`` + it).
+
+    >>> _kept("job:load_b", {"load_b"}), _kept("a.sql#2", {"a.sql#2"}), _kept("a.sql#3", {"a.sql#2"})
+    (True, True, False)
+    """
+    if node_name in keep:
+        return True
+    return node_name.startswith(NAMED_PREFIX) and node_name[len(NAMED_PREFIX) :] in keep
 
 
 def prune_files(conn: Connection, files: Collection[str], under: str = "", at: int | None = None) -> ClosedJobs:

@@ -6,7 +6,7 @@ method is safe to call from any thread.
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Container, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import datetime
 from typing import Any
@@ -314,7 +314,7 @@ class LineageStore:
         with self._lock, self.engine.connect().execution_options(headwater_write=True) as conn, conn.begin():
             return fn(conn)
 
-    def close_jobs(self, file: str, keep: Collection[str], at: AsOf = None) -> ClosedJobs:
+    def close_jobs(self, file: str, keep: Container[str], at: AsOf = None) -> ClosedJobs:
         """Close the jobs of project file ``file`` whose names are not in ``keep`` (statements removed)."""
         return self._writing(lambda conn: _jobs.close_jobs(conn, file, keep, to_us(at)))
 
