@@ -360,6 +360,27 @@ def test_direction_depth_and_node_type_filter(page: Any, big_server: Server) -> 
     assert "hide=JOB" in page.evaluate("() => location.hash")
 
 
+def test_a_depth_cut_says_how_many_nodes_it_left_out_and_opens_them(page: Any, big_server: Server) -> None:
+    store = big_server.store
+    root = nid(store, "l9_t00")
+    answer = httpx.get(
+        f"{big_server.url}/api/v1/lineage",
+        params={"node": f"#{root}", "direction": "UPSTREAM", "max_depth": 1},
+    ).json()
+    assert answer["more_at_depth"] > 0 and "depth" in answer["cut_by"]
+    goto(page, big_server, f"/node/{root}?dir=UPSTREAM&depth=1")
+    notice = page.locator("#notices").inner_text()
+    more = answer["more_at_depth"]
+    assert f"{'1,000+' if more >= 1000 else more} more nodes beyond depth 1" in notice
+    assert "node cap" not in notice  # the depth cut it, not the store's node cap
+    page.click("#notices button.deeper")
+    settle(page)
+    need = answer["depth_needed"]
+    depth = str(need) if need is not None and need <= 5 else "all"
+    assert f"depth={depth}" in page.evaluate("() => location.hash")
+    assert "beyond depth" not in page.locator("#notices").inner_text()
+
+
 # ---------------------------------------------------------------------------- the 500-node warehouse
 
 

@@ -510,7 +510,7 @@ function draw() {
   groupControl(L);
 
   const list = [];
-  if (L.truncated) {
+  if (L.truncated && (!L.cut_by || L.cut_by.includes("max_nodes"))) { // a depth cut is said below
     list.push(["warn", `Partial graph: the store stopped walking at its node cap — ${L.total_nodes} nodes found so far. Lower the depth or pick a narrower node.`]);
   }
   if (L.total_nodes > L.nodes.length) {
@@ -522,6 +522,14 @@ function draw() {
       h("button", { type: "button", class: "more", "data-stub": st.id, onclick: () => openStub(st.id) },
         `${st.hidden > FAN_OUT ? "search" : "show"} ${st.hidden} more ${st.side === "up" ? "inputs" : "outputs"} of ${view.nodes.find((n) => n.id === st.anchor)?.short ?? st.anchor}`));
     list.push(["info", `Large fan-out: ${hiddenBehind} neighbours are folded behind “more” nodes (first ${FAN_OUT} shown). `, ...more]);
+  }
+  if (L.more_at_depth > 0 && route.depth !== "all") {
+    // the depth cut nodes off: say how many, and offer the depth that reaches them (issue 36 item 1)
+    const need = L.depth_needed && L.depth_needed <= 5 ? L.depth_needed : "all";
+    const more = `${L.more_at_depth >= 1000 ? "1,000+" : L.more_at_depth} more node${L.more_at_depth === 1 ? "" : "s"}`;
+    list.push(["info", `${more} beyond depth ${route.depth}. `,
+      h("button", { type: "button", class: "more deeper", onclick: () => { ui.fitPending = true; go({ depth: need }); } },
+        need === "all" ? "show every depth" : `show depth ${need}`)]);
   }
   if (data.columnsTruncated) list.push(["warn", "Column edges truncated: the answer hit its cap; some column edges are missing."]);
   if (cols.offscreen && route.exp.size) {
