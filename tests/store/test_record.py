@@ -96,10 +96,16 @@ def test_names_are_normalised_once(store: LineageStore) -> None:
     from tests.store.conftest import copy_event
 
     store.record(copy_event("T1", {"A": [("Src", "X")]}, query_id="a"))
-    store.record(copy_event("`t1`", {"a": [("`SRC`", "`x`")]}, query_id="b", sql="insert into t1 select 2"))
+    store.record(copy_event("t1", {"a": [("SRC", "x")]}, query_id="b", sql="insert into t1 select 2"))
     with store.engine.connect() as conn:
         names = sorted(conn.execute(select(nodes.c.name).where(nodes.c.type.in_(["DATASET", "FIELD"]))).scalars())
     assert names == [S + "src", S + "src.x", S + "t1", S + "t1.a"]
+    # an event's table part is an exact identifier: quote characters in it belong to the name (issue 37
+    # item 6), so "`t1`" is another table, written quoted, not t1 again
+    store.record(copy_event("`t1`", {"a": [("SRC", "x")]}, query_id="c", sql="insert into `t1` select 3"))
+    with store.engine.connect() as conn:
+        names = sorted(conn.execute(select(nodes.c.name).where(nodes.c.type == "DATASET")).scalars())
+    assert names == [S + '"`t1`"', S + "src", S + "t1"]
 
 
 def test_event_document_is_stored_compressed_and_read_back(store: LineageStore) -> None:
