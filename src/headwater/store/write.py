@@ -1062,6 +1062,10 @@ def apply(
             if by_database:
                 members = _send_memberships(conn, fresh)
         update_properties(conn, todo, ids, latest, texts, propped)
+        if any(f.aliases for f in todo):
+            from headwater.store import aliases  # it imports this module
+
+            aliases.write(conn, todo, ids)
         uses: dict[int | None, int] = {}  # recordings with edges of each scope
         for f in todo:
             if not f.edges:
