@@ -67,7 +67,9 @@ def canonical(conn: Connection, names: Collection[str]) -> dict[str, NodeKey]:
     found = by_name(conn, names)
     if not found:
         return {}
-    keys = {i: (t, n) for i, t, n in conn.execute(select(_N.id, _N.type, _N.name).where(_N.id.in_(set(found.values()))))}
+    keys = {
+        i: (t, n) for i, t, n in conn.execute(select(_N.id, _N.type, _N.name).where(_N.id.in_(set(found.values()))))
+    }
     return {a: keys[i] for a, i in found.items() if i in keys}
 
 

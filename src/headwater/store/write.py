@@ -1062,10 +1062,6 @@ def apply(
             if by_database:
                 members = _send_memberships(conn, fresh)
         update_properties(conn, todo, ids, latest, texts, propped)
-        if any(f.aliases for f in todo):
-            from headwater.store import aliases  # it imports this module
-
-            aliases.write(conn, todo, ids)
         uses: dict[int | None, int] = {}  # recordings with edges of each scope
         for f in todo:
             if not f.edges:
@@ -1155,6 +1151,10 @@ def apply(
         members.close()
     inserts += contains
     insert_edges(conn, inserts)
+    if any(f.aliases for f in todo):  # a dataset's other names (after the pipeline: it reads)
+        from headwater.store import aliases  # it imports this module
+
+        aliases.write(conn, todo, ids)
     if implied and members is None:
         implied = insert_memberships(conn, fresh)
     if diff.closes:

@@ -40,7 +40,9 @@ def upgrade() -> None:
         sa.text("SELECT id, type, name, properties FROM hw_nodes WHERE properties LIKE :p"),
         {"p": f'%"{ALIASES_PROPERTY}"%'},
     )
-    keys = _Datasets(FactsBuilder(Facts(event_id="", kind="", run_key="", event_us=0)), OpenLineageNaming(), ("headwater",))
+    keys = _Datasets(
+        FactsBuilder(Facts(event_id="", kind="", run_key="", event_us=0)), OpenLineageNaming(), ("headwater",)
+    )
     wanted: dict[int, list[str]] = {}
     for nid, type_, name, props in found:
         for pair in json.loads(props or "{}").get(ALIASES_PROPERTY) or ():
