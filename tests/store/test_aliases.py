@@ -120,3 +120,31 @@ def test_a_via_view_without_alias_is_its_own_node(store_url: str) -> None:
     store = open_store(store_url, naming=NAMING)
     store.record(doris())
     assert store.resolve("hive.sales.region_summary").name == "hive.sales.region_summary"
+
+
+def test_revision_0007_gives_existing_symlinked_datasets_their_alias_rows(tmp_path: Any) -> None:
+    import json
+
+    from headwater.store.engine import make_engine
+    from headwater.store.migrate import upgrade
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'old.db'}")
+    assert upgrade(engine, "0006") == "0006"
+    props = {"openlineage_aliases": [[HDFS, PATH], [HIVE, TABLE]]}
+    with engine.begin() as conn:
+        conn.execute(
+            nodes.insert().values(
+                id=4,
+                type="DATASET",
+                name=HDFS_NAME,
+                short="db/region_summary",
+                properties=json.dumps(props),
+                created_us=0,
+            )
+        )
+    assert upgrade(engine) == "0007"
+    with engine.connect() as conn:
+        assert [tuple(r) for r in conn.execute(select(aliases.c.name, aliases.c.short, aliases.c.node_id))] == [
+            (HIVE_NAME, "region_summary", 4)
+        ]
+    engine.dispose()
