@@ -19,8 +19,11 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, or_, select
+from sqlalchemy import Connection, String, any_, bindparam, inspect, or_, select
+from sqlalchemy.dialects.postgresql import ARRAY
 
+from headwater.store.direct import rows
+from headwater.store.engine import database_key
 from headwater.store.facts import Facts, NodeKey, NodeSpec
 from headwater.store.names import short_of
 from headwater.store.schema import aliases, nodes
@@ -32,15 +35,32 @@ _BY_NAMES = select(_A.name, _A.node_id).where(_A.name.in_(bindparam("names", exp
 _MATCHING = select(_A.name, _A.short, _A.node_id).where(
     or_(_A.short.in_(bindparam("shorts", expanding=True)), _A.name == bindparam("norm"))
 )
+# PostgreSQL: the short names as one array (one statement text, read on the cursor: ``direct.rows``)
+_MATCHING_PG = select(_A.name, _A.short, _A.node_id).where(
+    or_(_A.short == any_(bindparam("shorts", type_=ARRAY(String))), _A.name == bindparam("norm"))
+)
+_PRESENT: set[str] = set()
+
+
+def present(conn: Connection) -> bool:
+    """The store has ``hw_aliases`` (revision 0007): a store is upgraded when opened, but a
+    ``LineageStore`` made on an older schema's engine still reads (remembered once true)."""
+    key = database_key(conn)
+    if key in _PRESENT:
+        return True
+    if inspect(conn).has_table(aliases.name):
+        _PRESENT.add(key)
+        return True
+    return False
 
 
 def insert(conn: Connection, wanted: Mapping[int, Iterable[str]]) -> None:
     """Give each node id its alias names (those not yet stored; a name another node holds stays its)."""
-    rows = {name: nid for nid, names in wanted.items() for name in names}
-    if not rows:
+    held = {name: nid for nid, names in wanted.items() for name in names}
+    if not held or not present(conn):
         return
-    known = set(by_name(conn, rows))
-    new = [{"name": n, "short": short_of(n, field=False), "node_id": i} for n, i in rows.items() if n not in known]
+    known = set(by_name(conn, held))
+    new = [{"name": n, "short": short_of(n, field=False), "node_id": i} for n, i in held.items() if n not in known]
     if new:
         conn.execute(aliases.insert(), new)
 
@@ -57,6 +77,8 @@ def write(conn: Connection, todo: Sequence[Facts], ids: Mapping[NodeKey, int]) -
 def by_name(conn: Connection, names: Iterable[str]) -> dict[str, int]:
     """The node id of each of ``names`` that is an alias."""
     out: dict[str, int] = {}
+    if not present(conn):
+        return out
     for part in chunks(sorted(set(names))):
         out.update((n, i) for n, i in conn.execute(_BY_NAMES, {"names": list(part)}))
     return out
@@ -76,7 +98,10 @@ def canonical(conn: Connection, names: Collection[str]) -> dict[str, NodeKey]:
 def matching(conn: Connection, norm: str, shorts: Collection[str]) -> list[Any]:
     """Alias rows (name, short, node_id) that ``norm`` names: the whole name, its short name or a dotted
     suffix of it, as ``resolve`` reads a node name."""
-    found = conn.execute(_MATCHING, {"shorts": sorted(shorts), "norm": norm})
+    if not present(conn):
+        return []
+    stmt = _MATCHING_PG if conn.dialect.name == "postgresql" else _MATCHING
+    found = rows(conn, stmt, {"shorts": sorted(shorts), "norm": norm})
     return [r for r in found if r.name == norm or r.short == norm or r.name.endswith("." + norm)]
 
 

@@ -24,6 +24,7 @@ from typing import Any
 from sqlalchemy import Connection, case, func, or_, select
 
 from headwater.model.ol_restore import headwater_facet
+from headwater.store.aliases import present as aliases_present
 from headwater.store.errors import InvalidInput, NodeNotFound, StoreError
 from headwater.store.fields import field_walk
 from headwater.store.levels import Level, parse_level
@@ -144,7 +145,7 @@ def search_nodes(
     truncated = len(rows) > limit
     best: dict[int, tuple[int, str | None]] = {r.id: (r.rank, None) for r in rows[:limit]}
     aliased = False
-    if q and (not types or NodeType.DATASET in types):
+    if q and (not types or NodeType.DATASET in types) and aliases_present(conn):
         for node_id, name, arank in _alias_hits(q, e, limit, conn):
             if node_id not in best or arank < best[node_id][0]:
                 aliased = True

@@ -14,6 +14,7 @@ from headwater.service.marquez import store_reads as reads
 from headwater.service.marquez.names import node_id
 from headwater.service.marquez.shapes import Shapes
 from headwater.store import LineageStore
+from headwater.store.aliases import present
 from headwater.store.engine import READ
 from headwater.store.schema import aliases, nodes
 from headwater.store.types import NodeType
@@ -47,7 +48,7 @@ def search(
     with store.engine.connect().execution_options(**READ) as conn:
         ids = [r.id for r in conn.execute(query)]
         aliased: dict[int, str] = {}  # a dataset found by one of its other names (``store.aliases``)
-        if NodeType.DATASET.value in types:
+        if NodeType.DATASET.value in types and present(conn):
             for nid, name in conn.execute(by_alias.order_by(_A.name)):
                 if found.search(name):
                     aliased.setdefault(nid, name)
