@@ -112,11 +112,11 @@ def resolve(conn: Connection, ref: str | int, types: Collection[str] | None = No
     bound.update(shorts=sorted(shorts), norm=norm)
     named = [r for r in rows(conn, query, bound) if r.name == norm or r.short == norm or r.name.endswith("." + norm)]
     exact = [r for r in named if r.name == norm]
+    exact_alias: list = []
     if not types or NodeType.DATASET in types:  # a dataset's other names (a symlink's) name it too
         by_alias, exact_alias = _by_alias(conn, norm, shorts, types)
         named += [r for r in by_alias if r.id not in {n.id for n in named}]
-        exact += [r for r in exact_alias if r.id not in {e.id for e in exact}]
-    pick = exact or named
+    pick = exact or exact_alias or named  # a node's own whole name first, then a whole alias
     if not pick and len(parts) > 1 and (not types or NodeType.FIELD in types):
         pick = _alias_field(conn, parts)
     if not pick and len(parts) == 1 and (not types or NodeType.FIELD in types):
