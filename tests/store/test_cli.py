@@ -23,7 +23,7 @@ def test_db_upgrade_ingest_sql_and_query(tmp_path: Path) -> None:
 
     store = str(tmp_path / "l.db")
     r = runner.invoke(app, ["db", "upgrade", "--store", store])
-    assert r.exit_code == 0 and "0006" in r.output
+    assert r.exit_code == 0 and "0007" in r.output
     sql = tmp_path / "guide.sql"
     sql.write_text(guide_script())
     r = runner.invoke(app, ["ingest", str(sql), "--store", store])
@@ -298,7 +298,7 @@ def test_db_current_reads_an_existing_store(tmp_path: Path) -> None:
     assert runner.invoke(app, ["db", "upgrade", "--store", str(store)]).exit_code == 0
     files = {p.name for p in tmp_path.iterdir()}
     r = runner.invoke(app, ["db", "current", "--store", str(store)])
-    assert r.exit_code == 0 and r.output.startswith("0006 (head: 0006)")
+    assert r.exit_code == 0 and r.output.startswith("0007 (head: 0007)")
     assert {p.name for p in tmp_path.iterdir()} <= files  # nothing new (upgrade's -wal may go when it closes)
     text = tmp_path / "notes.txt"
     text.write_text("not a database, just text that is long enough to have a header" * 4)

@@ -43,7 +43,7 @@ def test_concurrent_record_is_idempotent(store_url: str) -> None:
 
 def test_migration_matches_metadata(store_url: str) -> None:
     store = open_store(store_url)
-    assert current_revision(store.engine) == head_revision() == "0006"
+    assert current_revision(store.engine) == head_revision() == "0007"
     with store.engine.connect() as conn:
         ctx = MigrationContext.configure(conn, opts={"version_table": VERSION_TABLE})
         diffs = compare_metadata(ctx, metadata)
@@ -63,7 +63,7 @@ def test_a_store_made_at_0001_upgrades_and_keeps_its_lineage(backend: str, tmp_p
         assert upgrade(engine, "0001") == "0001"
         with engine.begin() as conn:  # an event recorded by the 0001 schema's writer, as rows
             conn.execute(nodes.insert().values(type="DATASET", name="internal.db.s", short="s", created_us=1))
-        assert upgrade(engine) == head_revision() == "0006"
+        assert upgrade(engine) == head_revision() == "0007"
         store = open_store(url)
         stack.callback(store.close)
         store.record(guide())
@@ -105,7 +105,7 @@ def test_a_store_made_at_0003_gets_its_jobs_and_versions(backend: str, tmp_path:
                         payload_zlib=zlib.compress(event_to_json(e).encode()),
                     )
                 )
-        assert upgrade(engine) == head_revision() == "0006"
+        assert upgrade(engine) == head_revision() == "0007"
         with engine.connect() as conn:
             row = conn.execute(select(jobs)).one()
         assert (row.job_id, row.runs, row.first_seen_us, row.last_seen_us, row.file) == (

@@ -72,9 +72,9 @@ def test_a_store_written_at_0005_is_rekeyed_from_its_events(url: str) -> None:
         written = _names(old)
         assert ("DATASET", "internal.d.a.b", "b") in written and fresh != written
 
-        assert upgrade(engine) == head_revision() == "0006"
+        assert upgrade(engine) == head_revision() == "0007"
         store = open_store(url)
-        assert current_revision(store.engine) == "0006"
+        assert current_revision(store.engine) == "0007"
         assert _names(store) == fresh  # datasets, fields and the statements' jobs
         origin = store.get_field_origin("d.t_dotted.c")
         assert [o.field.name for o in origin.origins] == ['internal.d."a.b".c']

@@ -63,6 +63,11 @@ class SearchHit(BaseModel):
         description="exact, prefix (of the short name), part (start of a dotted part), substring, browse"
     )
     parent: m.Node | None = Field(None, description="the dataset of a field, the system of a dataset")
+    alias: str | None = Field(
+        None,
+        description="the node's other name that matched (a symlink's name, as a node name), when its own did not"
+        " match as well; `node.name` is its own name",
+    )
 
 
 class SearchResult(BaseModel):

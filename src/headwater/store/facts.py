@@ -92,6 +92,8 @@ class Facts:
     file: str | None = None
     """The project file of the statement (``headwater.job.file``), relative to the project root."""
     line: int | None = None
+    aliases: dict[NodeKey, list[str]] | None = None
+    """Other names of some of its datasets, as node names (an OpenLineage dataset's symlinks): ``aliases.py``."""
 
 
 class Names:

@@ -46,6 +46,7 @@ from headwater.store.facts import Facts, FactsBuilder, NodeKey, NodeSpec
 from headwater.store.from_event import event_facts
 from headwater.store.names import to_us
 from headwater.store.types import EdgeType, NodeType
+from headwater.store.write import chunks
 
 _NS = uuid.UUID("3a1f0c52-7d7e-4b7e-8f4e-2b8a4c1d9e60")
 _DIRECT_SUBTYPES = {"IDENTITY", "TRANSFORMATION", "AGGREGATION"}
@@ -118,6 +119,15 @@ class _Datasets:
         if placed is not None:
             return self.b.dataset(placed[0], *placed[1])
         return self.b.dataset(namespace, *qualified.split(name))
+
+    def plain(self, namespace: str, name: str) -> NodeKey | None:
+        """The node ``(namespace, name)`` names by itself (no alias map, nothing added to the facts);
+        None for a name no node can have."""
+        scratch = FactsBuilder(Facts(event_id="", kind="", run_key="", event_us=0))
+        try:
+            return _Datasets(scratch, self.naming, self.namespaces).key(namespace, name)
+        except InvalidInput:
+            return None
 
 
 def _described(text: Any) -> Any:
@@ -227,8 +237,9 @@ def dataset_event_facts(
         event_id=event_id, kind="openlineage", run_key=event_id, event_us=t, status=DATASET_EVENT_STATUS, payload=body
     )
     b = FactsBuilder(facts)
-    key = _Datasets(b, naming or OpenLineageNaming(), namespaces, aliases).key(ns, name)
-    _aliased(b, key, d, aliases)
+    ds = _Datasets(b, naming or OpenLineageNaming(), namespaces, aliases)
+    key = ds.key(ns, name)
+    _aliased(ds, key, d)
     spec = facts.nodes[key]  # shared with the builder's names: replaced, not changed
     props = {**(spec.properties or {}), DATASET_EVENT_PROPERTY: event_id}
     facts.nodes[key] = NodeSpec(spec.type, spec.name, spec.short, spec.parent, props)
@@ -310,12 +321,12 @@ def run_event_facts(
     ds = _Datasets(b, naming or OpenLineageNaming(), namespaces, aliases)
     for d in inputs:
         key = ds.key(d["namespace"], d["name"])
-        _aliased(b, key, d, aliases)
+        _aliased(ds, key, d)
         _schema_fields(b, key, d)
         b.edge(EdgeType.READ, key, job)
     for k, d in enumerate(outputs):
         key = ds.key(d["namespace"], d["name"])
-        _aliased(b, key, d, aliases)
+        _aliased(ds, key, d)
         out_fields = _schema_fields(b, key, d)
         b.edge(EdgeType.WRITE, job, key)
         cl = (d.get("facets") or {}).get("columnLineage") or {}
@@ -363,13 +374,15 @@ def run_event_facts(
     return facts
 
 
-def _aliased(b: FactsBuilder, key: NodeKey, d: Mapping[str, Any], aliases: Aliases | None) -> None:
-    """Give the dataset ``key`` the ``ALIASES_PROPERTY`` of ``d``'s names (its own and its symlinks')."""
+def _aliased(ds: _Datasets, key: NodeKey, d: Mapping[str, Any]) -> None:
+    """Give the dataset ``key`` the ``ALIASES_PROPERTY`` of ``d``'s names (its own and its symlinks'),
+    and those names as node names (``Facts.aliases``, the ``hw_aliases`` rows)."""
     links = symlinks(d)
     if not links:
         return
+    b = ds.b
     own = (d["namespace"], d["name"])
-    canonical = (aliases or {}).get(own, own)
+    canonical = ds.aliases.get(own, own)
     names = [list(n) for n in dict.fromkeys([canonical, own, *links])]
     spec = b.facts.nodes[key]  # shared with the builder's names: replaced, not changed
     known = list((spec.properties or {}).get(ALIASES_PROPERTY) or [])
@@ -377,6 +390,11 @@ def _aliased(b: FactsBuilder, key: NodeKey, d: Mapping[str, Any], aliases: Alias
     b.facts.nodes[key] = NodeSpec(
         spec.type, spec.name, spec.short, spec.parent, {**(spec.properties or {}), ALIASES_PROPERTY: merged}
     )
+    plain = [p[1] for n in names if (p := ds.plain(n[0], n[1])) is not None and p[0] == key[0] and p[1] != key[1]]
+    if plain:
+        b.facts.aliases = b.facts.aliases or {}
+        held = b.facts.aliases.setdefault(key, [])
+        held.extend(n for n in plain if n not in held)
 
 
 def _schema_fields(b: FactsBuilder, key: NodeKey, d: Mapping[str, Any]) -> list[NodeKey]:
@@ -418,31 +436,30 @@ def dataset_aliases(
     (``ALIASES_PROPERTY``) is that dataset."""
     from sqlalchemy import select
 
+    from headwater.store import aliases as alias_rows
     from headwater.store.schema import nodes
 
     groups = [[own, *links] for e in events if isinstance(e, Mapping) for own, links in dataset_names(e)]
     groups.sort(key=lambda g: len(g) == 1)  # symlink groups first: a name alone then meets its group
     builder = FactsBuilder(Facts(event_id="", kind="", run_key="", event_us=0))
     keys = _Datasets(builder, naming, namespaces)
+    plain = {n: k for n in dict.fromkeys(x for g in groups for x in g) if (k := keys.plain(*n)) is not None}
+    held = alias_rows.by_name(conn, {k[1] for k in plain.values()})  # alias (a node name) -> node id
+    props: dict[int, Any] = {}
+    for part in chunks(sorted(set(held.values()))):
+        props.update(conn.execute(select(nodes.c.id, nodes.c.properties).where(nodes.c.id.in_(part))).all())
     stored: dict[tuple[str, str], tuple[str, str]] = {}
-    exists: dict[tuple[str, str], bool] = {}
-    for name in dict.fromkeys(n for g in groups for n in g):
-        text = json.dumps(list(name))[1:-1]
-        like = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        q = select(nodes.c.properties).where(nodes.c.type == NodeType.DATASET, nodes.c.properties.like(like, "\\"))
-        for (props,) in conn.execute(q.limit(5)):
-            found = (json.loads(props or "{}").get(ALIASES_PROPERTY)) or []
-            if list(name) in found:
+    for name, key in plain.items():
+        if key[1] in held:  # the name of a node's symlink: that node, by the name it was first known by
+            found = json.loads(props.get(held[key[1]]) or "{}").get(ALIASES_PROPERTY) or []
+            if found:
                 stored[name] = tuple(found[0])
-                break
-        if name not in stored:
-            try:
-                t, n = keys.key(*name)
-            except InvalidInput:
-                continue
-            exists[name] = (
-                conn.execute(select(nodes.c.id).where(nodes.c.type == t, nodes.c.name == n)).first() is not None
-            )
+    existing: set[tuple[str, str]] = set()
+    for part in chunks(sorted({k for n, k in plain.items() if n not in stored})):
+        names = [k[1] for k in part]
+        q = select(nodes.c.type, nodes.c.name).where(nodes.c.name.in_(names))
+        existing.update((t, n) for t, n in conn.execute(q) if (t, n) in set(part))
+    exists = {n: k in existing for n, k in plain.items()}
     out: dict[tuple[str, str], tuple[str, str]] = {}
     for g in groups:
         canonical = next((out.get(n) or stored[n] for n in g if n in out or n in stored), None)

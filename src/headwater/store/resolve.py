@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import BigInteger, Connection, String, any_, bindparam, or_, select
 from sqlalchemy.dialects.postgresql import ARRAY
 
+from headwater.store import aliases
 from headwater.store.direct import rows
 from headwater.store.errors import AmbiguousNode, NameTooLong, NodeNotFound
 from headwater.store.names import parse_name, split_name
@@ -111,7 +112,13 @@ def resolve(conn: Connection, ref: str | int, types: Collection[str] | None = No
     bound.update(shorts=sorted(shorts), norm=norm)
     named = [r for r in rows(conn, query, bound) if r.name == norm or r.short == norm or r.name.endswith("." + norm)]
     exact = [r for r in named if r.name == norm]
-    pick = exact or named
+    exact_alias: list = []
+    if not types or NodeType.DATASET in types:  # a dataset's other names (a symlink's) name it too
+        by_alias, exact_alias = _by_alias(conn, norm, shorts, types)
+        named += [r for r in by_alias if r.id not in {n.id for n in named}]
+    pick = exact or exact_alias or named  # a node's own whole name first, then a whole alias
+    if not pick and len(parts) > 1 and (not types or NodeType.FIELD in types):
+        pick = _alias_field(conn, parts)
     if not pick and len(parts) == 1 and (not types or NodeType.FIELD in types):
         pick = _by_last_part(conn, norm, types)  # a bare column name: every column of that name
     if not pick:
@@ -125,6 +132,35 @@ def resolve(conn: Connection, ref: str | int, types: Collection[str] | None = No
 
 
 _CANDIDATES = 50
+
+
+def _by_alias(conn: Connection, norm: str, shorts: set[str], types: Collection[str] | None) -> tuple[list, list]:
+    """The datasets ``norm`` names by one of their other names (``aliases.py``) or a dotted suffix of
+    one: (all of them, those named by a whole alias)."""
+    found: dict[int, bool] = {}  # node id -> named by a whole alias
+    for a in aliases.matching(conn, norm, shorts):
+        found[a.node_id] = found.get(a.node_id, False) or a.name == norm
+    if not found:
+        return [], []
+    infos = [r for r in _by_ids(conn, _BY_IDS, _BY_IDS_PG, found) if not types or r.type in types]
+    return infos, [r for r in infos if found[r.id]]
+
+
+def _alias_field(conn: Connection, parts: list[str]) -> list:
+    """The fields ``parts`` names as a dataset's other name (or a dotted suffix of one) and a column."""
+    table = parts[:-1]
+    found = {
+        a.node_id: a.name == ".".join(table)
+        for a in aliases.matching(conn, ".".join(table), {table[-1], ".".join(table[-2:])})
+    }
+    if not found:
+        return []
+    datasets = {r.name: found[r.id] for r in _by_ids(conn, _BY_IDS, _BY_IDS_PG, found)}
+    names = sorted(f"{d}.{parts[-1]}" for d in datasets)
+    q = select(*_COLS).where(_N.name.in_(names), _N.type == NodeType.FIELD.value)
+    hits = list(conn.execute(q))
+    exact = [r for r in hits if datasets.get(r.name[: -len(parts[-1]) - 1])]
+    return exact or hits
 
 
 def _by_last_part(conn: Connection, part: str, types: Collection[str] | None) -> list:

@@ -110,6 +110,19 @@ project file and line of its latest statement (None for jobs known from query lo
 ``record_lineage`` only), and when it was closed (``jobs.close_jobs``, ``db expire``; None while its
 lineage is current)."""
 
+aliases = Table(
+    "hw_aliases",
+    metadata,
+    Column("name", String(1024), primary_key=True),
+    Column("short", String(512), nullable=False),
+    Column("node_id", Integer, nullable=False),
+    Index("ix_hw_aliases_short", "short"),
+    Index("ix_hw_aliases_node", "node_id"),
+)
+"""Other names of a node (revision 0007): each name a dataset is also known by (the names of an
+OpenLineage ``symlinks`` facet), written as a node name would be (``names.dataset_name``), with its short
+name, so that resolving and searching find the node by any of them (``aliases.py``)."""
+
 meta = Table(
     "hw_meta",
     metadata,

@@ -24,18 +24,20 @@ from typing import Any
 from sqlalchemy import Connection, case, func, or_, select
 
 from headwater.model.ol_restore import headwater_facet
+from headwater.store.aliases import present as aliases_present
 from headwater.store.errors import InvalidInput, NodeNotFound, StoreError
 from headwater.store.fields import field_walk
 from headwater.store.levels import Level, parse_level
 from headwater.store.names import from_us
 from headwater.store.resolve import fetch_nodes, resolve
 from headwater.store.results import EdgeInfo, NodeInfo
-from headwater.store.schema import edges, event_document, events, nodes
+from headwater.store.schema import aliases, edges, event_document, events, nodes
 from headwater.store.traverse import EDGE_COLUMNS, edge_info, valid_at
 from headwater.store.types import MAPS_TO_ALL, WRITES_FIELD, EdgeType, NodeType
 from headwater.store.write import chunks
 
 _N = nodes.c
+_A = aliases.c
 _E = edges.c
 _EV = events.c
 MAPS_TO = (EdgeType.MAPS_TO.value,)
@@ -92,6 +94,8 @@ class SearchHit:
     node: NodeInfo
     match: str
     parent: NodeInfo | None = None
+    alias: str | None = None
+    """The node's other name that matched (``aliases.py``), when its own names did not match as well."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,15 +143,53 @@ def search_nodes(
     stmt = stmt.order_by(*order).limit(limit + 1)
     rows = conn.execute(stmt).all()
     truncated = len(rows) > limit
-    rows = rows[:limit]
-    infos = fetch_nodes(conn, [r.id for r in rows])
-    parents = fetch_nodes(conn, [p for i in infos.values() if (p := i.parent_id) is not None])
+    best: dict[int, tuple[int, str | None]] = {r.id: (r.rank, None) for r in rows[:limit]}
+    aliased = False
+    if q and (not types or NodeType.DATASET in types) and aliases_present(conn):
+        for node_id, name, arank in _alias_hits(q, e, limit, conn):
+            if node_id not in best or arank < best[node_id][0]:
+                aliased = True
+                best[node_id] = (arank, name)
+    infos = fetch_nodes(conn, best)
+    if types:
+        best = {i: b for i, b in best.items() if i in infos and infos[i].type in types}
+    type_of = {t: k for k, t in enumerate(_TYPE_ORDER)}
+    order = [i for i in best if i in infos]  # the database's order, unless an alias matched
+    if aliased:
+        order = sorted(
+            order,
+            key=lambda i: (
+                best[i][0],
+                type_of.get(infos[i].type, len(_TYPE_ORDER)),
+                len(infos[i].short),
+                infos[i].name,
+            ),
+        )
+    truncated = truncated or len(order) > limit
+    order = order[:limit]
+    parents = fetch_nodes(conn, [p for i in order if (p := infos[i].parent_id) is not None])
     hits = [
-        SearchHit(infos[r.id], MATCHES[r.rank] if q else "browse", parents.get(infos[r.id].parent_id or -1))
-        for r in rows
-        if r.id in infos
+        SearchHit(infos[i], MATCHES[best[i][0]] if q else "browse", parents.get(infos[i].parent_id or -1), best[i][1])
+        for i in order
     ]
     return SearchResult(query, hits, truncated)
+
+
+def _alias_hits(q: str, e: str, limit: int, conn: Connection) -> list[tuple[int, str, int]]:
+    """(node id, alias, rank) of the other names (``hw_aliases``) that contain ``q``, ranked as names are."""
+    rank = case(
+        (or_(_A.short == q, _A.name == q), 0),
+        (_A.short.like(f"{e}%", escape="\\"), 1),
+        (_A.name.like(f"%.{e}%", escape="\\"), 2),
+        else_=3,
+    ).label("rank")
+    stmt = (
+        select(_A.node_id, _A.name, rank)
+        .where(or_(_A.short.like(f"%{e}%", escape="\\"), _A.name.like(f"%{e}%", escape="\\")))
+        .order_by(rank, func.length(_A.short), _A.name)
+        .limit(limit + 1)
+    )
+    return [(r.node_id, r.name, r.rank) for r in conn.execute(stmt)]
 
 
 # ---------------------------------------------------------------------------- children, columns

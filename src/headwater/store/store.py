@@ -13,9 +13,10 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine
 
-from headwater.model import LineageInfo, event_to_json
+from headwater.model import LineageInfo, TableRef, event_to_json
 from headwater.model.ol_naming import OpenLineageNaming
 from headwater.model.secrets import redact_event
+from headwater.store import aliases as _aliases
 from headwater.store import delete as _delete
 from headwater.store import fields as _fields
 from headwater.store import impact as _impact
@@ -32,7 +33,7 @@ from headwater.store.from_event import event_facts
 from headwater.store.from_external import lineage_facts
 from headwater.store.from_openlineage import dataset_aliases, run_event_facts
 from headwater.store.jobs import ClosedJobs, JobHistory
-from headwater.store.names import to_us
+from headwater.store.names import dataset_name, to_us
 from headwater.store.node_properties import set_properties
 from headwater.store.producer_runs import runs_only_where_extracted
 from headwater.store.rename import Renaming, apply_renaming, renaming_of, renaming_runs
@@ -145,11 +146,14 @@ class LineageStore:
         events = list(events)
         if not any(e.via for e in events):
             return [_translated(e, names) for e in events]
-        with self._read() as conn:
-            routed = through_views(conn, events)
+        with self._read() as conn:  # a view's other name (a symlink's) is the view
+            held = _aliases.canonical(conn, {_view_name(v) for e in events for v in e.via if v.database is not None})
+            routed = through_views(conn, events, held)
         out: list[Facts | Renaming] = []
         for sent, event in zip(events, routed, strict=True):
             f = _translated(event, names)
+            if held and isinstance(f, Facts):
+                _aliases.rekey(f, held)
             if event is not sent and isinstance(f, Facts):
                 f.payload = event_to_json(redact_event(sent))
             out.append(f)
@@ -374,3 +378,8 @@ def _translated(event: LineageInfo, names: Names) -> Facts | Renaming:
     """An event's facts, or the renaming it asks for (``store.rename``)."""
     facts = event_facts(event, names)
     return renaming_of(event, facts) or facts
+
+
+def _view_name(ref: TableRef) -> str:
+    """The dataset name of a ``via`` view."""
+    return dataset_name(ref.catalog, ref.database, ref.name)

@@ -23,7 +23,7 @@ does everything of a view the store has no lineage for. Views over views are tak
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from sqlalchemy import Connection
@@ -170,8 +170,9 @@ def _columns(event: LineageInfo) -> Iterable[ColumnRef]:
         yield from ind.sources
 
 
-def read_through(event: LineageInfo, view: ViewLineage) -> LineageInfo:
-    """``event`` as reading ``view``'s columns instead of its base columns (the module docstring)."""
+def read_through(event: LineageInfo, view: ViewLineage, read: TableRef | None = None) -> LineageInfo:
+    """``event`` as reading ``view``'s columns instead of its base columns (the module docstring);
+    ``read``: the name ``via`` gives the view, when it is another name of it (an alias)."""
     rw = _Rewrite(view)
     direct = tuple(rw.direct(d) for d in event.direct)
     output = tuple(x for x in (rw.indirect(i) for i in event.output_indirect) if x is not None)
@@ -184,13 +185,16 @@ def read_through(event: LineageInfo, view: ViewLineage) -> LineageInfo:
     return replace(
         out,
         sources=tuple(dict.fromkeys([*sources, view.ref])),
-        via=tuple(v for v in event.via if v != view.ref),
+        via=tuple(v for v in event.via if v not in (view.ref, read)),
     )
 
 
-def through_views(conn: Connection, events: Sequence[LineageInfo]) -> list[LineageInfo]:
+def through_views(
+    conn: Connection, events: Sequence[LineageInfo], aliases: Mapping[str, tuple[str, str]] | None = None
+) -> list[LineageInfo]:
     """``events`` with those read through views the store has the lineage of recorded as reading the
-    views (``read_through``); the others as they are."""
+    views (``read_through``); the others as they are. ``aliases``: the node (type, name) of each ``via``
+    name that is another name of a dataset (``store.aliases.canonical``): that dataset's lineage."""
     views: dict[TableRef, ViewLineage | None] = {}
     out = []
     for event in events:
@@ -200,12 +204,17 @@ def through_views(conn: Connection, events: Sequence[LineageInfo]) -> list[Linea
                 if ref.database is None:  # a session's temporary view: no node, no lineage
                     continue
                 if ref not in views:
-                    recorded = newest_writer_event(conn, _table_key(ref))
+                    held = (aliases or {}).get(_table_key(ref))
+                    recorded = newest_writer_event(conn, held[1] if held else _table_key(ref))
                     ok = recorded is not None and recorded.source_command is SourceCommand.CREATE_VIEW
-                    views[ref] = ViewLineage.of(ref, recorded) if ok and recorded is not None else None
+                    views[ref] = (
+                        ViewLineage.of(recorded.target.table if held else ref, recorded)
+                        if ok and recorded is not None
+                        else None
+                    )
                 view = views[ref]
                 if view is not None:
-                    event = read_through(event, view)
+                    event = read_through(event, view, ref)
             if event is before:
                 break
         out.append(event)

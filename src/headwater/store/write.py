@@ -1151,6 +1151,10 @@ def apply(
         members.close()
     inserts += contains
     insert_edges(conn, inserts)
+    if any(f.aliases for f in todo):  # a dataset's other names (after the pipeline: it reads)
+        from headwater.store import aliases  # it imports this module
+
+        aliases.write(conn, todo, ids)
     if implied and members is None:
         implied = insert_memberships(conn, fresh)
     if diff.closes:
