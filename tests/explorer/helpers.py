@@ -73,3 +73,16 @@ def serve_events(events: Iterable[Any], name: str) -> Iterator[Server]:
         with Server(store) as srv:
             yield srv
         store.close()
+
+
+def whole_graph_svg(page: Any) -> str:
+    """The SVG export of the page's whole graph (every card, at scale 1), as the export menu makes it."""
+    return str(
+        page.evaluate(
+            """async () => {
+                const { graphSvg } = await import('/js/export.js');
+                const g = window.headwater.graph;
+                return g.whole(() => graphSvg(document.getElementById('graph'), g.bounds).text);
+            }"""
+        )
+    )

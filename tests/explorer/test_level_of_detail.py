@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.explorer.helpers import Server, serve_events
+from tests.explorer.helpers import Server, serve_events, whole_graph_svg
 from tests.explorer.synthetic import WAREHOUSE_LAYERS, warehouse_events
 from tests.explorer.test_browser import goto, nid, settle, shot
 from tests.explorer.test_warehouse_explorer import warehouse_server  # noqa: F401 (a fixture)
@@ -206,13 +206,7 @@ def test_the_2000_table_store_zoomed_out_is_a_map_of_its_6_layers(page: Any, lay
         assert page.locator("#minimap").is_hidden()
         shot(page, "map-2000")
         # an export of the map's view is its graph, whole, at scale 1: every card, no map, no dots
-        svg = page.evaluate(
-            """async () => {
-                const { graphSvg } = await import('/js/export.js');
-                const g = window.headwater.graph;
-                return g.whole(() => graphSvg(document.getElementById('graph'), g.bounds).text);
-            }"""
-        )
+        svg = whole_graph_svg(page)
         assert svg.count('data-kind="node"') == nodes
         assert 'data-kind="cluster"' not in svg
         assert "map-on" not in svg[: svg.index(">")]  # the root element's classes

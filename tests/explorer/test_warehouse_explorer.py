@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from headwater.store import LineageStore, open_store
-from tests.explorer.helpers import Server, serve_events
+from tests.explorer.helpers import Server, serve_events, whole_graph_svg
 from tests.explorer.synthetic import WIDE_COLUMNS, wide_events
 from tests.explorer.test_browser import goto, ids, nid, settle, shot
 
@@ -290,13 +290,7 @@ def test_the_2000_table_store_fits_legibly_and_folds_its_fan_in(page: Any, wide_
     assert far and far <= drawn and root not in drawn
     assert all(text and px >= 9 for text, px in label_sizes(page))
     # an export holds every card, drawn or not
-    svg = page.evaluate(
-        """async () => {
-            const { graphSvg } = await import('/js/export.js');
-            const g = window.headwater.graph;
-            return g.whole(() => graphSvg(document.getElementById('graph'), g.bounds).text);
-        }"""
-    )
+    svg = whole_graph_svg(page)
     assert svg.count('data-kind="node"') == nodes
     assert ids(page, "#graph [data-kind=node]") == drawn  # and the view is culled again
     assert page.locator("#minimap").is_visible()  # the graph is larger than the view

@@ -127,12 +127,7 @@ def search_nodes(
     if len(q) > _N.name.type.length:  # in no name: and never a LIKE pattern past SQLite's bound
         return SearchResult(query, [], False)
     e = _like_escape(q)
-    rank = case(
-        (or_(_N.short == q, _N.name == q), 0),
-        (_N.short.like(f"{e}%", escape="\\"), 1),
-        (_N.name.like(f"%.{e}%", escape="\\"), 2),
-        else_=3,
-    ).label("rank")
+    rank = _rank(_N, q, e)
     type_rank = case(*((_N.type == t, k) for k, t in enumerate(_TYPE_ORDER)), else_=len(_TYPE_ORDER))
     stmt = select(_N.id, rank)
     if q:
@@ -175,14 +170,20 @@ def search_nodes(
     return SearchResult(query, hits, truncated)
 
 
-def _alias_hits(q: str, e: str, limit: int, conn: Connection) -> list[tuple[int, str, int]]:
-    """(node id, alias, rank) of the other names (``hw_aliases``) that contain ``q``, ranked as names are."""
-    rank = case(
-        (or_(_A.short == q, _A.name == q), 0),
-        (_A.short.like(f"{e}%", escape="\\"), 1),
-        (_A.name.like(f"%.{e}%", escape="\\"), 2),
+def _rank(table: Any, q: str, e: str) -> Any:
+    """0 for a name or short name equal to ``q``, 1 for a short name starting with it, 2 for a dotted
+    part starting with it, else 3 (``e``: ``q`` escaped for LIKE); ``table`` has ``name`` and ``short``."""
+    return case(
+        (or_(table.short == q, table.name == q), 0),
+        (table.short.like(f"{e}%", escape="\\"), 1),
+        (table.name.like(f"%.{e}%", escape="\\"), 2),
         else_=3,
     ).label("rank")
+
+
+def _alias_hits(q: str, e: str, limit: int, conn: Connection) -> list[tuple[int, str, int]]:
+    """(node id, alias, rank) of the other names (``hw_aliases``) that contain ``q``, ranked as names are."""
+    rank = _rank(_A, q, e)
     stmt = (
         select(_A.node_id, _A.name, rank)
         .where(or_(_A.short.like(f"%{e}%", escape="\\"), _A.name.like(f"%{e}%", escape="\\")))
