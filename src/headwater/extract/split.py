@@ -105,8 +105,6 @@ class ScriptPieces(Sequence[Piece]):
     >>> pieces = ScriptPieces("SELECT 1;\\nSELECT 2; SELECT FROM", "generic")
     >>> len(pieces), [p.tree is not None for p in pieces], pieces[1].line
     (3, [True, True, False], 2)
-    >>> pieces.kept_tokens()
-    0
     """
 
     def __init__(self, sql: str, dialect: str, limits: Limits | None = None, keep: TreeBudget | None = None) -> None:
@@ -125,10 +123,6 @@ class ScriptPieces(Sequence[Piece]):
             self._text = step.sql
             self._at.append(len(self._spans))
             self._spans.extend(step.span)
-
-    def kept_tokens(self) -> int:
-        """How many tokens are held (none: the spans stand for them)."""
-        return 0
 
     def __len__(self) -> int:
         return len(self._at)
