@@ -444,9 +444,11 @@ def run_sqls(corpus: Corpus, sqls: dict[str, str], skipped: Counter[str], catalo
     pieces = {p: ctx.split(s) for p, s in sqls.items()}
     order = order_files(pieces, corpus.dialect, corpus.database)
     names = Names.for_dialect(sqlglot_dialect(corpus.dialect))
+    # a tree from before Names.dataset (BigQuery's case kept) folds a dataset as it folds any table
+    fold = getattr(names, "dataset_ident", names.table_ident)
     writers: Counter[Any] = Counter()
     for p in sqls:
-        session = Session("internal", names.dataset_ident(corpus.database) if corpus.database else None)
+        session = Session("internal", fold(corpus.database) if corpus.database else None)
         writers.update(tables_of(pieces[p], names, session)[0])
     files = []
     for p in order.order:
@@ -493,10 +495,11 @@ def cause(run: Run, event: LineageInfo) -> str:
 
     def unknown(ref: Any) -> bool:
         schema = run.schema.table(ref) if run.schema is not None else None
-        if schema is not None and schema.column_names and not schema.open:
+        # getattr: a tree from before open relations (TableSchema.open) measured with --before
+        if schema is not None and schema.column_names and not getattr(schema, "open", False):
             return False
         own = run.catalog.table(ref)
-        return own is None or not own.column_names or own.open
+        return own is None or not own.column_names or getattr(own, "open", False)
 
     if all(d in UNKNOWN_COLUMNS for d in doubts) and any(unknown(t) for t in event.sources):
         return FLOOR
