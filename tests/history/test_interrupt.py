@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from tests.pg_schema import fresh_schema_url
 from tests.store.store_content import content
-from tests.store.test_ingest_interrupt import LINE, _env, _recorded
+from tests.store.test_ingest_interrupt import LINE, _env, _recorded, interrupted
 
 from headwater.history.synthetic import generate_log, synthetic_schema, write_jsonl
 
@@ -38,8 +38,6 @@ def _figure(output: str, name: str) -> int:
     ("backend", "signum", "code"), [("sqlite", signal.SIGINT, 130), ("postgresql", signal.SIGTERM, 143)]
 )
 def test_a_stopped_ingest_log_continues_where_it_stopped(tmp_path: Path, backend: str, signum: int, code: int) -> None:
-    import time
-
     log, schema = tmp_path / "log.jsonl", tmp_path / "schema.json"
     write_jsonl(generate_log(ROWS, seed=5, per_session=30), log)
     schema.write_text(json.dumps(synthetic_schema()))
@@ -48,21 +46,8 @@ def test_a_stopped_ingest_log_continues_where_it_stopped(tmp_path: Path, backend
             stopped, clean = f"sqlite:///{tmp_path / 'stopped.db'}", f"sqlite:///{tmp_path / 'clean.db'}"
         else:
             stopped, clean = pg_stopped, pg_clean
-        child = subprocess.Popen(
-            _command(log, schema, stopped), env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-        )
-        try:
-            deadline = time.monotonic() + 300
-            while _recorded(stopped) < 50:
-                assert child.poll() is None, child.communicate()[0]
-                assert time.monotonic() < deadline
-                time.sleep(0.1)
-            child.send_signal(signum)
-            out, _ = child.communicate(timeout=300)
-        finally:
-            if child.poll() is None:
-                child.kill()
-        assert child.returncode == code, out
+        returncode, out = interrupted(_command(log, schema, stopped), stopped, 50, signum)
+        assert returncode == code, out
         found = LINE.findall(out)
         assert len(found) == 1, out
         done, total, recorded = (int(x.replace(",", "")) for x in found[0])

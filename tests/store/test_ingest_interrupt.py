@@ -61,12 +61,16 @@ def _recorded(url: str) -> int:
 
 def _interrupted(script: Path, url: str, signum: int) -> tuple[int, str]:
     """Start ingest, send ``signum`` once some batches are recorded; its exit code and output."""
-    child = subprocess.Popen(
-        _command(script, url), env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
+    return interrupted(_command(script, url), url, 100, signum)
+
+
+def interrupted(command: list[str], url: str, at: int, signum: int) -> tuple[int, str]:
+    """Run ``command`` in a child process and send it ``signum`` once ``url`` holds ``at`` events (five
+    minutes at most); its exit code and output."""
+    child = subprocess.Popen(command, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 300
-        while _recorded(url) < 100:
+        while _recorded(url) < at:
             assert child.poll() is None, child.communicate()[0]
             assert time.monotonic() < deadline, "nothing recorded"
             time.sleep(0.1)

@@ -17,7 +17,7 @@ from headwater.extract.aliases import ALIAS
 from headwater.extract.binder import Binder
 from headwater.extract.scope import REF, UNRESOLVED, USING_NAME, Alts, Scope, Source, column_node, columns_in
 from headwater.extract.trees import clone
-from headwater.extract.unnest import element_field
+from headwater.extract.unnest import ELEMENT_FUNCS, element_field
 from headwater.extract.variant import FIELD_PATH
 from headwater.model import ColumnRef, Severity, TableRef
 
@@ -33,8 +33,6 @@ _IDENTIFIER: Final = exp.Identifier
 _UNNEST: Final = exp.Unnest
 _PROPERTY_EQ: Final = exp.PropertyEQ
 _STRUCT_NODE: Final = exp.Struct
-# the functions whose value is an element of their array argument (``UNNEST(t.arr).f`` is ``UNNEST(t.arr.f)``)
-_ELEMENT_FUNCS: Final = frozenset({exp.Unnest, exp.Explode, exp.ExplodeOuter, exp.Inline})
 LeafKey = tuple[object, object, object, object]
 
 
@@ -490,9 +488,9 @@ def struct_field(
     >>> c.sql(), str(c.meta[REF])
     ('w.asset.id', 'internal.db.w.asset.id')
     """
-    if type(base) in _ELEMENT_FUNCS and path:  # a field of an array's element: the array's field
+    if type(base) in ELEMENT_FUNCS and path:  # a field of an array's element: the array's field
         arg = base.expressions[0] if type(base) is _UNNEST and len(base.expressions) == 1 else base.this
-        if (isinstance(arg, _COLUMN) and arg._meta and arg.meta.get(REF) is not None) or type(arg) in _ELEMENT_FUNCS:
+        if (isinstance(arg, _COLUMN) and arg._meta and arg.meta.get(REF) is not None) or type(arg) in ELEMENT_FUNCS:
             field = struct_field(arg, path, ident)  # an element of an element: ``UNNEST(UNNEST(t.a.b).c)``
             if type(field) is not _DOT:
                 return _UNNEST(expressions=[field]) if type(base) is _UNNEST else base.__class__(this=field)

@@ -46,7 +46,8 @@ _STAR: Final = exp.Star
 _STRUCT: Final = exp.Struct
 _TUPLE: Final = exp.Tuple
 _UNNEST: Final = exp.Unnest
-_ELEMENT_FUNCS: Final = frozenset({exp.Unnest, exp.Explode, exp.ExplodeOuter, exp.Inline})
+# the functions whose value is an element of their array argument (``UNNEST(t.arr).f`` is ``UNNEST(t.arr.f)``)
+ELEMENT_FUNCS: Final = frozenset({exp.Unnest, exp.Explode, exp.ExplodeOuter, exp.Inline})
 _ARRAY_TYPE: Final = exp.DataType.Type.ARRAY
 _STRUCT_TYPE: Final = exp.DataType.Type.STRUCT
 
@@ -201,7 +202,7 @@ def _field_label(e: exp.Expression) -> str:
         return e.this.this
     # ``STRUCT(t.a, c.f)``: BigQuery names a field after the column or field it is (here resolved:
     # ``t.a``, ``t.s.f``, ``UNNEST(t.arr.f)``, ``(expr).f``)
-    while type(e) in _ELEMENT_FUNCS and len(e.expressions if type(e) is _UNNEST else [e.this]) == 1:
+    while type(e) in ELEMENT_FUNCS and len(e.expressions if type(e) is _UNNEST else [e.this]) == 1:
         e = e.expressions[0] if type(e) is _UNNEST else e.this
     if type(e) is exp.Coalesce and e.args.get(USING_NAME):  # a FULL / RIGHT JOIN … USING column
         return str(e.args[USING_NAME])

@@ -11,20 +11,13 @@ import grpc
 import pytest
 from tests.service.grpc.conftest import RW, Apis
 from tests.service.grpc.shapes import graph, paths, rest_graph, rest_paths
+from tests.service.grpc.test_same_answers import SUMMARY, V1, _get
 
 from headwater.service.grpc import governance_pb2 as gpb
 from headwater.service.grpc import pipeline_pb2 as ppb
 from headwater.service.grpc.server import SERVICE_NAMES
 
-V1 = "/api/v1"
 FIELD = "lineage_customer_summary.region_group"
-SUMMARY = "lineage_customer_summary"
-
-
-def _get(apis: Apis, path: str, **params: Any) -> Any:
-    r = apis.rest.get(f"{V1}/{path}", params=params)
-    assert r.status_code == 200, r.text
-    return r.json()
 
 
 LAYERS = [
