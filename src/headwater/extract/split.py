@@ -100,7 +100,7 @@ class ScriptPieces(Sequence[Piece]):
     What is kept of a statement is where its tokens are in the script (a few integers: ``_SPAN``), not
     the tokens (~5 KB a statement): taking it tokenizes that stretch again, from the token before it,
     so each token is the one the whole script's tokenizing gave (its comments included). Memory
-    stays flat however many statements the script has: the script's text and ~80 bytes a statement.
+    stays flat however many statements the script has: the script's text and ~40 bytes a statement.
 
     >>> pieces = ScriptPieces("SELECT 1;\\nSELECT 2; SELECT FROM", "generic")
     >>> len(pieces), [p.tree is not None for p in pieces], pieces[1].line
@@ -112,8 +112,10 @@ class ScriptPieces(Sequence[Piece]):
         self._keep = keep
         self._kept: dict[int, Piece] = {}  # parsed while ``keep`` was open, until taken again
         self._text = ""  # the (masked) script the spans point into
-        self._spans = array("q")  # _SPAN integers per statement that is parsed from tokens
-        self._at: list[int] = []  # statement → its first integer in _spans, or -1: a Piece of _pieces
+        code = "i" if len(sql) < 2**31 - 2 else "q"  # every integer kept is at most the script's length
+        self._spans = array(code)  # _SPAN integers per statement that is parsed from tokens
+        # statement → its first integer in _spans, or -1: a Piece of _pieces
+        self._at = array("i" if _SPAN * len(sql) < 2**31 else "q")
         self._pieces: dict[int, Piece] = {}  # statements that need no parsing (errors, limits)
         for step in _steps(sql, dialect, self._limits):
             if isinstance(step, Piece):

@@ -20,8 +20,10 @@ project ingested again records nothing twice, however its files are grouped into
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import overload
 
 from sqlglot import exp
 
@@ -57,6 +59,42 @@ class FileExtraction:
     @property
     def events(self) -> list[LineageInfo]:
         return [e for s in self.statements for e in s.events]
+
+
+class TextLines(Sequence[str]):
+    """The lines of ``text`` (cut at each ``\\n``, as the tokenizer counts them; a ``\\r`` before it
+    dropped), each made when asked: a list of them costs ~140 bytes a line for as long as the file is
+    extracted, this 8 (where each line starts).
+
+    >>> lines = TextLines("SELECT 1;\\r\\n-- name: x\\nSELECT 2")
+    >>> len(lines), lines[1], lines[-1]
+    (3, '-- name: x', 'SELECT 2')
+    """
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._starts = array("q", [0])
+        at = text.find("\n")
+        while at >= 0:
+            self._starts.append(at + 1)
+            at = text.find("\n", at + 1)
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        k = range(len(self._starts))[i]
+        start = self._starts[k]
+        end = self._starts[k + 1] - 1 if k + 1 < len(self._starts) else len(self._text)
+        return self._text[start:end].removesuffix("\r")
 
 
 def name_before(lines: Sequence[str], line: int) -> str | None:
@@ -109,7 +147,7 @@ class ProjectContext:
         """Extract one file (``pieces``: its statements, when already split; else they are parsed one
         at a time as extraction goes). With ``on_statement``, each outcome goes to it and is not kept
         (the result holds none): memory stays flat however many statements the file has."""
-        lines = text.splitlines()
+        lines = TextLines(text)
         pieces = iter_script(text, self.dialect) if pieces is None else pieces
         out: list[StatementOutcome] = []
         ordinal = 0
