@@ -126,14 +126,28 @@ def _timed(command: list[str], src: Path | None = None) -> tuple[float, int, str
     path = os.pathsep.join([str(src), *sys.path] if src else sys.path)
     env = {**os.environ, "PYTHONPATH": path, "COLUMNS": "200"}
     start = time.perf_counter()
-    child = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # started by a small Python of its own: a child's maximum resident set (``ru_maxrss``) starts at
+    # the process it was forked from, and this one may hold a large command's output by then
+    child = subprocess.Popen(
+        [sys.executable, "-c", _PEAK, *command], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     out = child.stdout.read() if child.stdout else ""
-    _, status, usage = os.wait4(child.pid, 0)
+    child.wait()
     seconds = time.perf_counter() - start
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode not in (0, 1):  # 1: some statement failed or stayed incomplete, as expected
-        raise RuntimeError(f"{' '.join(command)} exited {child.returncode}:\n{out[-2000:]}")
-    return seconds, usage.ru_maxrss // 1024, out
+    out, _, peak = out.rpartition("\npeak-kib ")
+    code, _, kib = peak.partition(" ")
+    if code not in ("0", "1"):  # 1: some statement failed or stayed incomplete, as expected
+        raise RuntimeError(f"{' '.join(command)} exited {code}:\n{out[-2000:]}")
+    return seconds, int(kib) // 1024, out
+
+
+_PEAK = """
+import os, subprocess, sys
+child = subprocess.Popen(sys.argv[1:])
+_, status, usage = os.wait4(child.pid, 0)
+print(f"\\npeak-kib {os.waitstatus_to_exitcode(status)} {usage.ru_maxrss}", flush=True)
+"""
+"""Runs the command given and prints its exit code and peak resident set (KiB) on a last line."""
 
 
 def _tpc_project(corpus: Path, copies: int, root: Path) -> Path:
