@@ -500,7 +500,12 @@ class Resolver(SourceBinder):
                     node,
                 )
                 unknown.append(src)
-                continue
+                if qualifier is None and scope.using:  # its USING columns are outputs all the same
+                    cols = [c for c, owner in scope.using.items() if owner is src and c not in seen_using]
+                    if not cols:
+                        continue
+                else:
+                    continue
             for col in cols:
                 if col in excluded:
                     continue
