@@ -38,3 +38,16 @@ def test_a_self_read_naming_a_column_it_does_not_write_stays_unknown():
     assert direct(e) == [("flow_id", "ev.flow_id", "IDENTITY")]
     assert codes(e) == ["star_unknown_columns"]
     assert e.status.value == "PARTIAL"
+
+
+def test_a_self_read_whose_new_doubt_has_a_code_the_first_had_still_stays_unknown():
+    """The first reading's doubts are compared by their message too: an ``unknown_column`` on another
+    name (``extra``) is a new doubt even when the statement had one already (``zz``)."""
+    e = one_event(
+        "CREATE OR REPLACE TABLE d.lf AS WITH c AS (SELECT 1 AS a FROM d.k) SELECT c.zz AS flow_id FROM c "
+        "UNION ALL SELECT * FROM d.lf WHERE extra > 0",
+        dialect="bigquery",
+        db=None,
+    )
+    assert codes(e) == ["unknown_column", "star_unknown_columns"]
+    assert dataset(e) == [("FILTER", "lf.extra > 0")]

@@ -391,11 +391,11 @@ class Extractor:
             again = resolver.relation(tree.expression, None, resolver.ctes_of(tree, {}, None))
         except LimitExceeded:
             again = None
-        had = {d.code for d in first.diagnostics}
+        had = {(d.code, d.message) for d in first.diagnostics}
         if (
             again is None
             or again.names != rel.names
-            or any(d.severity != Severity.INFO and d.code not in had for d in resolver.diagnostics)
+            or any(d.severity != Severity.INFO and (d.code, d.message) not in had for d in resolver.diagnostics)
         ):
             self.catalog.drop(target)  # unknown again (the CREATE registers it next)
             return first, rel
