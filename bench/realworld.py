@@ -666,6 +666,7 @@ class Got:
     direct: set[str] = field(default_factory=set)
     indirect: set[str] = field(default_factory=set)
     codes: list[str] = field(default_factory=list)
+    status: str = ""
 
 
 def answer(run: Run, label: Label) -> Got:
@@ -679,6 +680,7 @@ def answer(run: Run, label: Label) -> Got:
             continue
         got.found = True
         got.complete = event.status == Status.COMPLETE
+        got.status = event.status.value
         for d in event.direct:
             if d.target_column.lower() == label.column:
                 got.direct.update(column_name(i.column) for i in d.inputs)
@@ -730,7 +732,8 @@ def score_gold(run: Run, labels: list[Label], show: bool) -> GoldScore:
         g.wrong_complete += wrong_complete
         if show and not right:
             flag = " WRONG-BUT-COMPLETE" if wrong_complete else ""
-            print(f"  - {label.path} :: {label.column}{flag} {'' if got.found else '(no such target column)'}")
+            state = got.status if got.found else "(no such target column)"
+            print(f"  - {label.path} :: {label.column} {state}{flag}")
             for kind, exp_, have in (("direct", label.direct, got.direct), ("indirect", label.indirect, got.indirect)):
                 for x in sorted(have - exp_):
                     print(f"      {kind} false   {x}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.extract.helpers import cols, dataset, direct, one_event, sources
+from tests.extract.helpers import codes, cols, dataset, direct, one_event, sources
 
 SCHEMA = {
     "db.orders": ["id", "cust", "amount", "status", "region"],
@@ -92,3 +92,18 @@ def test_star_over_an_unknown_left_side_takes_a_using_column_from_the_left():
     e = one_event("INSERT INTO t SELECT * FROM other o LEFT JOIN customers c USING (id)", SCHEMA)
     ids = [d for d in direct(e) if d[0] == "id"]
     assert ids == [("id", "other.id", "IDENTITY")]
+
+
+def test_star_over_a_join_using_of_two_unknown_sides_keeps_the_using_columns():
+    """``SELECT * FROM a LEFT JOIN (SELECT * EXCEPT (x) FROM b) USING (k1, k2)`` with neither side's
+    columns known: the USING columns are outputs all the same (the left side's), the rest stays
+    unknown (BigQuery, bigquery-etl's ``clients_last_seen_joined_v1``)."""
+    e = one_event(
+        "CREATE OR REPLACE TABLE d.j AS SELECT * FROM d.a AS m "
+        "LEFT JOIN (SELECT * EXCEPT (x) FROM d.b WHERE k1 = 1) AS e USING (k1, k2)",
+        dialect="bigquery",
+        db=None,
+    )
+    assert direct(e) == [("k1", "a.k1", "IDENTITY"), ("k2", "a.k2", "IDENTITY")]
+    assert e.status.value == "PARTIAL"
+    assert set(codes(e)) == {"star_unknown_columns"}

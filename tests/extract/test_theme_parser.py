@@ -63,3 +63,30 @@ def test_tsql_if_else_batch():
         database="db",
     )
     assert [(s.line, e.target.table.name) for s in res.statements for e in s.events] == [(2, "t2"), (4, "t3")]
+
+
+@pytest.mark.parametrize("dialect", ["spark", "hive", "databricks"])
+def test_spark_ctas_without_as_before_a_with(dialect):
+    """``CREATE TABLE t WITH c AS (…) SELECT …`` (Spark's ``AS`` is optional): sqlglot reads the
+    ``WITH`` as table properties; the header and the query are parsed apart and joined."""
+    sql = "DROP TABLE IF EXISTS t2;\nCREATE TABLE t2\n\nWITH\n  m AS (SELECT a, b FROM s)\nSELECT a, b AS c FROM m"
+    res = extract_script(sql, dialect=dialect, database="db")
+    (e,) = res.events
+    assert (e.target.table.qualified, sources(e)) == ("db.t2", ["db.s"])
+    assert direct(e) == [("a", "s.a", "IDENTITY"), ("c", "s.b", "IDENTITY")]
+    assert (res.statements[1].line, e.context.sql.splitlines()[0]) == (2, "CREATE TABLE t2")
+
+
+@pytest.mark.parametrize("dialect", ["spark", "hive"])
+def test_a_comment_written_as_adjacent_literals(dialect):
+    """``COMMENT 'the target''s id'`` is one comment in Hive (adjacent literals are joined); sqlglot
+    reads only the first literal after COMMENT. The table's columns are known to the next statement."""
+    sql = (
+        "CREATE EXTERNAL TABLE r (`rd_from` bigint COMMENT 'the source''s id',"
+        " `rd_title` string COMMENT 'x' 'y' 'z') COMMENT 'see' ' the docs' STORED AS AVRO LOCATION '/wmf/r';\n"
+        "INSERT INTO t2 SELECT * FROM r"
+    )
+    res = extract_script(sql, dialect=dialect, database="db")
+    assert [s.error for s in res.statements] == [None, None]
+    (e,) = res.events
+    assert direct(e) == [("rd_from", "r.rd_from", "IDENTITY"), ("rd_title", "r.rd_title", "IDENTITY")]

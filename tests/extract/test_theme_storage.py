@@ -264,3 +264,27 @@ def test_storage_datasets_survive_the_store_from_both_producers() -> None:
     graph = store.get_downstream("DATASET:s3://lake.x/y.parquet")
     assert sorted(n.name for n in graph.nodes if n.type == "DATASET") == ["internal.db.t", "s3://lake.x/y.parquet"]
     assert OpenLineageNaming().table("s3://lake", "x/y.parquet") == TableRef("s3://lake", None, "x/y.parquet")
+
+
+@pytest.mark.parametrize("dialect", ["spark", "databricks"])
+@pytest.mark.parametrize(
+    "ddl",
+    [
+        "CREATE TABLE t (a INT) USING parquet OPTIONS ('path' = '/data/x'); INSERT INTO t SELECT * FROM s",
+        "CREATE TABLE t (a INT) USING parquet LOCATION '/data/x'; INSERT INTO t SELECT * FROM s",
+        "CREATE TABLE t USING csv OPTIONS (path '/x', header 'true') AS SELECT a FROM s",
+        "CREATE TABLE t USING csv LOCATION '/x' AS SELECT a FROM s",
+    ],
+)
+def test_a_data_source_tables_path_option_is_read_as_its_location(dialect: str, ddl: str) -> None:
+    """A Spark data-source table whose data is at ``OPTIONS ('path' = …)`` is the table, as one with a
+    ``LOCATION`` is: the table's name is the dataset (its storage is not a second one), its columns
+    those its DDL or query gives."""
+    res, (e,) = events_of(ddl, dialect)
+    assert [s.error for s in res.statements] == [None] * len(res.statements)
+    assert (e.target.table.qualified, [c.name for c in e.target.columns], list(e.sources)) == (
+        "db.t",
+        ["a"],
+        [TableRef("internal", "db", "s")],
+    )
+    assert not any("path" in k or "location" in k for k in e.context.external_catalog_properties)

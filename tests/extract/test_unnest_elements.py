@@ -265,7 +265,10 @@ def test_a_correlated_select_as_struct_over_a_struct_column_is_no_error() -> Non
         "EXCEPT (user_id), SHA256(jsonPayload.fields.user_id) AS user_id) AS fields)) AS jsonPayload) FROM d.logs"
     )
     assert errors(e) == [] and "unknown_qualifier" not in codes(e)
-    assert reads(e) == [("jsonpayload", ["logs.jsonpayload.fields.user_id"])]
+    # the fields the stars keep are unknown: the structs themselves stand for them (issue 34, gold set)
+    assert reads(e) == [
+        ("jsonpayload", ["logs.jsonpayload.fields.user_id", "logs.jsonpayload.fields", "logs.jsonpayload"])
+    ]
 
 
 def test_a_member_of_a_struct_subquery_is_its_value() -> None:
@@ -274,6 +277,18 @@ def test_a_member_of_a_struct_subquery_is_its_value() -> None:
         "SELECT a.p.email AS e FROM a"
     )
     assert [d.expression for d in e.direct] == ["SHA256(logs.p.email)"]
+
+
+def test_a_struct_star_of_unknown_fields_keeps_the_struct_itself() -> None:
+    """``(SELECT AS STRUCT p.* REPLACE (…))`` over a struct whose fields are unknown: the fields the
+    star keeps are read from ``p`` (its input, PARTIAL: ``star_unknown_columns``), and a member the SQL
+    does not name is ``p``'s field, not the member it does name (bigquery-etl's ``fxa_stdout_events_v1``)."""
+    e = event(
+        "WITH a AS (SELECT * REPLACE ((SELECT AS STRUCT p.* REPLACE (SHA256(p.email) AS email)) AS p) FROM d.logs) "
+        "SELECT a.p AS whole, a.p.name AS n FROM a"
+    )
+    assert reads(e) == [("whole", ["logs.p.email", "logs.p"]), ("n", ["logs.p.name"])]
+    assert e.status is Status.PARTIAL and "star_unknown_columns" in codes(e)
 
 
 def test_an_unused_element_alias_may_be_a_struct() -> None:

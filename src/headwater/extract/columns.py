@@ -525,14 +525,19 @@ def struct_field(
 
 def _struct_member(base: exp.Expression, name: str, ident: Callable[[Any], str | None]) -> exp.Expression | None:
     """The value of member ``name`` of a struct written out: BigQuery ``(SELECT AS STRUCT x AS f, …)``
-    (its resolved form, without FROM) or ``STRUCT(x AS f, …)``; None for any other expression."""
+    (its resolved form, without FROM) or ``STRUCT(x AS f, …)``; a member it does not name, of
+    ``(SELECT AS STRUCT …, s.*)`` (a struct's fields the SQL does not list), is ``s``'s field; None for
+    any other expression."""
     node = base.this if isinstance(base, exp.Subquery) else base
     written = isinstance(node, exp.Select) and node.args.get("kind") == "STRUCT" and not node.args.get("from_")
     if not written and not isinstance(node, exp.Struct):
         return None
+    rest = None
     for m in node.expressions:
         if isinstance(m, exp.Alias) and ident(m.args.get("alias")) == name:
             return m.this
         if isinstance(m, exp.PropertyEQ) and isinstance(m.this, _IDENTIFIER) and ident(m.this) == name:
             return m.expression
-    return None
+        if written and type(m) is _DOT and type(m.expression) is exp.Star:
+            rest = m.this
+    return struct_field(rest, [_IDENTIFIER(this=name, quoted=True)], ident) if rest is not None else None

@@ -355,6 +355,8 @@ class Extractor:
         try:
             ctes = resolver.ctes_of(tree, {}, None)  # INSERT … WITH may hang the WITH on the INSERT
             rel = resolver.relation(query, None, ctes)
+            if kind.name == "ctas" and target in resolver.tables and self.catalog.table(target) is None:
+                resolver, rel = self._self_read(piece, tree, target, resolver, rel, index)
         except LimitExceeded as err:  # pathological: an UNAVAILABLE event that says why
             resolver = self._resolver(index)
             resolver.diag(err.code, str(err), None, Severity.ERROR)
@@ -372,6 +374,39 @@ class Extractor:
         if kind.name in ("ctas", "mv") or directory is not None:  # later statements may read the path
             self._register_ctas(target, rel, column_list)
         return StatementResult(index, piece.line, piece.column, piece.sql, kind.name, events=(event,))
+
+    def _self_read(
+        self, piece: Piece, tree: exp.Expression, target: TableRef, first: Resolver, rel: Relation, index: int
+    ) -> tuple[Resolver, Relation]:
+        """``CREATE OR REPLACE TABLE t AS … UNION ALL SELECT * FROM t``: a statement that reads, through a
+        ``*``, the table it writes, whose columns nothing else gives. Its columns are taken to be the
+        ones the statement writes (an INFO says so) and it is resolved again; the first reading stays
+        when that one raises a doubt the first did not have, or changes the outputs."""
+        if not rel.names or not all(rel.names) or not any(d.code == "star_unknown_columns" for d in first.diagnostics):
+            return first, rel
+        self.catalog.put(target, TableSchema(tuple(ColumnSchema(n) for n in rel.names)))
+        resolver = self._resolver(index)
+        resolver.diagnostics.extend(piece.notes)
+        try:
+            again = resolver.relation(tree.expression, None, resolver.ctes_of(tree, {}, None))
+        except LimitExceeded:
+            again = None
+        had = {(d.code, d.message) for d in first.diagnostics}
+        if (
+            again is None
+            or again.names != rel.names
+            or any(d.severity != Severity.INFO and (d.code, d.message) not in had for d in resolver.diagnostics)
+        ):
+            self.catalog.drop(target)  # unknown again (the CREATE registers it next)
+            return first, rel
+        resolver.diag(
+            "self_read_columns",
+            f"{target.qualified} is read by the statement that writes it: its columns are taken to be the "
+            "ones the statement writes",
+            None,
+            Severity.INFO,
+        )
+        return resolver, again
 
     def _resolver(self, index: int) -> Resolver:
         resolver = Resolver(

@@ -6,7 +6,10 @@ column stays where it was), and is tried only after sqlglot failed on the statem
 - Doris / StarRocks ``INSERT INTO t [PARTITION (…)] WITH LABEL l …``: the load label;
 - Teradata column attributes ``(TITLE '…')``, ``(NAMED x)``, ``(FORMAT '…')`` after an expression;
 - Spark / Hive / Databricks ``INSERT OVERWRITE [LOCAL] DIRECTORY 'path' USING fmt [OPTIONS (…)]``: the
-  format and its options (sqlglot reads the ``ROW FORMAT`` / ``STORED AS`` forms, not ``USING``).
+  format and its options (sqlglot reads the ``ROW FORMAT`` / ``STORED AS`` forms, not ``USING``);
+- Spark / Hive / Databricks ``COMMENT 'the target''s name'``: a comment written as adjacent string
+  literals (Hive's lexer joins them into one; sqlglot reads only the first after ``COMMENT``): the
+  literals after the first.
 
 T-SQL batches without semicolons between statements are cut by ``routines.batch_statements``.
 
@@ -16,6 +19,8 @@ T-SQL batches without semicolons between statements are cut by ``routines.batch_
 'SELECT a                 FROM t'
 >>> blank_unparsed("INSERT OVERWRITE DIRECTORY '/o' USING csv OPTIONS ('sep' ' ') SELECT a FROM t", "spark")
 "INSERT OVERWRITE DIRECTORY '/o'                               SELECT a FROM t"
+>>> blank_unparsed("CREATE TABLE t (a INT COMMENT 'a''s b')", "hive")
+"CREATE TABLE t (a INT COMMENT 'a'     )"
 >>> blank_unparsed("SELECT 1", "doris") is None
 True
 """
@@ -46,7 +51,7 @@ def blank_unparsed(sql: str, dialect: str) -> str | None:
     elif name == "teradata":
         spans = _teradata_attributes(tokens)
     elif name in _SPARK_FAMILY:
-        spans = _directory_formats(tokens)
+        spans = _directory_formats(tokens) + _comment_continuations(tokens)
     if not spans:
         return None
     text = list(sql)
@@ -106,4 +111,19 @@ def _directory_formats(tokens: list[Token]) -> list[tuple[int, int]]:
                 return []
             end = k
         spans.append((tokens[i + 2].start, tokens[end].end))
+    return spans
+
+
+def _comment_continuations(tokens: list[Token]) -> list[tuple[int, int]]:
+    """The string literals that follow the first one after ``COMMENT`` (one comment, written as
+    adjacent literals: ``'target''s'`` is ``'target'`` then ``'s'`` to sqlglot's Hive tokenizer)."""
+    spans = []
+    for i in range(len(tokens) - 2):
+        if tokens[i].token_type != TokenType.COMMENT or tokens[i + 1].token_type != TokenType.STRING:
+            continue
+        k = i + 2
+        while k < len(tokens) and tokens[k].token_type == TokenType.STRING:
+            k += 1
+        if k > i + 2:
+            spans.append((tokens[i + 2].start, tokens[k - 1].end))
     return spans

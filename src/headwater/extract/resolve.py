@@ -500,7 +500,12 @@ class Resolver(SourceBinder):
                     node,
                 )
                 unknown.append(src)
-                continue
+                if qualifier is None and scope.using:  # its USING columns are outputs all the same
+                    cols = [c for c, owner in scope.using.items() if owner is src and c not in seen_using]
+                    if not cols:
+                        continue
+                else:
+                    continue
             for col in cols:
                 if col in excluded:
                     continue
@@ -623,7 +628,10 @@ class Resolver(SourceBinder):
         def field(name: str, struct: exp.Expression = struct, scope: Scope = scope) -> Alts:
             return self.resolve(pushed_field(struct, name, ranges, self), scope)
 
-        rel = Relation([], [], [], complete=False, fields=field)
+        def whole(struct: exp.Expression = struct, scope: Scope = scope) -> Alts:
+            return self.resolve(struct, scope)
+
+        rel = Relation([], [], [], complete=False, fields=field, whole=whole)
         return Source(alias=f"__struct{len(scope.sources)}", load=lambda: rel)
 
     # ------------------------------------------------------------------ expressions
@@ -709,6 +717,9 @@ class Resolver(SourceBinder):
         elif struct:  # its fields by name (``unnest`` reads them from ``ARRAY(SELECT AS STRUCT …)``)
             outputs = [_ALIAS(this=self._take(alts[0]), alias=_IDENTIFIER(this=n, quoted=True))
                        for n, alts in zip(rel.names, rel.columns, strict=True) if alts and n]  # fmt: skip
+            opened = rel.open.relation if rel.open is not None and rel.open.load is not None else None
+            if opened is not None and opened.whole is not None:  # ``s.* REPLACE (…)``: s's other fields
+                outputs.extend(_DOT(this=self._take(alt), expression=_STAR()) for alt in opened.whole()[:1])
         else:
             outputs = [self._take(alts[0]) for alts in rel.columns if alts]
         if not outputs:

@@ -54,6 +54,8 @@ class Relation:
     # does not list is that field of the struct, resolved by this function
     fields: Callable[[str], Alts] | None = None
     _index: dict[str, int] | None = None
+    # with ``fields``: the struct expression itself, resolved (the value of its unknown fields)
+    whole: Callable[[], Alts] | None = None
 
     def __init__(
         self,
@@ -67,6 +69,7 @@ class Relation:
         element: str | None = None,
         fields: Callable[[str], Alts] | None = None,
         _index: dict[str, int] | None = None,
+        whole: Callable[[], Alts] | None = None,
     ) -> None:
         self.names = names
         self.labels = labels
@@ -78,6 +81,7 @@ class Relation:
         self._index = _index
         self.element = element
         self.fields = fields
+        self.whole = whole
 
     def index(self, name: str) -> int | None:
         if self._index is None:

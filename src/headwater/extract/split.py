@@ -25,6 +25,7 @@ from typing import Final, NamedTuple, overload
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
+from sqlglot.dialects.hive import Hive
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.parser import Parser
 from sqlglot.tokens import Token, Tokenizer, TokenType
@@ -721,6 +722,10 @@ def _parse_ctas(
                 blank.append((_start_of(tok, sql)[0], tok.end + 1, "AS"))
             elif nxt == TokenType.ALIAS:
                 blank.append((_start_of(tok, sql)[0], tok.end + 1, ""))
+    if not blank and isinstance(d, Hive):
+        spliced = _ctas_without_as(index, chunk, sql, start, text, d, limits)
+        if spliced is not None:
+            return spliced
     if blank:
         rewritten = sql
         for a, b, word in blank:
@@ -733,6 +738,37 @@ def _parse_ctas(
         "read it (check the SELECT keyword, the select list and the clauses before AS)"
     )
     return Piece(index, line, col, text, None, _diag(message, index, line, col))
+
+
+def _ctas_without_as(
+    index: int, chunk: list[Token], sql: str, start: int, text: str, d: Dialect, limits: Limits
+) -> Piece | None:
+    """Spark's ``CREATE TABLE t [USING …] WITH c AS (…) SELECT …``: ``AS`` is optional before the query,
+    and sqlglot reads a ``WITH`` there as table properties (then keeps the statement as a command). The
+    header (up to ``WITH``) and the query (from it) are parsed apart, each where it is in the script, and
+    joined; None when there is no such ``WITH`` or a part does not parse.
+
+    >>> split_script("CREATE TABLE t WITH c AS (SELECT a FROM s) SELECT a FROM c", "spark")[0].tree.sql("spark")
+    'CREATE TABLE t AS WITH c AS (SELECT a FROM s) SELECT a FROM c'
+    """
+    depth = 0
+    for i, tok in enumerate(chunk):
+        kind = tok.token_type
+        depth += 1 if kind == TokenType.L_PAREN else -1 if kind == TokenType.R_PAREN else 0
+        if depth or kind != TokenType.WITH or i < 3 or i + 1 == len(chunk):
+            continue
+        if chunk[i - 1].token_type == TokenType.ALIAS or chunk[i + 1].token_type == TokenType.L_PAREN:
+            return None  # ``AS WITH …`` parses; ``WITH (…)`` is a property list
+        at = _start_of(tok, sql)[0]
+        query = _parse_embedded(index, sql, at, start + len(text), d, limits)
+        if not isinstance(query.tree, exp.Query):
+            return None
+        header = _parse_embedded(index, sql[:at] + " AS SELECT 1", start, at + 12, d, limits)
+        if not isinstance(header.tree, exp.Create) or header.tree.expression is None:
+            return None
+        header.tree.set("expression", query.tree)
+        return Piece(index, header.line, header.column, text, header.tree, deep=query.deep, notes=query.notes)
+    return None
 
 
 def _parse_chunk_deep(index: int, chunk: list[Token], sql: str, d: Dialect, limits: Limits) -> Piece:

@@ -151,6 +151,7 @@ class ProjectContext:
         pieces = iter_script(text, self.dialect) if pieces is None else pieces
         out: list[StatementOutcome] = []
         ordinal = 0
+        made: list[tuple[TableRef, TableSchema]] = []  # this file's CREATE TABLE (…) DDL
         for piece, result in self.extractor.piece_results(pieces, RunInfo()):
             job = None
             events = result.events
@@ -158,30 +159,45 @@ class ProjectContext:
                 ordinal += 1
                 job = file_job_name(relpath, ordinal, name_before(lines, piece.line) or given_name(piece.sql))
                 events = tuple(_named(e, job, relpath, ordinal, piece, len(events) > 1) for e in events)
-            outcome = StatementOutcome(result, job, events, self._defined(piece) if result.kind == "ddl" else ())
+            defined = self._defined(piece) if result.kind == "ddl" else None
+            if defined is not None:
+                made.append(defined)
+            stored = (defined,) if defined is not None and defined[0].database is not None else ()
+            outcome = StatementOutcome(result, job, events, stored)
             if on_statement is not None:
                 on_statement(outcome)
             else:
                 out.append(outcome)
+        self._older(made)
         return FileExtraction(relpath, tuple(out))
 
-    def _defined(self, piece: Piece) -> tuple[tuple[TableRef, TableSchema], ...]:
+    def _defined(self, piece: Piece) -> tuple[TableRef, TableSchema] | None:
         """The table ``piece`` (a DDL statement just run) defined with its columns, if it is a
         ``CREATE TABLE`` that lists them; as the session's catalog now has it."""
         tree = piece.tree
         if not (isinstance(tree, exp.Create) and str(tree.args.get("kind") or "").upper() == "TABLE"):
-            return ()
+            return None
         if is_temporary(tree):  # session-scoped: nothing for the store to know
-            return ()
+            return None
         schema_node = tree.this
         if not (isinstance(schema_node, exp.Schema) and isinstance(schema_node.this, exp.Table)):
-            return ()
+            return None
         ex = self.extractor
         ref = table_ref(schema_node.this, ex.names, ex.session)
         schema = ex.catalog.table(ref)
-        if ref.database is None or schema is None or not schema.columns or schema.view_sql is not None:
-            return ()
-        return ((ref, schema),)
+        if schema is None or not schema.columns or schema.view_sql is not None:
+            return None
+        return ref, schema
+
+    def _older(self, made: Sequence[tuple[TableRef, TableSchema]]) -> None:
+        """For the files after this one, its ``CREATE TABLE`` DDL may be older than the table (the file
+        runs at other times; the table may have been altered since), as a ``CREATE TABLE IF NOT EXISTS``
+        is: tentative (``TableSchema.tentative``), with what the file's later statements (ALTER) made of it."""
+        catalog = self.extractor.catalog
+        for ref, _ in made:
+            schema = catalog.table(ref)
+            if schema is not None and not schema.tentative and schema.view_sql is None:
+                catalog.put(ref, replace(schema, tentative=True))
 
 
 def _named(event: LineageInfo, job: str, relpath: str, ordinal: int, piece: Piece, several: bool) -> LineageInfo:
