@@ -21,7 +21,7 @@ project ingested again records nothing twice, however its files are grouped into
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Container, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import overload
 
@@ -147,9 +147,18 @@ class ProjectContext:
         """Extract one file (``pieces``: its statements, when already split; else they are parsed one
         at a time as extraction goes). With ``on_statement``, each outcome goes to it and is not kept
         (the result holds none): memory stays flat however many statements the file has."""
+        out: list[StatementOutcome] = []
+        for outcome in self.outcomes(relpath, text, pieces):
+            if on_statement is not None:
+                on_statement(outcome)
+            else:
+                out.append(outcome)
+        return FileExtraction(relpath, tuple(out))
+
+    def outcomes(self, relpath: str, text: str, pieces: Iterable[Piece] | None = None) -> Iterator[StatementOutcome]:
+        """``extract``'s outcomes one at a time, as the caller takes them (none kept)."""
         lines = TextLines(text)
         pieces = iter_script(text, self.dialect) if pieces is None else pieces
-        out: list[StatementOutcome] = []
         ordinal = 0
         for piece, result in self.extractor.piece_results(pieces, RunInfo()):
             job = None
@@ -158,12 +167,7 @@ class ProjectContext:
                 ordinal += 1
                 job = file_job_name(relpath, ordinal, name_before(lines, piece.line) or given_name(piece.sql))
                 events = tuple(_named(e, job, relpath, ordinal, piece, len(events) > 1) for e in events)
-            outcome = StatementOutcome(result, job, events, self._defined(piece) if result.kind == "ddl" else ())
-            if on_statement is not None:
-                on_statement(outcome)
-            else:
-                out.append(outcome)
-        return FileExtraction(relpath, tuple(out))
+            yield StatementOutcome(result, job, events, self._defined(piece) if result.kind == "ddl" else ())
 
     def _defined(self, piece: Piece) -> tuple[tuple[TableRef, TableSchema], ...]:
         """The table ``piece`` (a DDL statement just run) defined with its columns, if it is a
