@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import weakref
 
+import pytest
 from typer.testing import CliRunner
 
+from headwater.cli.extract_cmd import StatementPrinter
 from headwater.cli.main import app
+from headwater.extract import StatementResult
+from headwater.model import LineageInfo
 from tests.project.conftest import FILES, WAREHOUSE
 from tests.project.test_warehouse import JOBS
 
@@ -67,3 +73,27 @@ def test_headers_of_several_files_without_project_name_the_file(tmp_path) -> Non
     assert f"({a}:1, statement 1)" in r.stdout and f"({b}:2, statement 1)" in r.stdout
     whole = runner.invoke(app, ["extract", str(a), str(b), "--format", "json"])
     assert [e["target"]["table"]["name"] for e in json.loads(whole.stdout)] == ["t", "u"]  # one array
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "json", "openlineage", "table"])
+def test_project_keeps_no_statement_once_printed(tmp_path, monkeypatch, fmt) -> None:
+    """Issue 35: each statement is printed as it is extracted and then let go (as plain ``extract``
+    does), not a whole file's results held until the file is printed: when a statement is printed,
+    the events of every statement before it are garbage."""
+    for name in ("a.sql", "b.sql"):
+        (tmp_path / name).write_text("".join(f"INSERT INTO t{k} SELECT x FROM s;\n" for k in range(12)))
+    printed: list[list[weakref.ref[LineageInfo]]] = []
+    kept: list[int] = []  # per statement: how many events of the statements before it are still alive
+    original = StatementPrinter.statement
+
+    def statement(self: StatementPrinter, s: StatementResult) -> None:
+        gc.collect()
+        kept.append(sum(r() is not None for refs in printed for r in refs))
+        printed.append([weakref.ref(e) for e in s.events])
+        original(self, s)
+
+    monkeypatch.setattr(StatementPrinter, "statement", statement)
+    r = runner.invoke(app, ["extract", str(tmp_path), "--project", "--format", fmt], env={"COLUMNS": "160"})
+    assert r.exit_code == 0, r.output
+    assert len(printed) == 24 and all(len(refs) == 1 for refs in printed)
+    assert kept == [0] * 24

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
@@ -84,11 +84,6 @@ def check_dialect(dialect: str, where: str = "--dialect") -> str:
         guess = f"did you mean {close}? " if close else ""
         fail(f"{where}: unknown dialect {dialect!r}; {guess}one of: {', '.join(names)}")
     return dialect
-
-
-def statement_failed(result: ScriptResult) -> bool:
-    """True when a statement failed to parse or bind (an ERROR on it or on its event)."""
-    return any(map(failed_statement, result.statements))
 
 
 def failed_statement(s: StatementResult) -> bool:
@@ -341,9 +336,17 @@ def extract_file(extractor: Extractor, text: str, run: RunInfo, printer: Stateme
     """Extract ``text`` one statement at a time, each printed (``printer``) before the next is parsed;
     the number of statements. No result is kept: memory stays flat however long the script."""
     pieces = iter_script(text, extractor.options.dialect, extractor.options.limits)
+    return print_statements(extractor.run_pieces(pieces, run), printer, hint)
+
+
+def print_statements(
+    results: Iterable[StatementResult], printer: StatementPrinter, hint: DialectWarning, path: str | None = None
+) -> int:
+    """Check (``hint``) and print (``printer``, closed at the end) each statement as ``results`` gives
+    it, keeping none (``path``: the file, for the warning, when ``hint`` serves several); their number."""
     n = 0
-    for s in extractor.run_pieces(pieces, run):
-        hint.statement(s)
+    for s in results:
+        hint.statement(s, path)
         printer.statement(s)
         n += 1
     printer.close()
@@ -536,22 +539,27 @@ def _extract_project(
     """``extract --project``: the files as one project (``headwater.project``), printed file by file in
     running order; True when a statement failed. One dialect warning for the whole project
     (``assumed``: no dialect was given)."""
-    from headwater.extract.split import split_script
+    from headwater.extract.split import TREE_BUDGET, ScriptPieces, TreeBudget
     from headwater.project import ProjectContext, collect_files, order_files, project_root
 
     paths = [Path(f) for f in files]
     if not paths or "-" in files:
         fail("--project needs SQL files or directories (not standard input)", EXIT_USAGE)
     dialect = options.dialect
+    # as ingest: every file split first (the order needs its statements), each statement parsed when it
+    # is taken, by the order and again by extraction (but the order's first TREE_BUDGET characters,
+    # kept for extraction), and printed as it is extracted: memory is bounded however large the project
     project = []
+    budget = TreeBudget(TREE_BUDGET)
     for pf in collect_files(paths, root or project_root(paths)):
         try:
             text = read_sql_input(str(pf.path))
         except ValueError as err:
             stderr_console().print(line(Text("error:", style="red"), " ", str(err)))
             return True
-        project.append((pf, text, split_script(text, dialect)))
+        project.append((pf, text, ScriptPieces(text, dialect, keep=budget)))
     ordered = order_files({pf.relpath: pieces for pf, _, pieces in project}, dialect, default_db, default_catalog)
+    budget.close()
     if ordered.cycle:
         warn(f"the files {', '.join(ordered.cycle)} read tables one another writes (a cycle): they run in name order")
     rank = {name: k for k, name in enumerate(ordered.order)}
@@ -570,17 +578,9 @@ def _extract_project(
     array = JsonArray()  # json: one array over every file
     hint = DialectWarning(dialect, assumed=assumed, project=True)
     for pf, text, pieces in project:
-        extraction = context.extract(pf.relpath, text, pieces)
-        # statements numbered within their file, as the header and skip lines that name the file say them
-        result = ScriptResult(
-            tuple(replace(o.result, events=o.events, index=k) for k, o in enumerate(extraction.statements))
-        )
-        for s in result.statements:
-            hint.statement(s, str(pf.path))
         if ddl_runs is not None:
             ddl_runs.file = pf.relpath
-        print_result(
-            result,
+        printer = StatementPrinter(
             fmt,
             console,
             explain_skips,
@@ -589,12 +589,16 @@ def _extract_project(
             naming,
             context.extractor.catalog,
             dialect,
-            lifecycle,
+            lifecycle=lifecycle,
             ddl_runs=ddl_runs,
             source=pf.relpath,
             array=array,
         )
-        failed = failed or statement_failed(result)
+        # statements numbered within their file, as the header and skip lines that name the file say them
+        outcomes = context.outcomes(pf.relpath, text, pieces)
+        results = (replace(o.result, events=o.events, index=k) for k, o in enumerate(outcomes))
+        print_statements(results, printer, hint, str(pf.path))
+        failed = failed or printer.failed
     if fmt == OutputFormat.json:
         array.close()
     return failed

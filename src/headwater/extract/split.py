@@ -180,7 +180,7 @@ class ScriptPieces(Sequence[Piece]):
 
 class TreeBudget:
     """How much of a project's statements ``ScriptPieces`` keep parsed between two reads (the order,
-    then extraction), in characters of SQL (a tree takes ~50 bytes a character): within it a statement
+    then extraction), in characters of SQL (a tree takes 50 to 125 bytes a character): within it a statement
     is parsed once, as ``extract --project`` does; past it, again. ``close`` it after the first read.
 
     >>> budget = TreeBudget(100)
@@ -205,7 +205,8 @@ class TreeBudget:
 
 
 TREE_BUDGET = 1_000_000
-"""``TreeBudget``'s default: ~50 MB of trees (the TPC-DS corpus's measure: ~440 bytes a token)."""
+"""``TreeBudget``'s default: 50 to 125 MB of trees (the TPC-DS corpus's measure: ~440 bytes a token;
+a file of short generated INSERTs: ~125 bytes a character), held until extraction takes them."""
 
 _SPAN = 9
 """A statement's integers in ``ScriptPieces``: its index; the stretch tokenized again (start offset,

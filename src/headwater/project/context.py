@@ -21,7 +21,7 @@ project ingested again records nothing twice, however its files are grouped into
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Container, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import overload
 
@@ -147,9 +147,18 @@ class ProjectContext:
         """Extract one file (``pieces``: its statements, when already split; else they are parsed one
         at a time as extraction goes). With ``on_statement``, each outcome goes to it and is not kept
         (the result holds none): memory stays flat however many statements the file has."""
+        out: list[StatementOutcome] = []
+        for outcome in self.outcomes(relpath, text, pieces):
+            if on_statement is not None:
+                on_statement(outcome)
+            else:
+                out.append(outcome)
+        return FileExtraction(relpath, tuple(out))
+
+    def outcomes(self, relpath: str, text: str, pieces: Iterable[Piece] | None = None) -> Iterator[StatementOutcome]:
+        """``extract``'s outcomes one at a time, as the caller takes them (none kept)."""
         lines = TextLines(text)
         pieces = iter_script(text, self.dialect) if pieces is None else pieces
-        out: list[StatementOutcome] = []
         ordinal = 0
         made: list[tuple[TableRef, TableSchema]] = []  # this file's CREATE TABLE (…) DDL
         for piece, result in self.extractor.piece_results(pieces, RunInfo()):
@@ -163,13 +172,8 @@ class ProjectContext:
             if defined is not None:
                 made.append(defined)
             stored = (defined,) if defined is not None and defined[0].database is not None else ()
-            outcome = StatementOutcome(result, job, events, stored)
-            if on_statement is not None:
-                on_statement(outcome)
-            else:
-                out.append(outcome)
-        self._older(made)
-        return FileExtraction(relpath, tuple(out))
+            yield StatementOutcome(result, job, events, stored)
+        self._older(made)  # once the file is done (the caller took every outcome)
 
     def _defined(self, piece: Piece) -> tuple[TableRef, TableSchema] | None:
         """The table ``piece`` (a DDL statement just run) defined with its columns, if it is a
