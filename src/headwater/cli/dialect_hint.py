@@ -17,15 +17,16 @@ from sqlglot import exp
 from headwater.catalog.dialects import sqlglot_dialect
 from headwater.extract.parse_message import first_words
 
-# (what to look for, what it is called, the dialects that write it)
-_SIGNS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
-    (re.compile(r"\bINSERT\s+OVERWRITE\s+TABLE\b", re.I), "INSERT OVERWRITE TABLE", ("spark", "hive")),
-    (re.compile(r"`"), "backticks", ("spark", "mysql", "bigquery")),
-    (re.compile(r"::"), "::", ("postgres",)),
-    (re.compile(r"\$\$"), "$$", ("postgres",)),
-    (re.compile(r"\|\|"), "||", ("postgres", "spark")),  # OR in MySQL and Doris, concatenation elsewhere
-    (re.compile(r"\bILIKE\b", re.I), "ILIKE", ("postgres",)),
-    (re.compile(r'"'), "double quotes", ("postgres",)),  # a string in MySQL and Doris, a name in PostgreSQL
+# (what to look for, what it is called, the dialects that write it, a word every match contains:
+# for an ASCII text, a cheap test that the case-insensitive pattern may match, or "")
+_SIGNS: tuple[tuple[re.Pattern[str], str, tuple[str, ...], str], ...] = (
+    (re.compile(r"\bINSERT\s+OVERWRITE\s+TABLE\b", re.I), "INSERT OVERWRITE TABLE", ("spark", "hive"), "overwrite"),
+    (re.compile(r"`"), "backticks", ("spark", "mysql", "bigquery"), ""),
+    (re.compile(r"::"), "::", ("postgres",), ""),
+    (re.compile(r"\$\$"), "$$", ("postgres",), ""),
+    (re.compile(r"\|\|"), "||", ("postgres", "spark"), ""),  # OR in MySQL and Doris, concatenation elsewhere
+    (re.compile(r"\bILIKE\b", re.I), "ILIKE", ("postgres",), "ilike"),
+    (re.compile(r'"'), "double quotes", ("postgres",), ""),  # a string in MySQL and Doris, a name in PostgreSQL
 )
 _FAMILY = {
     "doris": {"doris", "mysql", "starrocks"},
@@ -46,16 +47,23 @@ MAX_CHECKED = 50
 
 
 def _signs(sql: str, dialect: str) -> list[tuple[str, str]]:
-    """(sign, dialect) pairs the text shows that ``dialect``'s family does not write."""
+    """(sign, dialect) pairs the text shows that ``dialect``'s family does not write.
+
+    Runs on every statement of a file: a case-insensitive pattern that starts with ``\\b`` tries a
+    match at every character, so an ASCII text (where ``re.I`` is ASCII case) is first searched, in
+    lower case, for the word every match contains."""
     own = _FAMILY.get(dialect, {dialect})
+    lowered = sql.lower() if sql.isascii() else None
     out = []
-    for pattern, sign, dialects in _SIGNS:
-        if dialect in dialects or not pattern.search(sql):
+    for pattern, sign, dialects, word in _SIGNS:
+        if dialect in dialects:
             continue
         if sign == "backticks" and own & {"mysql", "spark", "bigquery", "hive"}:
             continue  # backticks are this dialect's own quotes
         if sign in ("||", "double quotes") and not own & {"doris", "mysql", "starrocks"}:
             continue  # only MySQL's family reads them otherwise
+        if (word and lowered is not None and word not in lowered) or not pattern.search(sql):
+            continue
         out.extend((sign, d) for d in dialects if d not in own)
     return out
 
