@@ -22,7 +22,7 @@ from headwater.extract.resolve import Resolver
 from headwater.extract.result import RunInfo
 from headwater.extract.scope import REF, RefKey, Relation, ref_key, refs_of
 from headwater.extract.statements import Kind
-from headwater.extract.trees import expand, flat_columns, tree_size
+from headwater.extract.trees import expand, flat_columns, tree_size, unlink
 from headwater.model import (
     DATASET_INDIRECT_TYPES,
     ColumnRef,
@@ -407,6 +407,7 @@ class Renderer:
                 Severity.INFO,
             )
         shown: str = self.sql(tree).strip()
+        unlink(tree)  # freed now, not when the statement is done
         return shown
 
 

@@ -495,6 +495,33 @@ def expand(node: exp.Expression, budget: int) -> tuple[exp.Expression, bool]:
     return root, abbreviated
 
 
+def unlink(tree: exp.Expression) -> None:
+    """Let go of a tree made for one use (``expand``'s): its parent links are cleared, so reference
+    counting frees it at once. A node's parent link makes a tree a cycle, which only the cyclic
+    collector frees, and that waits until the statement is done (``collector.collector_paused``):
+    a statement that renders a hundred large expressions would hold every copy until then.
+
+    >>> import gc
+    >>> shared = exp.column("a") + exp.column("b")
+    >>> gc.disable()
+    >>> _ = gc.collect()
+    >>> tree, _ = expand(shared, 100)
+    >>> unlink(tree)
+    >>> del tree
+    >>> gc.collect(), gc.enable()
+    (0, None)
+    """
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        node.parent = None
+        for value in node.args.values():
+            if isinstance(value, _EXPRESSION):
+                stack.append(value)
+            elif type(value) is list:
+                stack.extend(v for v in value if isinstance(v, _EXPRESSION))
+
+
 def _expand_child(
     value: exp.Expression, count: int, budget: int, queue: list[tuple[exp.Expression, exp.Expression]]
 ) -> tuple[exp.Expression, int, bool]:
