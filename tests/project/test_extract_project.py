@@ -97,3 +97,13 @@ def test_project_keeps_no_statement_once_printed(tmp_path, monkeypatch, fmt) -> 
     assert r.exit_code == 0, r.output
     assert len(printed) == 24 and all(len(refs) == 1 for refs in printed)
     assert kept == [0] * 24
+
+
+def test_a_cycle_is_reported_and_the_files_run_in_name_order(tmp_path) -> None:
+    (tmp_path / "a.sql").write_text("CREATE TABLE db.x AS SELECT id FROM db.y;\n")
+    (tmp_path / "b.sql").write_text("CREATE TABLE db.y AS SELECT id FROM db.x;\n")
+    files = [str(tmp_path / "b.sql"), str(tmp_path / "a.sql")]
+    r = runner.invoke(app, ["extract", *files, "--project", "--format", "jsonl"], env={"COLUMNS": "200"})
+    assert "the files a.sql, b.sql read tables one another writes (a cycle): they run in name order" in r.output
+    lines = r.stdout.splitlines()
+    assert len(lines) == 2 and "a.sql#1" in lines[0] and "b.sql#1" in lines[1]  # name order, not as given

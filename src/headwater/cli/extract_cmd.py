@@ -540,7 +540,8 @@ def _extract_project(
     running order; True when a statement failed. One dialect warning for the whole project
     (``assumed``: no dialect was given)."""
     from headwater.extract.split import TREE_BUDGET, ScriptPieces, TreeBudget
-    from headwater.project import ProjectContext, collect_files, order_files, project_root
+    from headwater.project import ProjectContext, collect_files, project_root
+    from headwater.project.order import sort_into_order
 
     paths = [Path(f) for f in files]
     if not paths or "-" in files:
@@ -558,12 +559,10 @@ def _extract_project(
             stderr_console().print(line(Text("error:", style="red"), " ", str(err)))
             return True
         project.append((pf, text, ScriptPieces(text, dialect, keep=budget)))
-    ordered = order_files({pf.relpath: pieces for pf, _, pieces in project}, dialect, default_db, default_catalog)
+    cycle = sort_into_order(project, dialect, default_db, default_catalog)
     budget.close()
-    if ordered.cycle:
-        warn(f"the files {', '.join(ordered.cycle)} read tables one another writes (a cycle): they run in name order")
-    rank = {name: k for k, name in enumerate(ordered.order)}
-    project.sort(key=lambda item: rank[item[0].relpath])
+    if cycle:
+        warn(cycle)
     context = ProjectContext(
         catalog,  # type: ignore[arg-type]
         dialect=dialect,

@@ -41,8 +41,9 @@ from headwater.extract.split import TREE_BUDGET, ScriptPieces, TreeBudget
 from headwater.model import EventFormatError, LineageInfo, Severity, Status, bounded_json, event_from_dict
 from headwater.model.job import JOB_PROPERTY
 from headwater.model.ol_naming import OpenLineageNaming
-from headwater.project import ProjectContext, ProjectFile, StatementOutcome, collect_files, order_files, project_root
+from headwater.project import ProjectContext, ProjectFile, StatementOutcome, collect_files, project_root
 from headwater.project.job_names import FileJobNames
+from headwater.project.order import sort_into_order
 from headwater.store import LineageStore, StoreError
 from headwater.store.catalog import ANY, StoreCatalog, job_key, table_key
 from headwater.store.from_ddl import TableDefinition
@@ -553,20 +554,9 @@ def ingest(
                 except (OSError, UnicodeError) as exc:
                     totals.fail(str(pf.path), exc)
             if order is Order.deps and len(project) > 1:
-                ordered = order_files(
-                    {pf.relpath: pieces for pf, _, pieces in project}, dialect, default_db, default_catalog
-                )
-                if ordered.cycle:
-                    console.print(
-                        f"the files {', '.join(ordered.cycle)} read tables one another writes (a cycle): "
-                        "they run in name order",
-                        style="yellow",
-                        markup=False,
-                        highlight=False,
-                        soft_wrap=True,
-                    )
-                rank = {name: k for k, name in enumerate(ordered.order)}
-                project.sort(key=lambda item: rank[item[0].relpath])
+                cycle = sort_into_order(project, dialect, default_db, default_catalog)
+                if cycle:
+                    console.print(cycle, style="yellow", markup=False, highlight=False, soft_wrap=True)
             budget.close()
             timing.total = sum(len(p) for _, _, p in project)
             progress.update(task, total=timing.total, completed=0)

@@ -35,6 +35,7 @@ from headwater.catalog import LayeredCatalog, Names
 from headwater.extract.ddl import Session, apply_statement, table_ref
 from headwater.extract.split import Piece, sqlglot_dialect
 from headwater.model import TableRef
+from headwater.project.files import ProjectFile
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,3 +184,19 @@ def strong_components(nodes: Sequence[str], deps: Mapping[str, Sequence[str]]) -
                         break
                 parts.append(sorted(part))
     return parts
+
+
+def sort_into_order(
+    project: list[tuple[ProjectFile, str, Sequence[Piece]]],
+    dialect: str,
+    database: str | None = None,
+    catalog: str = "internal",
+) -> str | None:
+    """Sort ``project`` (each file, its text and its statements) into running order (``order_files``),
+    in place; the warning to give when files read tables one another writes (a cycle), else None."""
+    ordered = order_files({pf.relpath: pieces for pf, _, pieces in project}, dialect, database, catalog)
+    rank = {name: k for k, name in enumerate(ordered.order)}
+    project.sort(key=lambda item: rank[item[0].relpath])
+    if not ordered.cycle:
+        return None
+    return f"the files {', '.join(ordered.cycle)} read tables one another writes (a cycle): they run in name order"
