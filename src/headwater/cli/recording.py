@@ -2,7 +2,8 @@
 
 ``Recorder`` takes the items extraction yields, one at a time, and records them ``batch`` per
 transaction in the order given, in a writer thread fed by a bounded queue: extraction goes on while
-a batch is written, and at most ``depth`` batches wait, so memory stays flat however long the input.
+a batch is written, and at most ``depth`` batches' worth of items wait (``depth * batch``, however
+small the batches a file's end cuts), so memory stays flat however long the input.
 Where the batches end depends only on the items and ``cut()`` calls (the end of a file or task), never
 on timing, so an interrupted run continued gives the batches, and so the store, of a clean run.
 
@@ -120,8 +121,15 @@ class Recorder:
         self._error: BaseException | None = None
         self._queue: queue.Queue[tuple[list[Any], int, list[Hashable]] | None] | None = None
         self._thread: threading.Thread | None = None
+        self._room = threading.Condition()
+        self._waiting = 0  # items (a batch of none: one) handed to the writer and not yet committed
+        self.limit = depth * batch
+        """Items that may wait for the writer: past it, ``add`` waits (a batch cut at a file's end
+        counts its items, not as a whole batch, so a project of one-statement files keeps extraction
+        ahead of recording as far as a project of long files does)."""
+        self.waited_s = 0.0  # time extraction waited for room
         if threaded:
-            self._queue = queue.Queue(maxsize=depth)
+            self._queue = queue.Queue()
             self._thread = threading.Thread(target=self._run, name="headwater-recorder", daemon=True)
             self._thread.start()
 
@@ -158,16 +166,19 @@ class Recorder:
                 self._in_flight.update(keys)
         self._put((items, done, keys))
 
-    def _put(self, job: tuple[list[Any], int, list[Hashable]] | None) -> None:
+    def _put(self, job: tuple[list[Any], int, list[Hashable]]) -> None:
         assert self._queue is not None
-        while True:
+        size = len(job[0]) or 1
+        with self._room:
+            if self._waiting and self._waiting + size > self.limit:
+                t = time.perf_counter()
+                while self._waiting and self._waiting + size > self.limit and self._error is None:
+                    self._room.wait(0.2)
+                self.waited_s += time.perf_counter() - t
             if self._error is not None:
                 raise self._error
-            try:
-                self._queue.put(job, timeout=0.2)
-                return
-            except queue.Full:
-                continue
+            self._waiting += size
+        self._queue.put(job)
 
     def drain(self) -> None:
         """Wait until every batch cut so far is committed (what the item being filled holds stays):
@@ -216,6 +227,10 @@ class Recorder:
             except BaseException as exc:  # handed to the extracting thread
                 self._error = exc
             finally:
+                if job is not None:
+                    with self._room:
+                        self._waiting -= len(job[0]) or 1
+                        self._room.notify_all()
                 self._queue.task_done()
 
     def close(self) -> None:
@@ -224,7 +239,7 @@ class Recorder:
             self.cut()
         finally:
             if self._thread is not None and self._queue is not None:
-                self._queue.put(None)
+                self._queue.put(None)  # after every batch: the writer records them all, then stops
                 while self._thread.is_alive():
                     self._thread.join(0.2)
             self.finished = time.perf_counter()
@@ -236,8 +251,5 @@ class Recorder:
         batches already handed to the writer."""
         self.pending, self.pending_done = [], 0
         if self._thread is not None and self._queue is not None:
-            try:
-                self._queue.put(None, timeout=60)
-            except queue.Full:
-                return
+            self._queue.put(None)
             self._thread.join(60)
