@@ -15,12 +15,13 @@ must produce the same number of events.
 
 ``--projects`` times ``headwater ingest`` against ``headwater extract --project`` of the same files, each
 a fresh process (wall clock; the ratio is what recording beside extraction costs), into SQLite and
-PostgreSQL: the TPC corpus (``insert_tpch.sql`` and ``insert_tpcds.sql``) copied ``--copies`` times,
-each copy a directory of its own (its own jobs), and the ``sql/**/query.sql`` files of a
-mozilla/bigquery-etl checkout or bare git mirror (``--bigquery-etl``; BigQuery dialect, ``--statements
-all``: its queries are SELECTs that its runner writes to a table). Then the peak
-memory (the child's maximum resident set) of ``ingest`` of one generated file of 1,000 / 10,000 /
-100,000 INSERT statements (``--memory``), beside plain ``extract`` of it (which streams the file).
+PostgreSQL, with each of ``--recorders`` (``ingest --recorder thread`` and ``process``): the TPC corpus
+(``insert_tpch.sql`` and ``insert_tpcds.sql``) copied ``--copies`` times, each copy a directory of its
+own (its own jobs), and the ``sql/**/query.sql`` files of a mozilla/bigquery-etl checkout or bare git
+mirror (``--bigquery-etl``; BigQuery dialect, ``--statements all``: its queries are SELECTs that its
+runner writes to a table). Then the peak memory of ``ingest`` of one generated file of 1,000 / 10,000 /
+100,000 INSERT statements (``--memory``), beside plain ``extract`` of it (which streams the file): the
+larger of a command's own maximum resident set and the sum over its processes, sampled (``_PEAK``).
 """
 
 from __future__ import annotations
@@ -142,12 +143,43 @@ def _timed(command: list[str], src: Path | None = None) -> tuple[float, int, str
 
 
 _PEAK = """
-import os, subprocess, sys
+import os, subprocess, sys, threading, time
 child = subprocess.Popen(sys.argv[1:])
+page = os.sysconf("SC_PAGE_SIZE") // 1024
+peak, done = [0], [False]
+
+def tree(pid):
+    out = [pid]
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            kids = [int(k) for k in f.read().split()]
+    except OSError:
+        return out
+    for k in kids:
+        out.extend(tree(k))
+    return out
+
+def sample():  # the command and every process it started, summed, every 50 ms
+    while not done[0]:  # (not child.poll(): it would reap the child before wait4)
+        total = 0
+        for pid in tree(child.pid):
+            try:
+                with open(f"/proc/{pid}/statm") as f:
+                    total += int(f.read().split()[1]) * page
+            except OSError:
+                pass
+        peak[0] = max(peak[0], total)
+        time.sleep(0.05)
+
+threading.Thread(target=sample, daemon=True).start()
 _, status, usage = os.wait4(child.pid, 0)
-print(f"\\npeak-kib {os.waitstatus_to_exitcode(status)} {usage.ru_maxrss}", flush=True)
+done[0] = True
+print(f"\\npeak-kib {os.waitstatus_to_exitcode(status)} {max(usage.ru_maxrss, peak[0])}", flush=True)
 """
-"""Runs the command given and prints its exit code and peak resident set (KiB) on a last line."""
+"""Runs the command given and prints its exit code and peak resident set (KiB) on a last line: the
+larger of its own maximum (``ru_maxrss``: of the command, or of the largest process it waited for)
+and the sum over the command and every process it started, sampled every 50 ms (``ingest
+--recorder process`` is two processes)."""
 
 
 def _tpc_project(corpus: Path, copies: int, root: Path) -> Path:
@@ -216,41 +248,41 @@ def projects(args: argparse.Namespace) -> int:
             extract_s, extract_mb, _ = _timed(
                 [*headwater, "extract", str(root), "--project", "--format", "jsonl", *options]
             )
-            for store_kind in args.stores.split(","):
-                for tree, src in trees:  # baseline and candidate one after the other: the same load
-                    pg = PgSchema() if store_kind == "postgresql" else None
-                    url = pg.url if pg else f"sqlite:///{tmp / f'{uuid.uuid4().hex[:6]}.db'}"
-                    try:
-                        command = [*headwater, "ingest", str(root), "--store", url, *options]
-                        ingest_s, ingest_mb, out = _timed(command, src)
-                    finally:
-                        if pg:
-                            pg.drop()
-                    timing = next((ln for ln in out.splitlines() if ln.startswith("extraction ")), "")
-                    kind = f"{store_kind} ({tree})" if tree else store_kind
-                    rows.append((label, kind, extract_s, ingest_s, extract_mb, ingest_mb))
-                    print(label, kind, f"extract {extract_s:.1f} s, ingest {ingest_s:.1f} s;", timing, flush=True)
+            runs = [(k, r, t) for k in args.stores.split(",") for r in args.recorders.split(",") for t in trees]
+            for store_kind, recorder, (tree, src) in runs:  # baseline and candidate one after the other
+                pg = PgSchema() if store_kind == "postgresql" else None
+                url = pg.url if pg else f"sqlite:///{tmp / f'{uuid.uuid4().hex[:6]}.db'}"
+                try:
+                    command = [*headwater, "ingest", str(root), "--store", url, "--recorder", recorder, *options]
+                    ingest_s, ingest_mb, out = _timed(command, src)
+                finally:
+                    if pg:
+                        pg.drop()
+                timing = next((ln for ln in out.splitlines() if ln.startswith("extraction ")), "")
+                kind = f"{store_kind}, {recorder}" + (f" ({tree})" if tree else "")
+                rows.append((label, kind, extract_s, ingest_s, extract_mb, ingest_mb))
+                print(label, kind, f"extract {extract_s:.1f} s, ingest {ingest_s:.1f} s;", timing, flush=True)
         memory = []
         for n in (int(x) for x in args.memory.split(",") if x):
             script = _generated(n, tmp / f"gen{n}.sql")
             # plain ``extract`` streams a file (``extract --project`` keeps a file's trees and results)
             _, extract_mb, _ = _timed([*headwater, "extract", str(script), "--format", "jsonl"])
-            url = f"sqlite:///{tmp / f'mem{n}.db'}"
-            seconds, ingest_mb, _ = _timed([*headwater, "ingest", str(script), "--store", url])
-            memory.append((n, extract_mb, ingest_mb, seconds))
-            print(
-                f"{n:,} statements: peak extract {extract_mb} MB, ingest {ingest_mb} MB ({seconds:.0f} s)", flush=True
-            )
+            for recorder in args.recorders.split(","):
+                url = f"sqlite:///{tmp / f'mem{n}-{recorder}.db'}"
+                command = [*headwater, "ingest", str(script), "--store", url, "--recorder", recorder]
+                seconds, ingest_mb, _ = _timed(command)
+                memory.append((n, recorder, extract_mb, ingest_mb, seconds))
+                print(f"{n:,} statements: peak extract {extract_mb} MB, ingest ({recorder}) {ingest_mb} MB", flush=True)
     print(f"\npython {sys.version.split()[0]}; {os.cpu_count()} cores\n")
     print("| input | store | extract s | ingest s | ingest / extract | peak MB extract / ingest |")
     print("|---|---|---:|---:|---:|---:|")
     for label, store_kind, e, i, em, im in rows:
         print(f"| {label} | {store_kind} | {e:.1f} | {i:.1f} | {i / e:.2f} | {em} / {im} |")
     if memory:
-        print("\n| statements (one file) | peak MB extract | peak MB ingest (SQLite) | ingest s |")
-        print("|---:|---:|---:|---:|")
-        for n, em, im, seconds in memory:
-            print(f"| {n:,} | {em} | {im} | {seconds:.0f} |")
+        print("\n| statements (one file) | recorder | peak MB extract | peak MB ingest (SQLite) | ingest s |")
+        print("|---:|---|---:|---:|---:|")
+        for n, recorder, em, im, seconds in memory:
+            print(f"| {n:,} | {recorder} | {em} | {im} | {seconds:.0f} |")
     return 0
 
 
@@ -266,6 +298,7 @@ def main() -> int:
     ap.add_argument("--copies", type=int, default=10, help="--projects: copies of the TPC corpus")
     ap.add_argument("--bigquery-etl", type=Path, default=None, help="--projects: a bigquery-etl checkout or mirror")
     ap.add_argument("--memory", default="1000,10000,100000", help="--projects: statements for the memory runs")
+    ap.add_argument("--recorders", default="thread,process", help="--projects: ingest --recorder values to time")
     ap.add_argument("--repeat", type=int, default=1, help="--projects: runs of each input (ratios: take the median)")
     ap.add_argument(
         "--baseline", type=Path, default=None, help="--projects: another tree's src, its ingest run before each one"

@@ -37,8 +37,9 @@ def _script(path: Path) -> Path:
     return path
 
 
-def _command(script: Path, url: str) -> list[str]:
-    return [sys.executable, "-m", "headwater.cli.main", "ingest", str(script), "--store", url, "--batch", "50"]
+def _command(script: Path, url: str, recorder: str = "thread") -> list[str]:
+    command = [sys.executable, "-m", "headwater.cli.main", "ingest", str(script), "--store", url, "--batch", "50"]
+    return [*command, "--recorder", recorder]
 
 
 def _env() -> dict[str, str]:
@@ -59,22 +60,28 @@ def _recorded(url: str) -> int:
         engine.dispose()
 
 
-def _interrupted(script: Path, url: str, signum: int) -> tuple[int, str]:
-    """Start ingest, send ``signum`` once some batches are recorded; its exit code and output."""
-    return interrupted(_command(script, url), url, 100, signum)
+def _interrupted(script: Path, url: str, signum: int, recorder: str) -> tuple[int, str]:
+    """Start ingest, send ``signum`` once some batches are recorded; its exit code and output. With a
+    recording process, to the process group, as a Ctrl-C at a terminal does."""
+    return interrupted(_command(script, url, recorder), url, 100, signum, group=recorder == "process")
 
 
-def interrupted(command: list[str], url: str, at: int, signum: int) -> tuple[int, str]:
-    """Run ``command`` in a child process and send it ``signum`` once ``url`` holds ``at`` events (five
-    minutes at most); its exit code and output."""
-    child = subprocess.Popen(command, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+def interrupted(command: list[str], url: str, at: int, signum: int, group: bool = False) -> tuple[int, str]:
+    """Run ``command`` in a child process and send it (``group``: its process group) ``signum`` once
+    ``url`` holds ``at`` events (five minutes at most); its exit code and output."""
+    child = subprocess.Popen(
+        command, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=group
+    )
     try:
         deadline = time.monotonic() + 300
         while _recorded(url) < at:
             assert child.poll() is None, child.communicate()[0]
             assert time.monotonic() < deadline, "nothing recorded"
             time.sleep(0.1)
-        child.send_signal(signum)
+        if group:
+            os.killpg(child.pid, signum)
+        else:
+            child.send_signal(signum)
         out, _ = child.communicate(timeout=300)
     finally:
         if child.poll() is None:
@@ -92,20 +99,22 @@ def _stores(backend: str, tmp_path: Path) -> Iterator[tuple[str, str]]:
 
 
 @pytest.mark.parametrize(
-    ("backend", "signum", "code"),
+    ("backend", "signum", "code", "recorder"),
     [
-        ("sqlite", signal.SIGINT, 130),
-        ("sqlite", signal.SIGTERM, 143),
-        ("postgresql", signal.SIGINT, 130),
-        ("postgresql", signal.SIGTERM, 143),
+        ("sqlite", signal.SIGINT, 130, "thread"),
+        ("sqlite", signal.SIGTERM, 143, "thread"),
+        ("postgresql", signal.SIGINT, 130, "thread"),
+        ("postgresql", signal.SIGTERM, 143, "thread"),
+        ("sqlite", signal.SIGINT, 130, "process"),
+        ("postgresql", signal.SIGTERM, 143, "process"),
     ],
 )
 def test_a_stopped_ingest_keeps_its_batches_and_the_rerun_equals_a_clean_run(
-    tmp_path: Path, backend: str, signum: int, code: int
+    tmp_path: Path, backend: str, signum: int, code: int, recorder: str
 ) -> None:
     script = _script(tmp_path / "big.sql")
     with _stores(backend, tmp_path) as (stopped, clean):
-        exit_code, out = _interrupted(script, stopped, signum)
+        exit_code, out = _interrupted(script, stopped, signum, recorder)
         assert exit_code == code, out
         found = LINE.findall(out)
         assert len(found) == 1, out
@@ -115,7 +124,9 @@ def test_a_stopped_ingest_keeps_its_batches_and_the_rerun_equals_a_clean_run(
         assert recorded == done == _recorded(stopped)  # one event per statement, all of them committed
         assert "Traceback" not in out
 
-        again = subprocess.run(_command(script, stopped), env=_env(), capture_output=True, text=True, check=False)
+        again = subprocess.run(
+            _command(script, stopped, recorder), env=_env(), capture_output=True, text=True, check=False
+        )
         assert again.returncode == 0, again.stdout + again.stderr
         once = subprocess.run(_command(script, clean), env=_env(), capture_output=True, text=True, check=False)
         assert once.returncode == 0, once.stdout + once.stderr

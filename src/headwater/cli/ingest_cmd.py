@@ -14,6 +14,7 @@ import json
 import re
 import time
 from collections.abc import Hashable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -35,6 +36,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 
 from headwater.catalog import Catalog
 from headwater.cli.options import CatalogUrlOpt, DefaultCatalogOpt, DefaultDbOpt, SchemaOpt
+from headwater.cli.record_process import RecordingProcess, RecordingStopped, usable
 from headwater.cli.recording import Interrupted, Recorder, interrupted_line, stop_signals
 from headwater.cli.stores import StoreOpt, open_cli_store
 from headwater.extract.split import TREE_BUDGET, ScriptPieces, TreeBudget
@@ -101,6 +103,16 @@ class IngestTotals:
         else:  # something unexpected: name it, the message alone may be cryptic
             message = f"{type(exc).__name__}: {exc}"
         self.note(self.problems, f"{where}: {message}")
+
+    def add_recorded(self, other: IngestTotals) -> None:
+        """Add what ``other`` counted while recording (``record_items``, in the recording process)."""
+        self.recorded += other.recorded
+        self.duplicates += other.duplicates
+        self.defined += other.defined
+        self.failed += other.failed
+        self.unlisted += other.unlisted
+        for line in other.problems:
+            self.note(self.problems, line)
 
     def note(self, listed: list[str], line: str) -> None:
         """Keep ``line`` in ``listed`` (``problems``, ``incomplete_where``) while it has fewer than
@@ -275,6 +287,12 @@ class Order(StrEnum):
 class CatalogSource(StrEnum):
     store = "store"
     none = "none"
+
+
+class RecordIn(StrEnum):
+    auto = "auto"
+    thread = "thread"
+    process = "process"
 
 
 class Statements(StrEnum):
@@ -455,6 +473,14 @@ def ingest(
         ),
     ] = False,
     batch: Annotated[int, typer.Option(min=1, help="Events per transaction.")] = 500,
+    recorder_kind: Annotated[
+        RecordIn,
+        typer.Option(
+            "--recorder",
+            help="Record in a thread or in a process of its own beside extraction (auto: a process for 1 MB "
+            "of input or more, on a machine with two cores or more).",
+        ),
+    ] = RecordIn.auto,
     ctx: typer.Context = None,  # type: ignore[assignment]  # given by typer: was --dialect given?
 ) -> None:
     """Record lineage from SQL scripts (through the extractor) and event files into the store.
@@ -530,7 +556,16 @@ def ingest(
     hint = DialectWarning(dialect, assumed=assumed, project=True, defer=True)  # one for the run, said at the end
     timing = Timing()
     with _progress(console) as progress, stop_signals() as flag:
-        recorder = Recorder(lambda items: record_items(lineage, items, batch, totals), batch, touches=_touches)
+        found = collect_files(sql_paths, root_dir) if sql_paths else []
+        process = _recording_process(lineage, recorder_kind, batch, found, event_paths, artifacts)
+
+        def write(items: list[Item]) -> None:
+            if process is None:
+                record_items(lineage, items, batch, totals)
+            else:
+                totals.add_recorded(process(items))
+
+        recorder = Recorder(write, batch, touches=_touches)
         if store_catalog is not None:  # a lookup sees every batch extracted before it, as when recording inline
             store_catalog.before_lookup = recorder.drain
             store_catalog.in_flight = recorder.in_flight
@@ -544,7 +579,7 @@ def ingest(
             project: list[tuple[ProjectFile, str, ScriptPieces]] = []
             budget = TreeBudget(TREE_BUDGET)  # trees the order parses that extraction then takes as they are
             task = progress.add_task("reading", total=None, rate="")
-            for pf in collect_files(sql_paths, root_dir) if sql_paths else []:
+            for pf in found:
                 project_files.append(pf)
                 progress.update(task, description=f"reading {pf.relpath}")
                 totals.files += 1
@@ -644,12 +679,19 @@ def ingest(
                 soft_wrap=True,
             )
             raise typer.Exit(stop.code) from None
+        except RecordingStopped as exc:  # killed, out of memory: the batches it committed stay
+            recorder.abandon()
+            progress.stop()
+            console.print(f"error: {exc}", style="red", markup=False, highlight=False, soft_wrap=True)
+            raise typer.Exit(1) from None
         except BaseException:
             recorder.abandon()
             raise
         finally:
             if store_catalog is not None:
                 store_catalog.before_lookup = store_catalog.in_flight = None
+            if process is not None:
+                process.close()
     if hint.message:
         from headwater.cli.display import stderr_console, warn
 
@@ -729,6 +771,28 @@ def _ingest_dbt(
     lineage.set_node_properties(property_updates(extraction.properties), PROPERTY_PREFIX)
     project = extraction.manifest.project
     totals.removed_models = lineage.prune_files(extraction.files, under=project, at=at).jobs
+
+
+def _recording_process(
+    lineage: LineageStore,
+    kind: RecordIn,
+    batch: int,
+    found: list[ProjectFile],
+    event_paths: list[Path],
+    artifacts: Artifacts | None,
+) -> RecordingProcess | None:
+    """A process to record in (``record_process``), or None to record in a thread of this one."""
+    paths = [pf.path for pf in found] + event_paths
+    if artifacts is not None:
+        paths.append(artifacts.target / "manifest.json")
+    size = 0
+    for path in paths:
+        with suppress(OSError):
+            size += path.stat().st_size
+    url = lineage.engine.url.render_as_string(hide_password=False)
+    if not usable(url, size, kind.value):
+        return None
+    return RecordingProcess(url, lineage.naming, batch)
 
 
 def _touches(item: Item) -> tuple[Hashable, ...]:
