@@ -15,7 +15,7 @@ must produce the same number of events.
 
 ``--projects`` times ``headwater ingest`` against ``headwater extract --project`` of the same files, each
 a fresh process (wall clock; the ratio is what recording beside extraction costs), into SQLite and
-PostgreSQL, with each of ``--recorders`` (``ingest --recorder thread`` and ``process``): the TPC corpus
+PostgreSQL, with each of ``--recorders`` (``ingest --recorder thread``, ``process``, ``auto``): the TPC corpus
 (``insert_tpch.sql`` and ``insert_tpcds.sql``) copied ``--copies`` times, each copy a directory of its
 own (its own jobs), and the ``sql/**/query.sql`` files of a mozilla/bigquery-etl checkout or bare git
 mirror (``--bigquery-etl``; BigQuery dialect, ``--statements all``: its queries are SELECTs that its
@@ -298,7 +298,7 @@ def main() -> int:
     ap.add_argument("--copies", type=int, default=10, help="--projects: copies of the TPC corpus")
     ap.add_argument("--bigquery-etl", type=Path, default=None, help="--projects: a bigquery-etl checkout or mirror")
     ap.add_argument("--memory", default="1000,10000,100000", help="--projects: statements for the memory runs")
-    ap.add_argument("--recorders", default="thread,process", help="--projects: ingest --recorder values to time")
+    ap.add_argument("--recorders", default="thread,process,auto", help="--projects: ingest --recorder values to time")
     ap.add_argument("--repeat", type=int, default=1, help="--projects: runs of each input (ratios: take the median)")
     ap.add_argument(
         "--baseline", type=Path, default=None, help="--projects: another tree's src, its ingest run before each one"

@@ -16,8 +16,9 @@ from tests.store.store_content import content
 from tests.store.test_ingest_interrupt import _env, _recorded
 from typer.testing import CliRunner
 
+from headwater.cli import record_process
 from headwater.cli.main import app
-from headwater.cli.record_process import RecordingProcess, usable
+from headwater.cli.record_process import RecordingProcess, separable
 
 RUN_EVENT = {
     "eventType": "COMPLETE",
@@ -73,8 +74,27 @@ def test_a_process_records_the_store_a_thread_records(tmp_path: Path) -> None:
 
 
 def test_a_store_in_memory_is_recorded_in_this_process() -> None:
-    assert not usable("sqlite://", 1 << 30, "process")
-    assert usable("sqlite:////tmp/w.db", 0, "process") and not usable("sqlite:////tmp/w.db", 1 << 30, "thread")
+    assert not separable("sqlite://") and not separable("sqlite:///:memory:")
+
+
+def test_auto_moves_recording_to_a_process_once_it_proves_heavy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--recorder auto`` records the first batch here and, past the (here tiny) threshold, the rest
+    in a process: the closing line says from which event, and the store is a thread's."""
+    root = _project(tmp_path / "p")
+    files = [root, root / "runs.jsonl"]
+    thread_url, auto_url = f"sqlite:///{tmp_path / 't.db'}", f"sqlite:///{tmp_path / 'a.db'}"
+    _ingest(files, thread_url, "thread")
+    monkeypatch.setattr(record_process, "MOVE_AFTER_S", 1e-9)
+    monkeypatch.setattr(record_process, "MOVE_SHARE", 0.0)
+    out = _ingest(files, auto_url, "auto")
+    first = 2  # a_load.sql's batch: its table's definition and its INSERT's event (the third does not parse)
+    assert f"in a process of its own from event {first + 1}" in out, out
+    assert content(auto_url) == content(thread_url)
+    monkeypatch.setattr(record_process, "MOVE_AFTER_S", 1e9)  # never heavy enough: no process
+    again = _ingest(files, f"sqlite:///{tmp_path / 'b.db'}", "auto")
+    assert "in a process" not in again
 
 
 def _recording_processes(pid: int) -> list[int]:

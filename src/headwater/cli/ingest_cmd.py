@@ -14,7 +14,6 @@ import json
 import re
 import time
 from collections.abc import Hashable
-from contextlib import suppress
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -36,7 +35,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 
 from headwater.catalog import Catalog
 from headwater.cli.options import CatalogUrlOpt, DefaultCatalogOpt, DefaultDbOpt, SchemaOpt
-from headwater.cli.record_process import RecordingProcess, RecordingStopped, usable
+from headwater.cli.record_process import RecordingStopped, Writer
 from headwater.cli.recording import Interrupted, Recorder, interrupted_line, stop_signals
 from headwater.cli.stores import StoreOpt, open_cli_store
 from headwater.extract.split import TREE_BUDGET, ScriptPieces, TreeBudget
@@ -378,6 +377,7 @@ class Timing:
     extraction_s: float = 0.0
     recording_s: float = 0.0
     wall_s: float = 0.0
+    in_process: int | None = None  # items recorded in this process before recording moved to another
 
     def started_extraction(self) -> None:
         self.extraction_start = time.perf_counter()
@@ -390,12 +390,18 @@ class Timing:
 
         >>> Timing(extraction_s=20.0, recording_s=12.5, wall_s=21.0).line(IngestTotals(statements=4000, recorded=3900))
         'extraction 20.0 s (200 statements/s), recording 12.5 s (312 events/s, beside extraction), total 21.0 s'
+        >>> t = Timing(extraction_s=20.0, recording_s=12.5, wall_s=21.0, in_process=120)
+        >>> t.line(IngestTotals(statements=4000, recorded=3900)).split(", ")[3]
+        'in a process of its own from event 121)'
         """
         ex = f"{totals.statements / self.extraction_s:,.0f} statements/s" if self.extraction_s else "-"
         rec = f"{totals.recorded / self.recording_s:,.0f} events/s" if self.recording_s else "-"
+        where = ""
+        if self.in_process is not None:
+            where = ", in a process of its own" + (f" from event {self.in_process + 1:,}" if self.in_process else "")
         return (
             f"extraction {self.extraction_s:.1f} s ({ex}), recording {self.recording_s:.1f} s ({rec}, beside "
-            f"extraction), total {self.wall_s:.1f} s"
+            f"extraction{where}), total {self.wall_s:.1f} s"
         )
 
 
@@ -477,8 +483,8 @@ def ingest(
         RecordIn,
         typer.Option(
             "--recorder",
-            help="Record in a thread or in a process of its own beside extraction (auto: a process for 1 MB "
-            "of input or more, on a machine with two cores or more).",
+            help="Record in a thread or in a process of its own beside extraction (auto: a thread, moved to a "
+            "process once recording proves heavy, on a machine with two cores or more).",
         ),
     ] = RecordIn.auto,
     ctx: typer.Context = None,  # type: ignore[assignment]  # given by typer: was --dialect given?
@@ -556,16 +562,15 @@ def ingest(
     hint = DialectWarning(dialect, assumed=assumed, project=True, defer=True)  # one for the run, said at the end
     timing = Timing()
     with _progress(console) as progress, stop_signals() as flag:
-        found = collect_files(sql_paths, root_dir) if sql_paths else []
-        process = _recording_process(lineage, recorder_kind, batch, found, event_paths, artifacts)
-
-        def write(items: list[Item]) -> None:
-            if process is None:
-                record_items(lineage, items, batch, totals)
-            else:
-                totals.add_recorded(process(items))
-
-        recorder = Recorder(write, batch, touches=_touches)
+        writer = Writer(
+            lambda items: record_items(lineage, items, batch, totals),
+            totals.add_recorded,
+            lineage.engine.url.render_as_string(hide_password=False),
+            lineage.naming,
+            batch,
+            recorder_kind.value,
+        )
+        recorder = Recorder(writer, batch, touches=_touches)
         if store_catalog is not None:  # a lookup sees every batch extracted before it, as when recording inline
             store_catalog.before_lookup = recorder.drain
             store_catalog.in_flight = recorder.in_flight
@@ -579,7 +584,7 @@ def ingest(
             project: list[tuple[ProjectFile, str, ScriptPieces]] = []
             budget = TreeBudget(TREE_BUDGET)  # trees the order parses that extraction then takes as they are
             task = progress.add_task("reading", total=None, rate="")
-            for pf in found:
+            for pf in collect_files(sql_paths, root_dir) if sql_paths else []:
                 project_files.append(pf)
                 progress.update(task, description=f"reading {pf.relpath}")
                 totals.files += 1
@@ -690,13 +695,13 @@ def ingest(
         finally:
             if store_catalog is not None:
                 store_catalog.before_lookup = store_catalog.in_flight = None
-            if process is not None:
-                process.close()
+            writer.close()
     if hint.message:
         from headwater.cli.display import stderr_console, warn
 
         warn(hint.message, stderr_console())
     timing.recording_s = recorder.busy_s
+    timing.in_process = writer.moved_after if writer.process is not None else None
     timing.wall_s = time.perf_counter() - timing.started
     _close_left_jobs(lineage, names_in, totals, run_at)
     if prune:
@@ -771,28 +776,6 @@ def _ingest_dbt(
     lineage.set_node_properties(property_updates(extraction.properties), PROPERTY_PREFIX)
     project = extraction.manifest.project
     totals.removed_models = lineage.prune_files(extraction.files, under=project, at=at).jobs
-
-
-def _recording_process(
-    lineage: LineageStore,
-    kind: RecordIn,
-    batch: int,
-    found: list[ProjectFile],
-    event_paths: list[Path],
-    artifacts: Artifacts | None,
-) -> RecordingProcess | None:
-    """A process to record in (``record_process``), or None to record in a thread of this one."""
-    paths = [pf.path for pf in found] + event_paths
-    if artifacts is not None:
-        paths.append(artifacts.target / "manifest.json")
-    size = 0
-    for path in paths:
-        with suppress(OSError):
-            size += path.stat().st_size
-    url = lineage.engine.url.render_as_string(hide_password=False)
-    if not usable(url, size, kind.value):
-        return None
-    return RecordingProcess(url, lineage.naming, batch)
 
 
 def _touches(item: Item) -> tuple[Hashable, ...]:

@@ -21,6 +21,7 @@ import pickle
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from types import MappingProxyType
@@ -32,9 +33,11 @@ from headwater.model.event import LineageInfo
 from headwater.model.ol_naming import OpenLineageNaming
 from headwater.model.secrets import is_redacted, mark_redacted
 
-LARGE_INPUT = 1 << 20
-"""Input bytes from which ``--recorder auto`` records in a process (below it, the child's start-up,
-~0.5 s of a second core and ~60 MB, is more than a thread costs)."""
+MOVE_AFTER_S = 3.0
+MOVE_SHARE = 0.15
+"""``--recorder auto`` moves recording to a process once it has taken ``MOVE_AFTER_S`` seconds and
+``MOVE_SHARE`` of the run so far: below that, the process's start-up (~1 s of the other core) and
+memory (~100 MB, its own interpreter) cost more than the thread's share of the interpreter."""
 
 
 def _proxy(items: dict[Any, Any]) -> MappingProxyType[Any, Any]:
@@ -65,20 +68,65 @@ def dumps(obj: Any) -> bytes:
 loads = pickle.loads
 
 
-def usable(url: str, input_bytes: int, choice: str) -> bool:
-    """Whether to record in a process: ``choice`` is ``thread``, ``process`` or ``auto`` (a process for
-    ``LARGE_INPUT`` bytes or more, on a machine with a second core). A store in memory is always
-    recorded in this process (another one would not see it).
+def separable(url: str) -> bool:
+    """Whether another process can record into the store at ``url`` (not a store in memory, which is
+    this process's own) on a core of its own.
 
-    >>> usable("sqlite://", 10**9, "process"), usable("sqlite:///w.db", 10, "auto")
+    >>> separable("sqlite://"), separable("sqlite:///:memory:")
     (False, False)
     """
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:"):
         return False
-    if choice != "auto":
-        return choice == "process"
-    return input_bytes >= LARGE_INPUT and len(os.sched_getaffinity(0)) > 1
+    return len(os.sched_getaffinity(0)) > 1
+
+
+class Writer:
+    """Where ``ingest``'s batches are recorded (``Recorder``'s ``write``): here, by ``record_here`` in
+    the recorder's thread, or in a ``RecordingProcess``, whose counts go to ``counted``. ``choice`` is
+    ``thread``, ``process`` or ``auto``: here until recording proves heavy (``MOVE_AFTER_S``,
+    ``MOVE_SHARE``), then in a process for the rest of the run. Batches keep their order either way (one
+    writer at a time: the recorder's thread), so the store is the same."""
+
+    def __init__(
+        self,
+        record_here: Callable[[Sequence[Any]], None],
+        counted: Callable[[Any], None],
+        url: str,
+        naming: OpenLineageNaming,
+        batch: int,
+        choice: str,
+    ) -> None:
+        self.record_here = record_here
+        self.counted = counted
+        self._spec = (url, naming, batch)
+        self.process: RecordingProcess | None = None
+        self.movable = choice == "auto" and separable(url)
+        self.moved_after = 0  # items recorded here before recording moved to a process
+        self.busy_s = 0.0  # time recording here
+        self._started = time.perf_counter()
+        if choice == "process" and separable(url):
+            self.process = RecordingProcess(*self._spec)
+
+    def __call__(self, items: Sequence[Any]) -> None:
+        elapsed = time.perf_counter() - self._started
+        if self.movable and self.busy_s >= MOVE_AFTER_S and self.busy_s >= MOVE_SHARE * elapsed:
+            self.process = RecordingProcess(*self._spec)
+            self.movable = False
+        if self.process is not None:
+            self.counted(self.process(items))
+            return
+        t = time.perf_counter()
+        try:
+            self.record_here(items)
+        finally:
+            self.busy_s += time.perf_counter() - t
+        self.moved_after += len(items)
+
+    def close(self) -> None:
+        """Stop the recording process, if one was started (after ``Recorder.close``)."""
+        if self.process is not None:
+            self.process.close()
 
 
 class RecordingProcess:
