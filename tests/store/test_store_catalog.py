@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from headwater.catalog import ColumnSchema
 from headwater.extract import ExtractOptions, Extractor, extract_script
 from headwater.model import TableRef
+from headwater.model.job import JOB_PROPERTY as JOB
 from headwater.store import LineageStore
 from headwater.store.catalog import StoreCatalog
 
@@ -74,3 +77,45 @@ def test_a_table_written_by_a_star_over_unknown_columns_stays_open(store: Lineag
     )
     assert [[c.column for c in d.sources] for d in e.direct] == [["account_name"], ["flag"]]
     assert "unknown_column" not in [d.code for d in e.diagnostics]
+
+
+def test_a_refresh_forgets_only_what_the_recorded_items_touch(store: LineageStore) -> None:
+    """``refresh(touched)`` after a file: the answers of tables its items wrote or defined, and of jobs
+    they recorded again, are asked again; the others stay (asked once for the whole project)."""
+    from headwater.cli.ingest_cmd import EVENT, Item, _touches
+
+    def run(sql: str, job: str) -> list:
+        events = extract_script(sql, dialect="spark").events
+        return [
+            dataclasses.replace(
+                e,
+                context=dataclasses.replace(
+                    e.context, external_catalog_properties={**e.context.external_catalog_properties, JOB: job}
+                ),
+            )
+            for e in events
+        ]
+
+    def touched(events: list) -> set:
+        return {k for e in events for k in _touches(Item("f.sql:1", EVENT, e))}
+
+    store.record_batch(run("CREATE TABLE m.a AS SELECT x FROM s.raw", "a.sql#1"))
+    cat = StoreCatalog(store)
+    asked: list[str] = []
+    lookup = cat._lookup
+    cat._lookup = lambda ref: (asked.append(ref.name), lookup(ref))[1]  # type: ignore[method-assign]
+    assert cat.table(_t("m", "a")).column_names == ("x",) and cat.table(_t("m", "b")) is None
+    b = run("CREATE TABLE m.b AS SELECT y FROM s.raw", "b.sql#1")
+    store.record_batch(b)
+    cat.refresh(touched(b))
+    assert cat.table(_t("m", "b")).column_names == ("y",)  # written: asked again
+    assert cat.table(_t("m", "a")).column_names == ("x",)  # untouched: not asked again
+    assert asked == ["a", "b", "b"]
+    moved = run("CREATE TABLE m.c AS SELECT x FROM s.raw", "a.sql#1")  # a.sql#1 now writes m.c, not m.a
+    store.record_batch(moved)
+    cat.refresh(touched(moved))
+    assert cat.table(_t("m", "a")) is None  # its job was recorded again: asked again, no writer left
+    assert asked[-1] == "a"
+    cat.refresh()  # everything
+    cat.table(_t("m", "b"))
+    assert asked[-1] == "b"

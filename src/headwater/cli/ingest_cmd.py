@@ -655,8 +655,9 @@ def ingest(
                     totals.fail(str(pf.path), exc)
                     names_in[pf.relpath] = None
                 recorder.cut()  # a batch never spans two files
-                if store_catalog is not None:
-                    store_catalog.refresh()
+                if store_catalog is not None:  # what this file's items may have changed of its answers
+                    store_catalog.refresh(recorder.touched)
+                    recorder.touched.clear()
             for path in event_paths:
                 progress.update(task, description=f"ingesting {path.name}")
                 totals.files += 1

@@ -110,6 +110,8 @@ class Recorder:
         self.touches = touches
         """What an item changes in the store (its target, its job): ``in_flight`` counts them."""
         self._in_flight: Counter[Hashable] = Counter()
+        self.touched: set[Hashable] = set()
+        """What the batches cut so far touch (``touches``): cleared by whoever reads it."""
         self._lock = threading.Lock()
         self.pending: list[Any] = []
         self.pending_done = 0
@@ -156,14 +158,15 @@ class Recorder:
             return
         items, done = self.pending, self.pending_done
         self.pending, self.pending_done = [], 0
-        if self._queue is None:
-            self._commit(items, done)
-            return
         keys: list[Hashable] = []
         if self.touches is not None:
             keys = [k for item in items for k in self.touches(item)]
-            with self._lock:
-                self._in_flight.update(keys)
+            self.touched.update(keys)
+        if self._queue is None:
+            self._commit(items, done)
+            return
+        with self._lock:
+            self._in_flight.update(keys)
         self._put((items, done, keys))
 
     def _put(self, job: tuple[list[Any], int, list[Hashable]]) -> None:

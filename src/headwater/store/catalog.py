@@ -93,6 +93,7 @@ class StoreCatalog:
         self.dialect = dialect
         self._tables: dict[TableRef, TableSchema | None] = {}
         self._views: set[TableRef] = set()
+        self._keyed: dict[Hashable, set[TableRef]] = {}  # table and job keys → the answers they change
         self.before_lookup: Callable[[], None] | None = None
         """Called before the store is asked (``ingest``: waits for the batches being recorded)."""
         self.in_flight: Callable[[], Collection[Hashable]] | None = None
@@ -100,14 +101,30 @@ class StoreCatalog:
         events); a look-up that none of them can change asks the store without waiting."""
         self.waited = 0  # look-ups that waited for the batches being recorded
 
-    def refresh(self) -> None:
-        self._tables.clear()
-        self._views.clear()
+    def refresh(self, touched: Collection[Hashable] | None = None) -> None:
+        """Forget the answers that recording ``touched`` (``touches`` keys: tables written or defined,
+        jobs recorded again; None or ``ANY``: anything) may have changed; the others stay true."""
+        if touched is None or ANY in touched:
+            self._tables.clear()
+            self._views.clear()
+            self._keyed.clear()
+            return
+        for key in touched:
+            for ref in self._keyed.pop(key, ()):
+                self._tables.pop(ref, None)
+                self._views.discard(ref)
 
     def table(self, ref: TableRef) -> TableSchema | None:
         if ref not in self._tables:
             self._tables[ref] = self._answer(ref)
         return self._tables[ref]
+
+    def _keep(self, ref: TableRef, answer: TableSchema | None, job: Hashable | None) -> TableSchema | None:
+        """``answer``, indexed by what recording may change it: its table and the job it comes from."""
+        self._keyed.setdefault(table_key(ref), set()).add(ref)
+        if job is not None:
+            self._keyed.setdefault(job, set()).add(ref)
+        return answer
 
     def _answer(self, ref: TableRef) -> TableSchema | None:
         """The store's answer for ``ref`` as it is once the batches being recorded are: asked at once
@@ -115,19 +132,19 @@ class StoreCatalog:
         the job whose event answers (the only ways a recording changes this answer); else asked
         again after waiting for them."""
         if self.before_lookup is None:
-            return self._lookup(ref)[0]
+            return self._keep(ref, *self._lookup(ref))
         busy = self.in_flight() if self.in_flight is not None and not self._one_connection() else None
         if busy is not None:
             if not busy:
-                return self._lookup(ref)[0]
+                return self._keep(ref, *self._lookup(ref))
             if ANY not in busy and table_key(ref) not in busy:
                 answer, job = self._lookup(ref)
                 if job is None or job not in busy:
-                    return answer
+                    return self._keep(ref, answer, job)
                 self._views.discard(ref)
         self.waited += 1
         self.before_lookup()
-        return self._lookup(ref)[0]
+        return self._keep(ref, *self._lookup(ref))
 
     def _one_connection(self) -> bool:
         """An in-memory SQLite store: one connection, which the writer's transaction holds."""
