@@ -1,11 +1,11 @@
 """Recording in a process of its own, beside extraction.
 
 Recording a large event is Python work (its facts, its rows): in a thread it holds the interpreter
-while extraction waits for it. ``RecordingProcess`` is a ``write`` for ``Recorder`` that hands each
-batch to a child process, which records it into its own connection of the same store and answers
-with what it counted: the two run on two cores. The recorder's thread keeps the order, the bounded
-queue and the error handling; only where the rows are written changes, so the store is the one a
-thread would leave.
+while extraction waits for it. ``Writer`` is ``ingest``'s ``write`` for ``Recorder``: it records in
+the recorder's thread, or hands each batch to a ``RecordingProcess``, a child that records it into
+its own connection of the same store and answers with what it counted, so that the two run on two
+cores. The recorder's thread keeps the order, the bounded queue and the error handling; only where
+the rows are written changes, so the store is the one a thread would leave.
 
 The child ignores SIGINT and SIGTERM (the parent decides when to stop: it finishes the batch in flight
 and closes the pipe), and it stops when the pipe closes, also when the parent was killed: the batch it
@@ -78,7 +78,7 @@ def separable(url: str) -> bool:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:"):
         return False
-    return len(os.sched_getaffinity(0)) > 1
+    return bool(sys.executable) and len(os.sched_getaffinity(0)) > 1
 
 
 class Writer:
@@ -111,8 +111,11 @@ class Writer:
     def __call__(self, items: Sequence[Any]) -> None:
         elapsed = time.perf_counter() - self._started
         if self.movable and self.busy_s >= MOVE_AFTER_S and self.busy_s >= MOVE_SHARE * elapsed:
-            self.process = RecordingProcess(*self._spec)
             self.movable = False
+            try:
+                self.process = RecordingProcess(*self._spec)
+            except OSError:  # no process to be had (a limit on processes): the thread goes on
+                self.process = None
         if self.process is not None:
             self.counted(self.process(items))
             return
@@ -203,7 +206,12 @@ def _serve(receive: Connection, send: Connection) -> None:
     from headwater.store import open_store
 
     url, naming, batch = loads(receive.recv_bytes())
-    lineage = open_store(url, upgrade=False, naming=naming)
+    lineage = None
+    failed: Exception | None = None
+    try:
+        lineage = open_store(url, upgrade=False, naming=naming)
+    except Exception as exc:  # the server went away since the parent opened it: each batch says so
+        failed = _picklable(exc)
     try:
         while True:
             try:
@@ -215,17 +223,20 @@ def _serve(receive: Connection, send: Connection) -> None:
             for item, done in zip(items, redacted, strict=True):
                 if done:  # extraction redacted it: the store need not scan it again
                     mark_redacted(item.value)
-            try:
-                record_items(lineage, items, batch, totals)
-                answer: tuple[str, Any] = ("done", totals)
-            except Exception as exc:  # the store failing as a whole: the parent raises it
-                answer = ("error", _picklable(exc))
+            answer: tuple[str, Any] = ("error", failed)
+            if lineage is not None:
+                try:
+                    record_items(lineage, items, batch, totals)
+                    answer = ("done", totals)
+                except Exception as exc:  # the store failing as a whole: the parent raises it
+                    answer = ("error", _picklable(exc))
             try:
                 send.send_bytes(dumps(answer))
             except (EOFError, OSError):
                 return
     finally:
-        lineage.close()
+        if lineage is not None:
+            lineage.close()
 
 
 def _picklable(exc: Exception) -> Exception:
