@@ -13,23 +13,13 @@ from pathlib import Path
 
 import pytest
 from tests.store.store_content import content
+from tests.store.test_ingest_formats import run_event
 from tests.store.test_ingest_interrupt import _env, _recorded
 from typer.testing import CliRunner
 
 from headwater.cli import record_process
 from headwater.cli.main import app
 from headwater.cli.record_process import RecordingProcess, separable
-
-RUN_EVENT = {
-    "eventType": "COMPLETE",
-    "eventTime": "2026-01-01T00:00:00Z",
-    "run": {"runId": "01890000-0000-7000-8000-000000000001"},
-    "job": {"namespace": "etl", "name": "load_orders"},
-    "inputs": [{"namespace": "postgres://db:5432", "name": "raw.public.orders"}],
-    "outputs": [{"namespace": "postgres://db:5432", "name": "raw.public.orders_clean"}],
-    "producer": "https://example.com/test",
-    "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/definitions/RunEvent",
-}
 
 
 def _project(root: Path) -> Path:
@@ -46,7 +36,7 @@ def _project(root: Path) -> Path:
         "INSERT INTO mart.totals SELECT region, total FROM mart.v_region;\n"
         + "".join(f"INSERT INTO mart.t{i % 3} SELECT id + {i} AS id, amount FROM stage.orders;\n" for i in range(30))
     )
-    (root / "runs.jsonl").write_text(json.dumps(RUN_EVENT) + "\n")
+    (root / "runs.jsonl").write_text(json.dumps(run_event()) + "\n")  # the guide's event as a RunEvent
     return root
 
 
